@@ -1,0 +1,154 @@
+//! A loopback fleet of protocol-22 game servers and a master that speak the real wire format,
+//! for the demo, the tests and the benchmarks. All encoding goes through `protocol`.
+
+pub mod master;
+pub mod profile;
+pub mod server;
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tokio::net::UdpSocket;
+use tokio::task::JoinSet;
+
+pub use profile::{LabPlayer, ServerProfile};
+use server::ServerTiming;
+
+/// How to lay out a fleet.
+#[derive(Clone, Debug)]
+pub struct LabConfig {
+    /// Number of game servers.
+    pub servers: usize,
+    /// The first server's port; the others follow it. 0 lets each server take any free port.
+    pub base_port: u16,
+    /// The master's port; 0 takes any free port.
+    pub master_port: u16,
+    /// Seed for every generated profile, so a fleet can be reproduced.
+    pub seed: u64,
+    /// How often players join, leave and score; `None` freezes the fleet.
+    pub churn: Option<Duration>,
+    /// Heartbeat interval (stock: 180 s).
+    pub heartbeat: Duration,
+    /// Addresses per `getserversResponse` packet.
+    pub list_packet_size: usize,
+}
+
+impl Default for LabConfig {
+    fn default() -> Self {
+        Self {
+            servers: 24,
+            base_port: 28960,
+            master_port: 20611,
+            seed: 22,
+            churn: Some(Duration::from_secs(5)),
+            heartbeat: Duration::from_secs(180),
+            list_packet_size: 100,
+        }
+    }
+}
+
+/// One running lab server: its address and its live state.
+#[derive(Clone, Debug)]
+pub struct LabServer {
+    pub addr: SocketAddrV4,
+    pub profile: Arc<Mutex<ServerProfile>>,
+}
+
+impl LabServer {
+    /// The server's state at this moment.
+    pub fn snapshot(&self) -> ServerProfile {
+        self.profile
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+}
+
+/// A running fleet; dropping it stops every server and the master.
+pub struct Lab {
+    pub master: SocketAddrV4,
+    pub servers: Vec<LabServer>,
+    registry: master::Registry,
+    _tasks: JoinSet<()>,
+}
+
+async fn bind(port: u16) -> anyhow::Result<(UdpSocket, SocketAddrV4)> {
+    let socket = UdpSocket::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, port))
+        .await
+        .with_context(|| format!("binding 127.0.0.1:{port}"))?;
+    match socket.local_addr()? {
+        SocketAddr::V4(addr) => Ok((socket, addr)),
+        SocketAddr::V6(addr) => bail!("bound an IPv6 address {addr}"),
+    }
+}
+
+impl Lab {
+    /// Binds every socket on 127.0.0.1 and starts the fleet.
+    pub async fn start(config: LabConfig) -> anyhow::Result<Self> {
+        let mut tasks = JoinSet::new();
+        let registry = master::Registry::default();
+        let (master_socket, master_addr) = bind(config.master_port).await?;
+        tasks.spawn(master::run(
+            master_socket,
+            registry.clone(),
+            config.list_packet_size,
+            config.seed,
+        ));
+        let mut rng = SmallRng::seed_from_u64(config.seed);
+        let timing = ServerTiming {
+            churn: config.churn,
+            heartbeat: config.heartbeat,
+        };
+        let mut servers = Vec::with_capacity(config.servers);
+        for i in 0..config.servers {
+            let port = match config.base_port {
+                0 => 0,
+                base => u16::try_from(usize::from(base) + i).context("port range past 65535")?,
+            };
+            let (socket, addr) = bind(port).await?;
+            let profile = Arc::new(Mutex::new(ServerProfile::generate(i, &mut rng)));
+            tasks.spawn(server::run(
+                socket,
+                profile.clone(),
+                Some(SocketAddr::V4(master_addr)),
+                timing.clone(),
+                config.seed ^ (i as u64 + 1),
+            ));
+            servers.push(LabServer { addr, profile });
+        }
+        Ok(Self {
+            master: master_addr,
+            servers,
+            registry,
+            _tasks: tasks,
+        })
+    }
+
+    /// How many servers the master has verified.
+    pub fn registered(&self) -> usize {
+        self.registry
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .len()
+    }
+
+    /// Waits until the master has verified every server, or fails after `limit`.
+    pub async fn wait_registered(&self, limit: Duration) -> anyhow::Result<()> {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.registered() < self.servers.len() {
+            if tokio::time::Instant::now() > deadline {
+                bail!(
+                    "master verified {} of {} servers",
+                    self.registered(),
+                    self.servers.len()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,84 @@
+//! One lab game server: answers the connectionless queries as stock does and heartbeats its master.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use protocol::cod::oob::Packet;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use tokio::net::UdpSocket;
+
+use crate::profile::ServerProfile;
+
+/// The tag UO servers put after `heartbeat`.
+pub const HEARTBEAT_TAG: &str = "COD-1";
+
+/// How a server behaves over time.
+#[derive(Clone, Debug)]
+pub struct ServerTiming {
+    /// How often players join, leave and score; `None` freezes the server.
+    pub churn: Option<Duration>,
+    /// How often it heartbeats its master (stock: at most every 180 s).
+    pub heartbeat: Duration,
+}
+
+/// Serves one profile on `socket` until the task is dropped.
+pub async fn run(
+    socket: UdpSocket,
+    profile: Arc<Mutex<ServerProfile>>,
+    master: Option<SocketAddr>,
+    timing: ServerTiming,
+    seed: u64,
+) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut heartbeat = tokio::time::interval(timing.heartbeat);
+    let churn_every = timing.churn.unwrap_or(Duration::from_secs(3600));
+    let mut churn =
+        tokio::time::interval_at(tokio::time::Instant::now() + churn_every, churn_every);
+    loop {
+        tokio::select! {
+            received = socket.recv_from(&mut buf) => {
+                let Ok((len, from)) = received else { continue };
+                let reply = answer(&buf[..len], &profile, &mut rng);
+                if let Some(reply) = reply {
+                    let _ = socket.send_to(&reply, from).await;
+                }
+            }
+            _ = heartbeat.tick(), if master.is_some() => {
+                if let Some(master) = master {
+                    let beat = Packet::Heartbeat { tag: HEARTBEAT_TAG.into() }.emit();
+                    let _ = socket.send_to(&beat, master).await;
+                }
+            }
+            _ = churn.tick(), if timing.churn.is_some() => {
+                lock(&profile).churn(&mut rng);
+            }
+        }
+    }
+}
+
+fn lock(profile: &Mutex<ServerProfile>) -> std::sync::MutexGuard<'_, ServerProfile> {
+    profile
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The stock server's reply to one datagram; garbage and unknown commands are ignored.
+fn answer(datagram: &[u8], profile: &Mutex<ServerProfile>, rng: &mut SmallRng) -> Option<Vec<u8>> {
+    let reply = match Packet::parse(datagram).ok()? {
+        Packet::GetInfo { challenge } => {
+            Packet::InfoResponse(lock(profile).info_response(challenge.as_deref()))
+        }
+        Packet::GetStatus { challenge } => {
+            Packet::StatusResponse(lock(profile).status(challenge.as_deref()))
+        }
+        Packet::GetChallenge => Packet::ChallengeResponse {
+            challenge: rng.random(),
+            extra: Vec::new(),
+        },
+        _ => return None,
+    };
+    Some(reply.emit())
+}

@@ -1,0 +1,15 @@
+//! Call of Duty: United Offensive 1.51, network protocol 22.
+
+pub mod info;
+pub mod master;
+pub mod oob;
+pub mod text;
+
+/// The protocol number UO 1.51 advertises and requires.
+pub const PROTOCOL_VERSION: u32 = 22;
+/// Default game server port; LAN discovery probes this and the next three.
+pub const DEFAULT_SERVER_PORT: u16 = 28960;
+/// Legacy master-server port.
+pub const MASTER_PORT: u16 = 20610;
+/// Largest logical message (and so the largest datagram a parser here accepts).
+pub const MAX_MSGLEN: usize = 32_768;

@@ -1,0 +1,94 @@
+//! The messages between the relay and the page: one definition, serialized as JSON by both.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// Whether the relay can currently reach a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reachability {
+    /// Listed, not yet answered.
+    Pending,
+    /// Answered the latest refresh.
+    Online,
+    /// Did not answer the latest refresh after every retry.
+    Unreachable,
+}
+
+/// One player as `getstatus` reports them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    /// The name with its colour codes.
+    pub name: String,
+    pub score: i32,
+    pub ping: i32,
+    /// Bots report ping 0, as stock servers show them.
+    pub bot: bool,
+}
+
+/// Everything the relay knows about one game server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// `ip:port`.
+    pub addr: String,
+    /// `hostname` with its colour codes.
+    pub hostname: String,
+    pub map: String,
+    pub gametype: String,
+    /// The mod directory (`fs_game`); empty for the stock game.
+    pub game: String,
+    pub protocol: u32,
+    /// Clients the server counts, bots included.
+    pub clients: u32,
+    pub bots: u32,
+    pub max_clients: u32,
+    pub password: bool,
+    pub punkbuster: bool,
+    pub pure: bool,
+    /// Round-trip time of the latest `getinfo`, in milliseconds.
+    pub ping_ms: Option<u32>,
+    pub reachability: Reachability,
+    /// Unix time of the latest answer, in milliseconds.
+    pub updated_ms: Option<u64>,
+    /// What listed this server: master addresses, `lan`, or `operator`.
+    pub sources: Vec<String>,
+    pub players: Vec<Player>,
+    /// Every `statusResponse` setting, in the server's order.
+    pub cvars: Vec<(String, String)>,
+}
+
+/// How the latest poll of one master went.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum MasterState {
+    Pending,
+    Ok { servers: u32 },
+    Failed { error: String },
+}
+
+/// A master server from the relay's configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MasterStatus {
+    /// As configured: `host:port`.
+    pub addr: String,
+    #[serde(flatten)]
+    pub state: MasterState,
+    /// Unix time of the latest poll, in milliseconds.
+    pub polled_ms: Option<u64>,
+}
+
+/// A message the relay pushes to a page over the WebSocket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RelayMessage {
+    /// The whole directory: sent first, and again whenever a page fell behind.
+    Directory {
+        servers: Vec<ServerInfo>,
+        masters: Vec<MasterStatus>,
+    },
+    /// One server added or changed.
+    Server { server: ServerInfo },
+    /// The masters' states changed.
+    Masters { masters: Vec<MasterStatus> },
+}

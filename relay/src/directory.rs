@@ -1,0 +1,119 @@
+//! The one in-memory directory of servers and masters, and the feed of its changes to pages.
+
+use std::collections::BTreeMap;
+use std::sync::RwLock;
+
+use protocol::relay_api::{MasterState, MasterStatus, Reachability, RelayMessage, ServerInfo};
+use tokio::sync::broadcast;
+
+/// Changes a slow page may fall behind by before it is sent the whole directory again.
+const FEED_CAPACITY: usize = 4096;
+
+#[derive(Default)]
+struct State {
+    servers: BTreeMap<String, ServerInfo>,
+    masters: Vec<MasterStatus>,
+}
+
+/// Shared by the poller (the only writer) and every page and API request (readers).
+pub struct Directory {
+    state: RwLock<State>,
+    feed: broadcast::Sender<RelayMessage>,
+}
+
+impl Directory {
+    /// A directory that will report on `masters` (as configured, `host:port`).
+    pub fn new(masters: &[String]) -> Self {
+        let state = State {
+            servers: BTreeMap::new(),
+            masters: masters
+                .iter()
+                .map(|addr| MasterStatus {
+                    addr: addr.clone(),
+                    state: MasterState::Pending,
+                    polled_ms: None,
+                })
+                .collect(),
+        };
+        Self {
+            state: RwLock::new(state),
+            feed: broadcast::channel(FEED_CAPACITY).0,
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
+        self.state
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Every change from now on. Subscribe before taking [`Self::snapshot`] so nothing falls between.
+    pub fn subscribe(&self) -> broadcast::Receiver<RelayMessage> {
+        self.feed.subscribe()
+    }
+
+    /// The whole directory as one message.
+    pub fn snapshot(&self) -> RelayMessage {
+        let state = self.read();
+        RelayMessage::Directory {
+            servers: state.servers.values().cloned().collect(),
+            masters: state.masters.clone(),
+        }
+    }
+
+    pub fn servers(&self) -> Vec<ServerInfo> {
+        self.read().servers.values().cloned().collect()
+    }
+
+    pub fn masters(&self) -> Vec<MasterStatus> {
+        self.read().masters.clone()
+    }
+
+    pub fn server(&self, addr: &str) -> Option<ServerInfo> {
+        self.read().servers.get(addr).cloned()
+    }
+
+    /// Stores a server's latest state and tells every page.
+    pub fn upsert(&self, server: ServerInfo) {
+        self.write()
+            .servers
+            .insert(server.addr.clone(), server.clone());
+        let _ = self.feed.send(RelayMessage::Server { server });
+    }
+
+    /// Marks a server that stopped answering, keeping what it last said.
+    pub fn mark_unreachable(&self, addr: &str) {
+        let changed = {
+            let mut state = self.write();
+            state.servers.get_mut(addr).and_then(|server| {
+                (server.reachability != Reachability::Unreachable).then(|| {
+                    server.reachability = Reachability::Unreachable;
+                    server.ping_ms = None;
+                    server.clone()
+                })
+            })
+        };
+        if let Some(server) = changed {
+            let _ = self.feed.send(RelayMessage::Server { server });
+        }
+    }
+
+    /// Records the outcome of one master poll and tells every page.
+    pub fn set_master(&self, addr: &str, state: MasterState, polled_ms: u64) {
+        let masters = {
+            let mut guard = self.write();
+            if let Some(master) = guard.masters.iter_mut().find(|m| m.addr == addr) {
+                master.state = state;
+                master.polled_ms = Some(polled_ms);
+            }
+            guard.masters.clone()
+        };
+        let _ = self.feed.send(RelayMessage::Masters { masters });
+    }
+}

@@ -1,0 +1,67 @@
+//! The Muster relay: polls masters and servers into one directory, and serves the page, the
+//! JSON API and the WebSocket feed from it.
+
+pub mod directory;
+pub mod poller;
+pub mod web;
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::net::{TcpListener, UdpSocket};
+use tokio::task::JoinSet;
+
+pub use directory::Directory;
+pub use poller::PollerConfig;
+
+/// The stock master and the community UO masters.
+pub const DEFAULT_MASTERS: &[&str] = &[
+    "coduomaster.activision.com:20610",
+    "master.cod.pm:20610",
+    "codmaster.comu-mvzg.com:20610",
+];
+
+/// Everything `muster serve` needs.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    /// The directory Trunk built the page into.
+    pub dist: PathBuf,
+    pub poller: PollerConfig,
+}
+
+/// A running relay; dropping it stops the server and the poller.
+pub struct Relay {
+    pub addr: SocketAddr,
+    pub directory: Arc<Directory>,
+    _tasks: JoinSet<()>,
+}
+
+impl Relay {
+    /// Binds the HTTP listener and the UDP socket, then starts serving and polling.
+    pub async fn start(config: ServeConfig) -> anyhow::Result<Self> {
+        let listener = TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("binding {}", config.listen))?;
+        let addr = listener.local_addr()?;
+        let udp = UdpSocket::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0))
+            .await
+            .context("binding the query socket")?;
+        let directory = Arc::new(Directory::new(&config.poller.masters));
+        let mut tasks = JoinSet::new();
+        tasks.spawn(poller::run(udp, directory.clone(), config.poller));
+        let app = web::router(directory.clone(), &config.dist);
+        tasks.spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!("HTTP server stopped: {e}");
+            }
+        });
+        Ok(Self {
+            addr,
+            directory,
+            _tasks: tasks,
+        })
+    }
+}

@@ -1,0 +1,99 @@
+//! `muster`: the relay and its command-line tools.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use relay::{PollerConfig, Relay, ServeConfig, DEFAULT_MASTERS};
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Muster: a server browser and spectator relay for CoD:UO 1.51"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Poll masters and servers, and serve the page, the JSON API and the live feed.
+    Serve(ServeArgs),
+}
+
+#[derive(Parser, Debug)]
+struct ServeArgs {
+    /// Address for the page, the API and the WebSocket.
+    #[arg(long, env = "MUSTER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// A master to poll, as HOST:PORT; repeat for more.
+    #[arg(long = "master", value_name = "HOST:PORT")]
+    masters: Vec<String>,
+    /// Poll only the masters given with --master.
+    #[arg(long)]
+    no_default_masters: bool,
+    /// Where the LAN scan sends `getinfo xxx` (ports 28960-28963); repeat for more.
+    #[arg(long = "lan", value_name = "ADDR", default_value = "255.255.255.255")]
+    lan: Vec<Ipv4Addr>,
+    /// Do not scan the LAN.
+    #[arg(long)]
+    no_lan: bool,
+    /// A server to poll even if no master lists it; repeat for more.
+    #[arg(long = "server", value_name = "IP:PORT")]
+    servers: Vec<SocketAddrV4>,
+    /// The directory the page was built into.
+    #[arg(long, env = "MUSTER_DIST", default_value = "dist")]
+    dist: PathBuf,
+    /// Seconds between master polls.
+    #[arg(long, default_value_t = 300)]
+    master_interval: u64,
+    /// Seconds between refreshes of every server.
+    #[arg(long, default_value_t = 20)]
+    refresh_interval: u64,
+    /// Seconds between LAN scans.
+    #[arg(long, default_value_t = 60)]
+    lan_interval: u64,
+}
+
+impl ServeArgs {
+    fn into_config(self) -> ServeConfig {
+        let mut masters: Vec<String> = if self.no_default_masters {
+            Vec::new()
+        } else {
+            DEFAULT_MASTERS.iter().map(|m| m.to_string()).collect()
+        };
+        masters.extend(self.masters);
+        ServeConfig {
+            listen: self.listen,
+            dist: self.dist,
+            poller: PollerConfig {
+                masters,
+                lan: if self.no_lan { Vec::new() } else { self.lan },
+                servers: self.servers,
+                master_interval: Duration::from_secs(self.master_interval.max(10)),
+                refresh_interval: Duration::from_secs(self.refresh_interval.max(1)),
+                lan_interval: Duration::from_secs(self.lan_interval.max(5)),
+                ..PollerConfig::default()
+            },
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    match Cli::parse().command {
+        Command::Serve(args) => {
+            let relay = Relay::start(args.into_config()).await?;
+            println!("muster: serving http://{}/", relay.addr);
+            tokio::signal::ctrl_c().await?;
+        }
+    }
+    Ok(())
+}

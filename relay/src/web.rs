@@ -1,0 +1,82 @@
+//! HTTP: the built page, the JSON API, and the WebSocket that pushes the directory to pages.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use protocol::relay_api::RelayMessage;
+use tokio::sync::broadcast::error::RecvError;
+use tower_http::services::{ServeDir, ServeFile};
+
+use crate::directory::Directory;
+
+/// The relay's routes; `dist` is the page Trunk built.
+pub fn router(directory: Arc<Directory>, dist: &Path) -> Router {
+    let page = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
+    Router::new()
+        .route("/api/servers", get(api_servers))
+        .route("/api/masters", get(api_masters))
+        .route("/ws", get(ws_upgrade))
+        .fallback_service(page)
+        .with_state(directory)
+}
+
+async fn api_servers(State(directory): State<Arc<Directory>>) -> impl IntoResponse {
+    Json(directory.servers())
+}
+
+async fn api_masters(State(directory): State<Arc<Directory>>) -> impl IntoResponse {
+    Json(directory.masters())
+}
+
+async fn ws_upgrade(
+    ws: WebSocketUpgrade,
+    State(directory): State<Arc<Directory>>,
+) -> impl IntoResponse {
+    ws.on_upgrade(move |socket: WebSocket| {
+        let (sink, stream) = socket.split();
+        feed_page(directory, sink, stream)
+    })
+}
+
+fn encode(message: &RelayMessage) -> Message {
+    // Serializing these plain structs cannot fail.
+    Message::Text(serde_json::to_string(message).unwrap_or_default().into())
+}
+
+/// Sends the directory, then every change, until the page goes away. A page that falls behind
+/// gets the whole directory again instead of the changes it missed. What the page sends is
+/// read only to notice it closing: it can never cause a query.
+pub async fn feed_page<S, R>(directory: Arc<Directory>, mut sink: S, mut stream: R)
+where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    let mut changes = directory.subscribe();
+    if sink.send(encode(&directory.snapshot())).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            change = changes.recv() => {
+                let message = match change {
+                    Ok(message) => message,
+                    Err(RecvError::Lagged(_)) => directory.snapshot(),
+                    Err(RecvError::Closed) => return,
+                };
+                if sink.send(encode(&message)).await.is_err() {
+                    return;
+                }
+            }
+            incoming = stream.next() => match incoming {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}

@@ -1,1 +1,12 @@
-fn main() {}
+//! The Muster page: a live CoD:UO server browser fed by the relay's WebSocket.
+
+mod app;
+mod coloured;
+mod detail;
+mod feed;
+mod list;
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
+}

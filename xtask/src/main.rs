@@ -1,1 +1,179 @@
-fn main() {}
+//! `cargo xtask run|test`: the README's two commands. Each installs what is missing (and skips
+//! what is already at the right version), builds the page, then runs the demo or every test.
+
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+use tools::Needs;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  run [--servers N]   install what is missing, build the page, start the relay and a lab
+                      fleet on 127.0.0.1, and print the URL
+  test                install what is missing and run every test (unit, interop with QStat
+                      and gamedig, and the page in headless Chromium)";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root()?;
+    std::env::set_current_dir(&root)?;
+    match args.first().map(String::as_str) {
+        Some("run") => run(&root, &args[1..]),
+        Some("test") => test(&root),
+        _ => {
+            eprintln!("{USAGE}");
+            bail!("unknown command {:?}", args.first())
+        }
+    }
+}
+
+fn workspace_root() -> Result<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Ok(manifest
+        .parent()
+        .context("xtask lives inside the workspace")?
+        .to_path_buf())
+}
+
+/// Runs a command to completion, failing with its name if it fails.
+pub fn status(command: &mut Command) -> Result<()> {
+    let shown = format!("{command:?}");
+    eprintln!("xtask: {shown}");
+    let status = command
+        .status()
+        .with_context(|| format!("starting {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed: {status}");
+    }
+    Ok(())
+}
+
+fn build_page(root: &Path) -> Result<()> {
+    status(
+        Command::new("trunk")
+            .args(["build", "--release", "--skip-version-check"])
+            .current_dir(root),
+    )
+}
+
+fn run(root: &Path, args: &[String]) -> Result<()> {
+    let servers = match args {
+        [] => "24".to_owned(),
+        [flag, n] if flag == "--servers" => n.clone(),
+        _ => bail!("usage: cargo xtask run [--servers N]"),
+    };
+    tools::ensure(root, Needs::Run)?;
+    build_page(root)?;
+    status(Command::new("cargo").args([
+        "build",
+        "--release",
+        "-p",
+        "muster-relay",
+        "-p",
+        "muster-lab",
+    ]))?;
+    let bin = root.join("target/release");
+    let lab_port = "28960";
+    let master_port = "20611";
+    let mut lab = Command::new(bin.join("muster-lab"))
+        .args([
+            "--servers",
+            &servers,
+            "--port",
+            lab_port,
+            "--master-port",
+            master_port,
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting muster-lab")?;
+    wait_for_line(&mut lab, "muster-lab:")?;
+    let mut relay = Command::new(bin.join("muster"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:8080",
+            "--master",
+            &format!("127.0.0.1:{master_port}"),
+            "--lan",
+            "127.0.0.1",
+            "--dist",
+        ])
+        .arg(root.join("dist"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting muster serve")?;
+    wait_for_line(&mut relay, "muster: serving")?;
+    println!();
+    println!("Muster is running: open http://127.0.0.1:8080/");
+    println!("(relay + {servers} lab servers on 127.0.0.1; Ctrl-C stops both)");
+    let result = relay.wait();
+    let _ = lab.kill();
+    result?;
+    Ok(())
+}
+
+/// Echoes a child's stdout until a line starting with `prefix` shows it is ready.
+fn wait_for_line(child: &mut Child, prefix: &str) -> Result<()> {
+    use std::io::{BufRead, BufReader};
+    let stdout = child.stdout.take().context("child stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    for line in lines.by_ref() {
+        let line = line?;
+        println!("{line}");
+        if line.starts_with(prefix) {
+            // Keep draining so the child never blocks on a full pipe.
+            std::thread::spawn(move || lines.for_each(|l| drop(l.map(|l| println!("{l}")))));
+            return Ok(());
+        }
+    }
+    bail!("child exited before printing {prefix:?}")
+}
+
+fn test(root: &Path) -> Result<()> {
+    tools::ensure(root, Needs::Test)?;
+    status(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
+    status(Command::new("cargo").args([
+        "clippy",
+        "--workspace",
+        "--exclude",
+        "muster-frontend",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    status(Command::new("cargo").args([
+        "clippy",
+        "-p",
+        "muster-frontend",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // The protocol crate must stay no_std and build for the browser.
+    status(Command::new("cargo").args([
+        "build",
+        "-p",
+        "muster-protocol",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--features",
+        "serde",
+    ]))?;
+    build_page(root)?;
+    status(
+        Command::new("cargo")
+            .args(["test", "--", "--include-ignored"])
+            .env("MUSTER_DIST", root.join("dist"))
+            .env("MUSTER_NODE_BIN", tools::node_bin(root))
+            .env("MUSTER_SCREENSHOTS", root.join("target/screenshots")),
+    )
+}

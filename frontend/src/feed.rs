@@ -1,0 +1,90 @@
+//! The relay's WebSocket feed, applied to the page's signals; reconnects when the relay goes away.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use gloo_net::websocket::{futures::WebSocket, Message};
+use leptos::prelude::*;
+use protocol::relay_api::{MasterStatus, RelayMessage, ServerInfo};
+
+/// The page's copy of the directory.
+#[derive(Clone, Copy)]
+pub struct Feed {
+    pub servers: RwSignal<BTreeMap<String, ServerInfo>>,
+    pub masters: RwSignal<Vec<MasterStatus>>,
+    pub connected: RwSignal<bool>,
+}
+
+impl Feed {
+    pub fn new() -> Self {
+        Self {
+            servers: RwSignal::new(BTreeMap::new()),
+            masters: RwSignal::new(Vec::new()),
+            connected: RwSignal::new(false),
+        }
+    }
+
+    fn apply(&self, message: RelayMessage) {
+        match message {
+            RelayMessage::Directory { servers, masters } => {
+                self.servers
+                    .set(servers.into_iter().map(|s| (s.addr.clone(), s)).collect());
+                self.masters.set(masters);
+            }
+            RelayMessage::Server { server } => self.servers.update(|all| {
+                all.insert(server.addr.clone(), server);
+            }),
+            RelayMessage::Masters { masters } => self.masters.set(masters),
+        }
+    }
+
+    /// Follows the relay for the life of the page.
+    pub fn start(self) {
+        leptos::task::spawn_local(async move {
+            loop {
+                self.follow().await;
+                self.connected.set(false);
+                sleep(Duration::from_secs(2)).await;
+            }
+        });
+    }
+
+    async fn follow(&self) {
+        let Ok(mut socket) = WebSocket::open(&feed_url()) else {
+            return;
+        };
+        while let Some(message) = socket.next().await {
+            let Ok(Message::Text(text)) = message else {
+                return;
+            };
+            self.connected.set(true);
+            match serde_json::from_str::<RelayMessage>(&text) {
+                Ok(message) => self.apply(message),
+                Err(e) => leptos::logging::warn!("unreadable relay message: {e}"),
+            }
+        }
+    }
+}
+
+/// `ws(s)://<this page's host>/ws`.
+fn feed_url() -> String {
+    let location = window().location();
+    let scheme = match location.protocol().as_deref() {
+        Ok("https:") => "wss",
+        _ => "ws",
+    };
+    let host = location.host().unwrap_or_default();
+    format!("{scheme}://{host}/ws")
+}
+
+async fn sleep(duration: Duration) {
+    let (done, wait) = futures::channel::oneshot::channel::<()>();
+    set_timeout(
+        move || {
+            let _ = done.send(());
+        },
+        duration,
+    );
+    let _ = wait.await;
+}

@@ -1,0 +1,108 @@
+//! Shared set-up for the relay's integration tests: a lab fleet and a relay on 127.0.0.1, and a
+//! page-side view of the WebSocket feed.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use lab::{Lab, LabConfig};
+use protocol::relay_api::{MasterStatus, RelayMessage, ServerInfo};
+use relay::{PollerConfig, Relay, ServeConfig};
+use tokio_tungstenite::tungstenite::Message;
+
+/// A frozen fleet on free ports, its master sending lists of `per_packet` addresses.
+pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
+    LabConfig {
+        servers,
+        base_port: 0,
+        master_port: 0,
+        seed: 51,
+        churn: None,
+        heartbeat: Duration::from_secs(180),
+        list_packet_size: per_packet,
+    }
+}
+
+/// The built page, for tests that load it; an empty directory for those that only use the API.
+pub fn dist() -> PathBuf {
+    std::env::var_os("MUSTER_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// A relay that polls only the lab master (and, if given, the LAN at `lan`).
+pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Relay {
+    let masters = if lan.is_empty() {
+        vec![lab.master.to_string()]
+    } else {
+        Vec::new()
+    };
+    Relay::start(ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        dist: dist(),
+        poller: PollerConfig {
+            masters,
+            lan,
+            refresh_interval: refresh,
+            query_timeout: Duration::from_millis(500),
+            ..PollerConfig::default()
+        },
+    })
+    .await
+    .expect("relay starts")
+}
+
+/// What a page holds after applying the feed.
+#[derive(Default, Debug)]
+pub struct PageView {
+    pub servers: BTreeMap<String, ServerInfo>,
+    pub masters: Vec<MasterStatus>,
+    pub messages: usize,
+}
+
+impl PageView {
+    pub fn apply(&mut self, message: RelayMessage) {
+        self.messages += 1;
+        match message {
+            RelayMessage::Directory { servers, masters } => {
+                self.servers = servers.into_iter().map(|s| (s.addr.clone(), s)).collect();
+                self.masters = masters;
+            }
+            RelayMessage::Server { server } => {
+                self.servers.insert(server.addr.clone(), server);
+            }
+            RelayMessage::Masters { masters } => self.masters = masters,
+        }
+    }
+}
+
+/// Follows the relay's WebSocket like a page until `done` holds, or panics after `limit`.
+pub async fn follow_until(
+    relay: &Relay,
+    limit: Duration,
+    mut done: impl FnMut(&PageView) -> bool,
+) -> PageView {
+    let url = format!("ws://{}/ws", relay.addr);
+    let (mut socket, _) = tokio_tungstenite::connect_async(&url)
+        .await
+        .expect("WebSocket connects");
+    let mut view = PageView::default();
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let next = tokio::time::timeout_at(deadline, socket.next()).await;
+        let Ok(Some(Ok(message))) = next else {
+            panic!("feed ended or timed out before the condition held; page saw {view:#?}");
+        };
+        if let Message::Text(text) = message {
+            let message: RelayMessage = serde_json::from_str(&text).expect("relay JSON parses");
+            view.apply(message);
+            if done(&view) {
+                return view;
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The whole path on loopback: lab servers -> lab master -> relay -> WebSocket feed and JSON API.
+
+mod common;
+
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use common::{follow_until, lab_config, start_relay};
+use lab::{Lab, LabConfig};
+use protocol::cod::text;
+use protocol::relay_api::{MasterState, Reachability, ServerInfo};
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn all_online(servers: &std::collections::BTreeMap<String, ServerInfo>, n: usize) -> bool {
+    servers.len() == n
+        && servers
+            .values()
+            .all(|s| s.reachability == Reachability::Online)
+}
+
+#[tokio::test]
+async fn every_lab_server_reaches_the_page_as_the_lab_serves_it() {
+    let lab = Lab::start(lab_config(12, 5)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    let view = follow_until(&relay, LIMIT, |v| all_online(&v.servers, 12)).await;
+
+    for server in &lab.servers {
+        let expected = server.snapshot();
+        let seen = &view.servers[&server.addr.to_string()];
+        assert_eq!(seen.hostname, expected.hostname);
+        assert_eq!(seen.map, expected.mapname);
+        assert_eq!(seen.gametype, expected.gametype);
+        assert_eq!(seen.game, expected.fs_game);
+        assert_eq!(seen.protocol, 22);
+        assert_eq!(seen.clients, expected.clients(), "{}", seen.addr);
+        assert_eq!(seen.max_clients, expected.public_slots());
+        assert_eq!(
+            seen.bots,
+            expected.players.iter().filter(|p| p.bot).count() as u32
+        );
+        assert_eq!(seen.password, expected.password);
+        assert_eq!(seen.punkbuster, expected.punkbuster);
+        assert_eq!(seen.pure, expected.pure);
+        assert!(seen.ping_ms.is_some() && seen.updated_ms.is_some());
+        assert_eq!(seen.sources, vec![lab.master.to_string()]);
+        let players: Vec<_> = seen
+            .players
+            .iter()
+            .map(|p| (p.name.as_str(), p.score, p.ping, p.bot))
+            .collect();
+        let lab_players: Vec<_> = expected
+            .players
+            .iter()
+            .map(|p| (p.name.as_str(), p.score, p.ping, p.bot))
+            .collect();
+        assert_eq!(players, lab_players);
+        let cvar = |k: &str| {
+            seen.cvars
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(cvar("sv_hostname"), Some(expected.hostname.as_str()));
+        assert_eq!(cvar("shortversion"), Some("1.51"));
+    }
+    // The list came in several packets (5 addresses each) and was counted whole.
+    let master = &view.masters[0];
+    assert_eq!(master.addr, lab.master.to_string());
+    assert_eq!(master.state, MasterState::Ok { servers: 12 });
+
+    // The JSON API serves the same directory.
+    let api: Vec<ServerInfo> = reqwest::get(format!("http://{}/api/servers", relay.addr))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(api.len(), 12);
+    for server in api {
+        let page = &view.servers[&server.addr];
+        assert_eq!(
+            (server.clients, &server.players, &server.hostname),
+            (page.clients, &page.players, &page.hostname)
+        );
+        assert!(!text::strip(&server.hostname).contains('^'));
+    }
+}
+
+#[tokio::test]
+async fn changing_player_counts_are_pushed_to_the_page() {
+    let config = LabConfig {
+        churn: Some(Duration::from_millis(100)),
+        ..lab_config(4, 100)
+    };
+    let lab = Lab::start(config).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(1)).await;
+    let mut first_counts = std::collections::BTreeMap::new();
+    follow_until(&relay, LIMIT, |view| {
+        view.servers
+            .values()
+            .filter(|s| s.reachability == Reachability::Online)
+            .any(|s| {
+                let first = first_counts
+                    .entry(s.addr.clone())
+                    .or_insert_with(|| (s.clients, s.players.clone()));
+                *first != (s.clients, s.players.clone())
+            })
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn lan_scan_finds_the_servers_on_the_four_stock_ports() {
+    let config = LabConfig {
+        base_port: 28960,
+        ..lab_config(5, 100)
+    };
+    let lab = Lab::start(config)
+        .await
+        .expect("ports 28960-28964 on 127.0.0.1 are free");
+    let relay = start_relay(&lab, vec![Ipv4Addr::LOCALHOST], Duration::from_secs(30)).await;
+    let view = follow_until(&relay, LIMIT, |v| all_online(&v.servers, 4)).await;
+    let mut addrs: Vec<_> = view.servers.keys().cloned().collect();
+    addrs.sort();
+    assert_eq!(
+        addrs,
+        [
+            "127.0.0.1:28960",
+            "127.0.0.1:28961",
+            "127.0.0.1:28962",
+            "127.0.0.1:28963"
+        ]
+    );
+    for server in view.servers.values() {
+        assert_eq!(server.sources, vec!["lan".to_owned()]);
+    }
+    assert!(view.masters.is_empty());
+}
+
+#[tokio::test]
+async fn silent_masters_and_servers_are_reported_not_hidden() {
+    let lab = Lab::start(lab_config(3, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(1)).await;
+    follow_until(&relay, LIMIT, |v| all_online(&v.servers, 3)).await;
+    drop(lab);
+    let view = follow_until(&relay, LIMIT, |v| {
+        v.servers
+            .values()
+            .all(|s| s.reachability == Reachability::Unreachable)
+    })
+    .await;
+    // What the servers last said is kept.
+    assert!(view.servers.values().all(|s| !s.map.is_empty()));
+
+    // A master that never answers is shown as failed.
+    let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let silent = closed.local_addr().unwrap().to_string();
+    let relay = relay::Relay::start(relay::ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        dist: common::dist(),
+        poller: relay::PollerConfig {
+            masters: vec![silent.clone()],
+            lan: vec![],
+            query_timeout: Duration::from_millis(300),
+            ..relay::PollerConfig::default()
+        },
+    })
+    .await
+    .unwrap();
+    let view = follow_until(&relay, LIMIT, |v| {
+        matches!(
+            v.masters.first().map(|m| &m.state),
+            Some(MasterState::Failed { .. })
+        )
+    })
+    .await;
+    assert_eq!(view.masters[0].addr, silent);
+    assert_eq!(
+        view.masters[0].state,
+        MasterState::Failed {
+            error: format!("no reply from {silent}")
+        }
+    );
+}

@@ -1,0 +1,193 @@
+//! Installs the tools the build and the tests need, each only when the right version is missing,
+//! so a repeat run costs a few version checks.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::status;
+
+const TRUNK_VERSION: &str = "0.21.14";
+/// npm packages, installed into target/tools/node (ignored by git).
+const RUN_NPM: &[(&str, &str)] = &[("binaryen", "132.0.0")];
+const TEST_NPM: &[(&str, &str)] = &[("gamedig", "5.3.3")];
+/// Debian packages the tests use, with a binary that shows each is present.
+const TEST_APT: &[(&str, &str)] = &[
+    ("chromium", "chromium"),
+    ("chromium-driver", "chromedriver"),
+    ("qstat", "quakestat"),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Run,
+    Test,
+}
+
+/// Where the npm tools' executables land.
+pub fn node_bin(root: &Path) -> PathBuf {
+    root.join("target/tools/node/node_modules/.bin")
+}
+
+fn node_prefix(root: &Path) -> PathBuf {
+    root.join("target/tools/node")
+}
+
+pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
+    prepend_path(root)?;
+    let mut apt: Vec<&str> = Vec::new();
+    if !works("npm", &["--version"]) {
+        apt.extend(["nodejs", "npm"]);
+    }
+    if needs == Needs::Test {
+        apt.extend(
+            TEST_APT
+                .iter()
+                .filter(|(_, bin)| !works(bin, &["--version"]))
+                .map(|(package, _)| *package),
+        );
+    }
+    apt_install(&apt)?;
+    ensure_wasm_target()?;
+    cargo_install(
+        "trunk",
+        TRUNK_VERSION,
+        "trunk",
+        &format!("trunk {TRUNK_VERSION}"),
+    )?;
+    let bindgen = lock_version(root, "wasm-bindgen")?;
+    cargo_install(
+        "wasm-bindgen-cli",
+        &bindgen,
+        "wasm-bindgen",
+        &format!("wasm-bindgen {bindgen}"),
+    )?;
+    let mut npm: Vec<(&str, &str)> = RUN_NPM.to_vec();
+    if needs == Needs::Test {
+        npm.extend_from_slice(TEST_NPM);
+    }
+    npm_install(root, &npm)
+}
+
+fn prepend_path(root: &Path) -> Result<()> {
+    let mut paths = vec![node_bin(root)];
+    if let Some(home) = std::env::var_os("HOME") {
+        paths.push(PathBuf::from(home).join(".cargo/bin"));
+    }
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::set_var("PATH", std::env::join_paths(paths)?);
+    Ok(())
+}
+
+/// The trimmed stdout of a command, if it ran and succeeded.
+fn output(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+fn works(program: &str, args: &[&str]) -> bool {
+    output(program, args).is_some()
+}
+
+fn apt_install(packages: &[&str]) -> Result<()> {
+    if packages.is_empty() {
+        return Ok(());
+    }
+    let is_root = output("id", &["-u"]).as_deref() == Some("0");
+    let apt = |args: &[&str]| {
+        let mut command = if is_root {
+            Command::new("apt-get")
+        } else {
+            let mut sudo = Command::new("sudo");
+            sudo.arg("apt-get");
+            sudo
+        };
+        command.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        status(&mut command)
+    };
+    apt(&["update"])?;
+    // One call, so chromium and chromium-driver come at the same version.
+    let mut args = vec!["install", "-y"];
+    args.extend_from_slice(packages);
+    apt(&args)
+}
+
+fn ensure_wasm_target() -> Result<()> {
+    let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
+    if installed.lines().any(|l| l == "wasm32-unknown-unknown") {
+        return Ok(());
+    }
+    status(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+}
+
+fn cargo_install(package: &str, version: &str, bin: &str, expected: &str) -> Result<()> {
+    if output(bin, &["--version"]).is_some_and(|v| v.starts_with(expected)) {
+        return Ok(());
+    }
+    status(
+        Command::new("cargo")
+            .args(["install", "--locked", package, "--version", version])
+            // A thin release build: these tools need not be as fast as possible.
+            .env("CARGO_PROFILE_RELEASE_LTO", "false")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
+    )
+}
+
+/// The version Cargo.lock resolved for `name`.
+fn lock_version(root: &Path, name: &str) -> Result<String> {
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).context("reading Cargo.lock")?;
+    let header = format!("name = \"{name}\"\n");
+    let start = lock
+        .find(&header)
+        .with_context(|| format!("{name} is not in Cargo.lock"))?;
+    let version = lock[start + header.len()..]
+        .strip_prefix("version = \"")
+        .and_then(|rest| rest.split('"').next())
+        .with_context(|| format!("no version for {name} in Cargo.lock"))?;
+    Ok(version.to_owned())
+}
+
+fn npm_install(root: &Path, packages: &[(&str, &str)]) -> Result<()> {
+    let prefix = node_prefix(root);
+    let missing: Vec<String> = packages
+        .iter()
+        .filter(|(name, version)| {
+            let manifest = prefix.join("node_modules").join(name).join("package.json");
+            let text = std::fs::read_to_string(manifest).unwrap_or_default();
+            !text.contains(&format!("\"version\": \"{version}\""))
+        })
+        .map(|(name, version)| format!("{name}@{version}"))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(&prefix)?;
+    // Keep what is already there: name every package this prefix should hold.
+    let mut wanted: Vec<String> = RUN_NPM
+        .iter()
+        .chain(TEST_NPM)
+        .filter(|(name, _)| prefix.join("node_modules").join(name).exists())
+        .map(|(name, version)| format!("{name}@{version}"))
+        .collect();
+    wanted.extend(missing);
+    wanted.sort();
+    wanted.dedup();
+    let mut command = Command::new("npm");
+    command
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&prefix)
+        .args(&wanted);
+    status(&mut command)?;
+    if !works(
+        &node_bin(root).join("wasm-opt").to_string_lossy(),
+        &["--version"],
+    ) {
+        bail!("wasm-opt from npm binaryen did not install");
+    }
+    Ok(())
+}

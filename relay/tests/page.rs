@@ -1,0 +1,212 @@
+//! The page in headless Chromium, loaded from the relay, fed by a lab fleet: it must list every
+//! server with its player count and open one to show its players and settings. Screenshots land
+//! in target/screenshots for a person to look at. Run by `cargo xtask test`, which builds the
+//! page and installs Chromium and its driver.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{lab_config, start_relay};
+use fantoccini::{Client, ClientBuilder, Locator};
+use lab::Lab;
+use protocol::cod::text::strip;
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// chromedriver on a free loopback port; killed when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn start_driver() -> Driver {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver runs (cargo xtask test installs chromium-driver)");
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(tokio::time::Instant::now() < deadline, "chromedriver never listened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+async fn browser(driver: &Driver, width: u32, height: u32) -> Client {
+    let profile = std::env::temp_dir().join(format!("muster-chromium-{}", std::process::id()));
+    let capabilities = serde_json::json!({
+        "goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync",
+                format!("--window-size={width},{height}"),
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }
+    });
+    let serde_json::Value::Object(capabilities) = capabilities else {
+        unreachable!()
+    };
+    ClientBuilder::rustls()
+        .expect("TLS roots load")
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .expect("Chromium starts under chromedriver")
+}
+
+/// Polls `check` until it yields a value, or fails after [`LIMIT`] with what it last saw.
+async fn eventually<T>(what: &str, mut check: impl AsyncFnMut() -> Result<T, String>) -> T {
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    loop {
+        match check().await {
+            Ok(value) => return value,
+            Err(last) if tokio::time::Instant::now() > deadline => {
+                panic!("{what} never held; last: {last}")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+async fn text_of(client: &Client, css: &str) -> Result<String, String> {
+    let element = client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| e.to_string())?;
+    element.text().await.map_err(|e| e.to_string())
+}
+
+async fn screenshot(client: &Client, name: &str) {
+    let dir = std::env::var_os("MUSTER_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("muster-screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = client.screenshot().await.expect("screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+    std::fs::write(dir.join(name), png).unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_page_lists_every_lab_server_and_opens_one() {
+    assert!(
+        common::dist().join("index.html").exists(),
+        "MUSTER_DIST must point at the page built by trunk"
+    );
+    let lab = Lab::start(lab_config(10, 4)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    let driver = start_driver().await;
+    let client = browser(&driver, 1400, 900).await;
+    client
+        .goto(&format!("http://{}/", relay.addr))
+        .await
+        .unwrap();
+
+    eventually("the summary shows every server answering", async || {
+        let summary = text_of(&client, "[data-testid=summary]").await?;
+        (summary == "10 servers, 10 answering")
+            .then_some(())
+            .ok_or(summary)
+    })
+    .await;
+    let rows = client
+        .find_all(Locator::Css("[data-testid=server-row]"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 10);
+    for row in &rows {
+        let addr = row.attr("data-addr").await.unwrap().expect("row has data-addr");
+        let server = lab
+            .servers
+            .iter()
+            .find(|s| s.addr.to_string() == addr)
+            .expect("every row is a lab server");
+        let profile = server.snapshot();
+        let players = row
+            .find(Locator::Css("[data-testid=players]"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(
+            players,
+            format!("{}/{}", profile.clients(), profile.public_slots())
+        );
+        let text = row.text().await.unwrap();
+        assert!(text.contains(&strip(&profile.hostname)), "{text}");
+        assert!(text.contains(&profile.mapname), "{text}");
+    }
+    let master = text_of(&client, "[data-testid=master]").await.unwrap();
+    assert!(master.contains("10 servers"), "{master}");
+    screenshot(&client, "list.png").await;
+
+    // Open the busiest server: its players and settings appear beside the list.
+    let busiest = lab
+        .servers
+        .iter()
+        .max_by_key(|s| s.snapshot().clients())
+        .unwrap();
+    let profile = busiest.snapshot();
+    client
+        .find(Locator::Css(&format!("tr[data-addr=\"{}\"]", busiest.addr)))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let name = eventually("the detail shows the server", async || {
+        text_of(&client, "[data-testid=detail-name]").await
+    })
+    .await;
+    assert_eq!(name, strip(&profile.hostname));
+    let players = client
+        .find_all(Locator::Css("[data-testid=player-row]"))
+        .await
+        .unwrap();
+    assert_eq!(players.len(), profile.players.len());
+    let mut seen = Vec::new();
+    for row in players {
+        seen.push(row.text().await.unwrap());
+    }
+    for player in &profile.players {
+        assert!(
+            seen.iter().any(|row| row.starts_with(&strip(&player.name))),
+            "{} missing from {seen:?}",
+            player.name
+        );
+    }
+    let cvars = text_of(&client, "[data-testid=cvars-table]").await.unwrap();
+    assert!(cvars.contains("sv_hostname"), "{cvars}");
+    assert!(cvars.contains(&format!("mapname {}", profile.mapname)), "{cvars}");
+    screenshot(&client, "detail.png").await;
+    client.close().await.unwrap();
+}

@@ -25,7 +25,7 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView {
 #[component]
 fn ServerDetail(server: ServerInfo) -> impl IntoView {
     let mut players = server.players.clone();
-    players.sort_by(|a, b| b.score.cmp(&a.score));
+    players.sort_by_key(|p| std::cmp::Reverse(p.score));
     view! {
         <h2 data-testid="detail-name"><Coloured text=server.hostname.clone() /></h2>
         <p class="connect"><code>{format!("/connect {}", server.addr)}</code></p>

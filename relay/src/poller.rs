@@ -188,7 +188,7 @@ impl Poller {
                             Ok(v4)
                         }
                     }
-                    Err(e) => Err(format!("cannot resolve {name}: {e}")),
+                    Err(e) => Err(format!("cannot resolve: {e}")),
                 };
                 let _ = tx.send(Resolved::Master(name, result)).await;
             });

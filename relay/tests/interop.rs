@@ -142,7 +142,10 @@ async fn gamedig_reads_every_lab_server_as_the_lab_serves_it() {
         assert_eq!(out["map"], profile.mapname.as_str());
         // gamedig's password flag reads Quake III's g_needpass, which UO does not send; the
         // UO flag is `pswrd`.
-        assert_eq!(out["raw"]["pswrd"], if profile.password { "1" } else { "0" });
+        assert_eq!(
+            out["raw"]["pswrd"],
+            if profile.password { "1" } else { "0" }
+        );
         assert_eq!(out["maxplayers"], profile.max_clients.to_string().as_str());
         assert_eq!(out["numplayers"], profile.clients());
         assert_eq!(out["raw"]["sv_hostname"], strip(&profile.hostname).as_str());

@@ -47,7 +47,10 @@ async fn start_driver() -> Driver {
         .await
         .is_err()
     {
-        assert!(tokio::time::Instant::now() < deadline, "chromedriver never listened");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "chromedriver never listened"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     Driver {
@@ -143,7 +146,11 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
         .unwrap();
     assert_eq!(rows.len(), 10);
     for row in &rows {
-        let addr = row.attr("data-addr").await.unwrap().expect("row has data-addr");
+        let addr = row
+            .attr("data-addr")
+            .await
+            .unwrap()
+            .expect("row has data-addr");
         let server = lab
             .servers
             .iter()
@@ -206,7 +213,10 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
     }
     let cvars = text_of(&client, "[data-testid=cvars-table]").await.unwrap();
     assert!(cvars.contains("sv_hostname"), "{cvars}");
-    assert!(cvars.contains(&format!("mapname {}", profile.mapname)), "{cvars}");
+    assert!(
+        cvars.contains(&format!("mapname {}", profile.mapname)),
+        "{cvars}"
+    );
     screenshot(&client, "detail.png").await;
     client.close().await.unwrap();
 }

@@ -169,11 +169,48 @@ fn test(root: &Path) -> Result<()> {
         "serde",
     ]))?;
     build_page(root)?;
-    status(
-        Command::new("cargo")
-            .args(["test", "--", "--include-ignored"])
-            .env("MUSTER_DIST", root.join("dist"))
-            .env("MUSTER_NODE_BIN", tools::node_bin(root))
-            .env("MUSTER_SCREENSHOTS", root.join("target/screenshots")),
-    )
+    let mut tests = Command::new("cargo");
+    tests
+        .args(["test", "--", "--include-ignored"])
+        .env("MUSTER_DIST", root.join("dist"))
+        .env("MUSTER_NODE_BIN", tools::node_bin(root))
+        .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));
+    run_tests(&mut tests)
+}
+
+/// Runs cargo test, echoing its output, and closes with one line totalling every test binary.
+fn run_tests(command: &mut Command) -> Result<()> {
+    use std::io::{BufRead, BufReader};
+    eprintln!("xtask: {command:?}");
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting cargo test")?;
+    let stdout = child.stdout.take().context("cargo test stdout")?;
+    let (mut passed, mut failed, mut ignored) = (0u64, 0u64, 0u64);
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        println!("{line}");
+        if let Some(counts) = line.strip_prefix("test result: ") {
+            for part in counts.split(['.', ';']) {
+                let mut words = part.split_whitespace();
+                let (Some(n), Some(what)) = (words.next(), words.next()) else {
+                    continue;
+                };
+                let Ok(n) = n.parse::<u64>() else { continue };
+                match what {
+                    "passed" => passed += n,
+                    "failed" => failed += n,
+                    "ignored" => ignored += n,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let status = child.wait()?;
+    println!("tests: {passed} passed, {failed} failed, {ignored} skipped");
+    if !status.success() {
+        bail!("cargo test failed: {status}");
+    }
+    Ok(())
 }

@@ -44,7 +44,7 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
         apt.extend(
             TEST_APT
                 .iter()
-                .filter(|(_, bin)| !works(bin, &["--version"]))
+                .filter(|(_, bin)| !on_path(bin))
                 .map(|(package, _)| *package),
         );
     }
@@ -88,6 +88,12 @@ fn output(program: &str, args: &[&str]) -> Option<String> {
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Whether `program` is an executable somewhere on PATH (some tools have no `--version`).
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 fn works(program: &str, args: &[&str]) -> bool {

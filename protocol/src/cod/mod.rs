@@ -3,8 +3,13 @@
 pub mod huffman;
 pub mod info;
 pub mod master;
+pub mod msg;
+pub mod netchan;
 pub mod oob;
+pub mod reliable;
+pub mod sequenced;
 pub mod text;
+pub mod xor;
 
 /// The protocol number UO 1.51 advertises and requires.
 pub const PROTOCOL_VERSION: u32 = 22;

@@ -7,6 +7,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::huffman::{adaptive, HuffmanError};
 use super::info::{InfoError, InfoString, MAX_BIG_INFO_STRING, MAX_INFO_STRING};
 use super::master::{GetServers, MasterError, ServerList, RESPONSE_COMMAND};
 use super::text;
@@ -40,6 +41,8 @@ pub enum OobError {
     Info(InfoError),
     /// A `getserversResponse` list is malformed.
     Master(MasterError),
+    /// The compressed `connect` tail does not decompress.
+    Huffman(HuffmanError),
 }
 
 impl fmt::Display for OobError {
@@ -54,6 +57,7 @@ impl fmt::Display for OobError {
             Self::TooManyPlayers => write!(f, "more than {MAX_STATUS_PLAYERS} player lines"),
             Self::Info(e) => write!(f, "info string: {e}"),
             Self::Master(e) => write!(f, "server list: {e}"),
+            Self::Huffman(e) => write!(f, "connect tail: {e}"),
         }
     }
 }
@@ -111,6 +115,8 @@ pub enum Packet {
     Error(String),
     /// A `getserversResponse` list packet.
     ServerList(ServerList),
+    /// `connect "<userinfo>"`, the tail adaptive-Huffman compressed.
+    Connect { userinfo: InfoString },
     /// Any other command, kept for dissection: its name and the raw bytes after it.
     Other { command: String, rest: Vec<u8> },
 }
@@ -211,11 +217,9 @@ impl Packet {
         {
             return Ok(Self::ServerList(ServerList::parse(datagram)?));
         }
-        if name.eq_ignore_ascii_case(b"connect") {
-            return Ok(Self::Other {
-                command: text::decode(name),
-                rest: body[name_len..].to_vec(),
-            });
+        // Stock decompresses from offset 12 whenever the payload starts with "connect".
+        if body.starts_with(b"connect") {
+            return parse_connect(datagram);
         }
         // Connectionless text may end in NUL (gamedig, rcon): the text stops there.
         let text_end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
@@ -321,6 +325,13 @@ impl Packet {
                 text.push_str(body);
             }
             Self::ServerList(list) => return list.emit(),
+            Self::Connect { userinfo } => {
+                out.extend_from_slice(b"connect ");
+                let quoted = alloc::format!("\"{userinfo}\"");
+                // A userinfo is bounded far below the 16-bit length the tail can declare.
+                out.extend(adaptive::compress(&text::encode(&quoted)).unwrap_or_default());
+                return out;
+            }
             Self::Other { command, rest } => {
                 text.push_str(command);
                 text::encode_into(&text, &mut out);
@@ -331,6 +342,24 @@ impl Packet {
         text::encode_into(&text, &mut out);
         out
     }
+}
+
+/// Offset of the compressed tail: the marker and `connect `.
+pub const CONNECT_TAIL_OFFSET: usize = 12;
+
+fn parse_connect(datagram: &[u8]) -> Result<Packet, OobError> {
+    let tail = datagram
+        .get(CONNECT_TAIL_OFFSET..)
+        .ok_or(OobError::MissingArgument("connect userinfo"))?;
+    let plain = adaptive::decompress(tail, MAX_INFO_STRING + 2).map_err(OobError::Huffman)?;
+    let plain = text::decode(&plain);
+    let userinfo = plain
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap_or(&plain);
+    Ok(Packet::Connect {
+        userinfo: InfoString::parse(userinfo, MAX_INFO_STRING)?,
+    })
 }
 
 fn push_command(text: &mut String, command: &str, argument: &Option<String>) {
@@ -497,14 +526,44 @@ mod tests {
     }
 
     #[test]
-    fn connect_tail_is_kept_as_bytes() {
-        let datagram = b"\xff\xff\xff\xffconnect \x00\x05\xff\x00\x10";
+    fn golden_connect_both_ways() {
+        let userinfo = info(
+            &[
+                ("protocol", "22"),
+                ("qport", "4660"),
+                ("challenge", "-5"),
+                ("name", "Pvt. Ryan"),
+            ],
+            MAX_INFO_STRING,
+        );
+        let packet = Packet::Connect { userinfo };
+        let datagram = packet.emit();
+        assert_eq!(&datagram[..12], b"\xff\xff\xff\xffconnect ");
+        // The tail: its big-endian length, then the adaptive stream of the quoted userinfo.
+        let quoted = b"\"\\protocol\\22\\qport\\4660\\challenge\\-5\\name\\Pvt. Ryan\"";
+        assert_eq!(&datagram[12..14], (quoted.len() as u16).to_be_bytes());
+        assert_eq!(&datagram[12..], adaptive::compress(quoted).unwrap());
+        // ioquake3's adaptive coder (q3huff2) gives the same bytes; it leaves the spare last
+        // byte of a byte-aligned stream uninitialised, so that one is not compared.
+        let peer = "00354474708813ecc7a5612cd8e830d915c7f9d40c4bc356160c6b81856128a298227684393d423b611dc60f5b5845a1e14611ba02814529e1796e06";
+        let peer: Vec<u8> = (0..peer.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&peer[i..i + 2], 16).unwrap())
+            .collect();
+        assert_eq!(datagram.len() - 12, peer.len());
+        assert_eq!(&datagram[12..datagram.len() - 1], &peer[..peer.len() - 1]);
+        assert_eq!(Packet::parse(&datagram), Ok(packet));
+    }
+
+    #[test]
+    fn bad_connect_tails_are_refused() {
         assert_eq!(
-            Packet::parse(datagram),
-            Ok(Packet::Other {
-                command: "connect".into(),
-                rest: b" \x00\x05\xff\x00\x10".to_vec()
-            })
+            Packet::parse(b"\xff\xff\xff\xffconnect \x00"),
+            Err(OobError::Huffman(HuffmanError::MissingLength))
+        );
+        assert_eq!(
+            Packet::parse(b"\xff\xff\xff\xffconnect"),
+            Err(OobError::MissingArgument("connect userinfo"))
         );
     }
 

@@ -12,6 +12,8 @@ const TRUNK_VERSION: &str = "0.21.14";
 /// npm packages, installed into target/tools/node (ignored by git).
 const RUN_NPM: &[(&str, &str)] = &[("binaryen", "132.0.0")];
 const TEST_NPM: &[(&str, &str)] = &[("gamedig", "5.3.3")];
+/// PyPI packages the tests use: ioquake3's Huffman code, the differential oracle.
+const TEST_PIP: &[(&str, &str)] = &[("q3huff2", "0.4.2")];
 /// Debian packages the tests use, with a binary that shows each is present.
 const TEST_APT: &[(&str, &str)] = &[
     ("chromium", "chromium"),
@@ -40,6 +42,9 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
     if !works("npm", &["--version"]) {
         apt.extend(["nodejs", "npm"]);
     }
+    if needs == Needs::Test && !works("python3", &["-m", "pip", "--version"]) {
+        apt.extend(["python3", "python3-pip"]);
+    }
     if needs == Needs::Test {
         apt.extend(
             TEST_APT
@@ -66,8 +71,26 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
     let mut npm: Vec<(&str, &str)> = RUN_NPM.to_vec();
     if needs == Needs::Test {
         npm.extend_from_slice(TEST_NPM);
+        pip_install(TEST_PIP)?;
     }
     npm_install(root, &npm)
+}
+
+fn pip_install(packages: &[(&str, &str)]) -> Result<()> {
+    for (name, version) in packages {
+        let check = format!("import importlib.metadata as m; print(m.version('{name}'))");
+        if output("python3", &["-c", &check]).as_deref() == Some(*version) {
+            continue;
+        }
+        status(Command::new("python3").args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            &format!("{name}=={version}"),
+        ]))?;
+    }
+    Ok(())
 }
 
 fn prepend_path(root: &Path) -> Result<()> {

@@ -34,44 +34,27 @@ fn main() {
 
     let codes: Vec<Vec<bool>> = (0..256).map(|s| tree.code_bits(s)).collect();
     let longest = codes.iter().map(Vec::len).max().unwrap_or(0);
-    assert!(longest <= 32, "codes fit a u32 ({longest} bits)");
+    // Every code resolves in one table lookup; the decoder relies on it.
+    assert!(
+        longest <= LOOKUP_BITS as usize,
+        "codes fit one lookup ({longest} bits)"
+    );
 
-    // The tree in breadth-first order from the root: internal nodes hold child indices, leaves
-    // hold LEAF | symbol.
-    let mut order = vec![tree.root()];
-    let mut nodes: Vec<[u16; 2]> = Vec::new();
-    let mut i = 0;
-    while i < order.len() {
-        if let Some((l, r)) = tree.children(order[i]) {
-            order.push(l);
-            order.push(r);
-        }
-        i += 1;
-    }
-    let index_of = |n: u16| order.iter().position(|&m| m == n).unwrap() as u16;
-    for &n in &order {
-        nodes.push(match tree.children(n) {
-            Some((l, r)) => [index_of(l), index_of(r)],
-            None => [0x8000 | tree.symbol(n), 0x8000 | tree.symbol(n)],
-        });
-    }
-
-    // Decode table: the next LOOKUP_BITS input bits (first bit lowest) give either a symbol
-    // and its code length, or the node reached when the code is longer.
+    // Decode table: the next LOOKUP_BITS input bits (first bit lowest) give the symbol whose
+    // code they start with, and that code's length.
     let mut table = vec![0u16; 1 << LOOKUP_BITS];
     for (index, entry) in table.iter_mut().enumerate() {
-        let mut node = 0usize;
-        let mut used = 0u32;
-        while nodes[node][0] & 0x8000 == 0 && used < LOOKUP_BITS {
-            let bit = (index >> used) & 1;
-            node = usize::from(nodes[node][bit]);
+        let mut node = tree.root();
+        let mut used = 0u16;
+        while let Some((left, right)) = tree.children(node) {
+            node = if (index >> used) & 1 == 1 {
+                right
+            } else {
+                left
+            };
             used += 1;
         }
-        *entry = if nodes[node][0] & 0x8000 != 0 {
-            ((used as u16) << 9) | (nodes[node][0] & 0x1ff)
-        } else {
-            0x8000 | node as u16
-        };
+        *entry = (used << 9) | tree.symbol(node);
     }
 
     let mut out = String::new();
@@ -97,17 +80,7 @@ fn main() {
     writeln!(out, "];").unwrap();
     writeln!(
         out,
-        "/// The tree, breadth-first: [left, right], or LEAF | symbol twice."
-    )
-    .unwrap();
-    write!(out, "pub const NODES: [[u16; 2]; {}] = [", nodes.len()).unwrap();
-    for [l, r] in &nodes {
-        write!(out, "[{l},{r}],").unwrap();
-    }
-    writeln!(out, "];").unwrap();
-    writeln!(
-        out,
-        "/// (length << 9) | symbol, or LEAF | node index for longer codes."
+        "/// (code length << 9) | symbol, indexed by the next input bits."
     )
     .unwrap();
     write!(out, "pub const TABLE: [u16; {}] = [", table.len()).unwrap();

@@ -1,6 +1,8 @@
 //! `cargo xtask run|test`: the README's two commands. Each installs what is missing (and skips
 //! what is already at the right version), builds the page, then runs the demo or every test.
 
+mod bench;
+mod fuzz;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -15,8 +17,11 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   run [--servers N]   install what is missing, build the page, start the relay and a lab
                       fleet on 127.0.0.1, and print the URL
-  test                install what is missing and run every test (unit, interop with QStat
-                      and gamedig, and the page in headless Chromium)";
+  test                install what is missing and run every test (unit, interop with QStat,
+                      gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium)
+  bench wire          fixed-Huffman throughput, ours beside q3huff2's; last line is JSON
+  fuzz [--seconds N] [TARGET...]
+                      long cargo-fuzz runs (default 300 s per target, every target)";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,6 +30,8 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("run") => run(&root, &args[1..]),
         Some("test") => test(&root),
+        Some("bench") => bench::run(&root, &args[1..]),
+        Some("fuzz") => fuzz::run(&root, &args[1..]),
         _ => {
             eprintln!("{USAGE}");
             bail!("unknown command {:?}", args.first())
@@ -169,6 +176,8 @@ fn test(root: &Path) -> Result<()> {
         "serde",
     ]))?;
     build_page(root)?;
+    // Every parser under the fuzzer for a few seconds: a smoke run, not a search.
+    fuzz::run_targets(root, 10, &[])?;
     let mut tests = Command::new("cargo");
     tests
         .args(["test", "--", "--include-ignored"])

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use crate::status;
 
 const TRUNK_VERSION: &str = "0.21.14";
+const CARGO_FUZZ_VERSION: &str = "0.13.2";
 /// npm packages, installed into target/tools/node (ignored by git).
 const RUN_NPM: &[(&str, &str)] = &[("binaryen", "132.0.0")];
 const TEST_NPM: &[(&str, &str)] = &[("gamedig", "5.3.3")];
@@ -42,9 +43,6 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
     if !works("npm", &["--version"]) {
         apt.extend(["nodejs", "npm"]);
     }
-    if needs == Needs::Test && !works("python3", &["-m", "pip", "--version"]) {
-        apt.extend(["python3", "python3-pip"]);
-    }
     if needs == Needs::Test {
         apt.extend(
             TEST_APT
@@ -71,9 +69,27 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
     let mut npm: Vec<(&str, &str)> = RUN_NPM.to_vec();
     if needs == Needs::Test {
         npm.extend_from_slice(TEST_NPM);
-        pip_install(TEST_PIP)?;
+        ensure_python_peers()?;
+        ensure_cargo_fuzz()?;
     }
     npm_install(root, &npm)
+}
+
+/// The Python peers (q3huff2), and pip if it is missing.
+pub fn ensure_python_peers() -> Result<()> {
+    if !works("python3", &["-m", "pip", "--version"]) {
+        apt_install(&["python3", "python3-pip"])?;
+    }
+    pip_install(TEST_PIP)
+}
+
+pub fn ensure_cargo_fuzz() -> Result<()> {
+    cargo_install(
+        "cargo-fuzz",
+        CARGO_FUZZ_VERSION,
+        "cargo-fuzz",
+        &format!("cargo-fuzz {CARGO_FUZZ_VERSION}"),
+    )
 }
 
 fn pip_install(packages: &[(&str, &str)]) -> Result<()> {
@@ -82,13 +98,19 @@ fn pip_install(packages: &[(&str, &str)]) -> Result<()> {
         if output("python3", &["-c", &check]).as_deref() == Some(*version) {
             continue;
         }
-        status(Command::new("python3").args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            &format!("{name}=={version}"),
-        ]))?;
+        // Debian's own python3 refuses user installs without this (PEP 668); others ignore it.
+        status(
+            Command::new("python3")
+                .env("PIP_BREAK_SYSTEM_PACKAGES", "1")
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    &format!("{name}=={version}"),
+                ]),
+        )?;
     }
     Ok(())
 }

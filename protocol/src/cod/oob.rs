@@ -284,16 +284,15 @@ impl Packet {
             Self::GetStatus { challenge } => push_command(&mut text, "getstatus", challenge),
             Self::GetChallenge => text.push_str("getchallenge"),
             Self::Heartbeat { tag } => {
-                text.push_str("heartbeat ");
-                text.push_str(tag);
+                text.push_str("heartbeat");
+                push_token(&mut text, tag);
                 text.push('\n');
             }
             Self::GetServers(query) => {
                 text.push_str("getservers ");
                 text.push_str(&query.protocol.to_string());
                 for keyword in &query.keywords {
-                    text.push(' ');
-                    text.push_str(keyword);
+                    push_token(&mut text, keyword);
                 }
             }
             Self::InfoResponse(info) => {
@@ -312,8 +311,7 @@ impl Packet {
                 text.push_str("challengeResponse ");
                 text.push_str(&challenge.to_string());
                 for token in extra {
-                    text.push(' ');
-                    text.push_str(token);
+                    push_token(&mut text, token);
                 }
             }
             Self::Print(body) => {
@@ -365,8 +363,19 @@ fn parse_connect(datagram: &[u8]) -> Result<Packet, OobError> {
 fn push_command(text: &mut String, command: &str, argument: &Option<String>) {
     text.push_str(command);
     if let Some(argument) = argument {
-        text.push(' ');
-        text.push_str(argument);
+        push_token(text, argument);
+    }
+}
+
+/// Appends ` token`, quoted when it is empty or holds white space, so it tokenizes back whole.
+fn push_token(text: &mut String, token: &str) {
+    text.push(' ');
+    if token.is_empty() || token.chars().any(|c| c <= ' ') {
+        text.push('"');
+        text.push_str(token);
+        text.push('"');
+    } else {
+        text.push_str(token);
     }
 }
 
@@ -627,6 +636,11 @@ mod tests {
             tokenize("  connect \"a b\"  c\t"),
             vec!["connect", "a b", "c"]
         );
+        let spaced = Packet::GetStatus {
+            challenge: Some("a b".into()),
+        };
+        assert_eq!(spaced.emit(), b"\xff\xff\xff\xffgetstatus \"a b\"");
+        assert_eq!(Packet::parse(&spaced.emit()), Ok(spaced));
         assert!(tokenize(" \t ").is_empty());
     }
 

@@ -11,9 +11,8 @@ mod tables {
 }
 
 pub use tables::LONGEST_CODE;
-use tables::{CODES, LENGTHS, LOOKUP_BITS, NODES, TABLE};
+use tables::{CODES, LENGTHS, LOOKUP_BITS, TABLE};
 
-const LEAF: u16 = 0x8000;
 const NYT: u16 = 256;
 
 /// The code of `symbol`: (bits, first bit lowest; length).
@@ -45,51 +44,45 @@ pub fn compress(body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Up to 64 bits starting at `bit`, first bit lowest; bytes past the end read as zero.
-fn window(data: &[u8], bit: usize) -> u64 {
-    let start = bit >> 3;
-    let mut bytes = [0u8; 8];
-    let available = data.len().saturating_sub(start).min(8);
-    bytes[..available].copy_from_slice(&data[start..start + available]);
-    u64::from_le_bytes(bytes) >> (bit & 7)
-}
-
 /// Decompresses a body as stock does: symbols are decoded while input bits remain (a code that
 /// runs past the end reads zeros), so padding may yield a trailing junk byte that the
 /// EOF-driven command parser never reaches. Output beyond `limit` bytes is refused.
 pub fn decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, HuffmanError> {
+    // Eight zero bytes past the end let every window be one fixed-size load.
+    let mut padded = Vec::with_capacity(data.len() + 8);
+    padded.extend_from_slice(data);
+    padded.extend_from_slice(&[0; 8]);
+    let load = |bit: usize| {
+        let start = bit >> 3;
+        let bytes = padded
+            .get(start..start + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .unwrap_or([0; 8]);
+        u64::from_le_bytes(bytes) >> (bit & 7)
+    };
     let total = data.len() * 8;
-    let mut out = Vec::with_capacity(data.len() * 2);
+    let mut out = Vec::with_capacity(data.len() * 3);
     let mut bit = 0usize;
     while bit < total {
-        if out.len() == limit {
-            return Err(HuffmanError::TooLong { limit });
-        }
-        let bits = window(data, bit);
-        let entry = TABLE[(bits & ((1 << LOOKUP_BITS) - 1)) as usize];
-        let symbol = if entry & LEAF == 0 {
-            bit += usize::from(entry >> 9);
-            entry & 0x1ff
-        } else {
-            // A code longer than one lookup: walk the rest of the tree (rare symbols only).
-            let mut node = usize::from(entry & !LEAF);
-            let mut used = LOOKUP_BITS;
-            while NODES[node][0] & LEAF == 0 {
-                let next = if used < 57 {
-                    (bits >> used) & 1
-                } else {
-                    window(data, bit + used as usize) & 1
-                };
-                node = usize::from(NODES[node][next as usize]);
-                used += 1;
+        // One load holds at least 56 bits; every code fits one lookup (the build checks it),
+        // so codes are decoded from it while a lookup's worth remains.
+        let mut bits = load(bit);
+        let mut available = 56u32;
+        while available >= LOOKUP_BITS && bit < total {
+            if out.len() == limit {
+                return Err(HuffmanError::TooLong { limit });
             }
-            bit += used as usize;
-            NODES[node][0] & 0x1ff
-        };
-        if symbol == NYT {
-            return Err(HuffmanError::UnexpectedNyt);
+            let entry = TABLE[(bits & ((1 << LOOKUP_BITS) - 1)) as usize];
+            let length = u32::from(entry >> 9);
+            let symbol = entry & 0x1ff;
+            if symbol == NYT {
+                return Err(HuffmanError::UnexpectedNyt);
+            }
+            out.push(symbol as u8);
+            bit += length as usize;
+            bits >>= length;
+            available -= length;
         }
-        out.push(symbol as u8);
     }
     Ok(out)
 }

@@ -305,7 +305,7 @@ mod tests {
         w.write_big_string(b"100%");
         w.write_string(&[b'x'; MAX_STRING_CHARS]);
         let bytes = w.into_bytes();
-        assert_eq!(&bytes[..], b"say 'hi' 100%.\0100.\0\0");
+        assert_eq!(&bytes[..], b"say 'hi' 100%.\x00100.\x00\x00");
         let mut r = MsgReader::new(&bytes);
         assert_eq!(r.read_string().unwrap(), "say 'hi' 100%.");
         assert_eq!(r.read_string().unwrap(), "100.");

@@ -42,7 +42,7 @@ struct BitSink {
 
 impl BitSink {
     fn push(&mut self, bit: bool) {
-        if self.bits % 8 == 0 {
+        if self.bits.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if bit {

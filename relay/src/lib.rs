@@ -4,6 +4,7 @@
 pub mod directory;
 pub mod poller;
 pub mod web;
+pub mod wire;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::PathBuf;

@@ -21,6 +21,83 @@ struct Cli {
 enum Command {
     /// Poll masters and servers, and serve the page, the JSON API and the live feed.
     Serve(ServeArgs),
+    /// Dissect captured datagrams (hex on stdin, one per line, optionally prefixed c2s or s2c)
+    /// into JSON, one object per datagram.
+    Wire(WireArgs),
+}
+
+#[derive(Parser, Debug)]
+struct WireArgs {
+    #[command(subcommand)]
+    tool: Option<WireTool>,
+    /// Who sent the lines that carry no c2s/s2c prefix.
+    #[arg(long, value_enum, default_value_t = Sender::Client)]
+    from: Sender,
+    /// The connection's challenge: un-XOR and decompress sequenced bodies.
+    #[arg(long, allow_hyphen_values = true)]
+    challenge: Option<i32>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Sender {
+    Client,
+    Server,
+}
+
+#[derive(Subcommand, Debug)]
+enum WireTool {
+    /// Run a Huffman codec over hex on stdin; prints hex.
+    Huffman {
+        #[arg(value_enum)]
+        direction: HuffmanDirection,
+        /// The adaptive codec of the connect tail (2-byte length header).
+        #[arg(long, conflicts_with = "fixed", required_unless_present = "fixed")]
+        adaptive: bool,
+        /// The fixed tree of sequenced message bodies.
+        #[arg(long)]
+        fixed: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum HuffmanDirection {
+    Encode,
+    Decode,
+}
+
+fn wire(args: WireArgs) -> anyhow::Result<()> {
+    use std::io::{BufRead, Read};
+    match args.tool {
+        Some(WireTool::Huffman {
+            direction,
+            adaptive,
+            ..
+        }) => {
+            let mut input = String::new();
+            std::io::stdin().read_to_string(&mut input)?;
+            let codec = if adaptive {
+                relay::wire::Codec::Adaptive
+            } else {
+                relay::wire::Codec::Fixed
+            };
+            let encode = matches!(direction, HuffmanDirection::Encode);
+            let out = relay::wire::huffman(codec, encode, &input).map_err(anyhow::Error::msg)?;
+            println!("{out}");
+        }
+        None => {
+            let from = match args.from {
+                Sender::Client => protocol::cod::netchan::Side::Client,
+                Sender::Server => protocol::cod::netchan::Side::Server,
+            };
+            let mut dissector = relay::wire::Dissector::new(from, args.challenge);
+            for line in std::io::stdin().lock().lines() {
+                if let Some(value) = dissector.line(&line?) {
+                    println!("{value}");
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[derive(Parser, Debug)]
@@ -94,6 +171,7 @@ async fn main() -> anyhow::Result<()> {
             println!("muster: serving http://{}/", relay.addr);
             tokio::signal::ctrl_c().await?;
         }
+        Command::Wire(args) => wire(args)?,
     }
     Ok(())
 }

@@ -1,0 +1,317 @@
+//! `muster wire`: a dissector for captured datagrams, and the Huffman codecs on hex.
+//!
+//! Input is hex, one datagram per line, optionally prefixed `c2s` or `s2c` for its direction.
+//! Each datagram becomes one JSON object. Netchan fragments are reassembled per direction; with
+//! the challenge, bodies are un-XORed and decompressed, and the reliable commands they carry
+//! are remembered, because each direction's XOR key stream uses the other direction's commands.
+
+use std::collections::BTreeMap;
+
+use protocol::cod::huffman::{adaptive, fixed};
+use protocol::cod::info::InfoString;
+use protocol::cod::msg::MsgReader;
+use protocol::cod::netchan::{Delivered, Header, Netchan, Side};
+use protocol::cod::oob::{Packet, MARKER};
+use protocol::cod::sequenced::{decode_body, ClientHeader, ServerHeader};
+use protocol::cod::{xor, MAX_MSGLEN};
+use serde_json::{json, Value};
+
+/// Parses hex, ignoring white space and `:` separators.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b':')
+        .collect();
+    if digits.len() % 2 != 0 {
+        return Err("odd number of hex digits".into());
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            let s = std::str::from_utf8(pair).map_err(|_| "not hex".to_owned())?;
+            u8::from_str_radix(s, 16).map_err(|_| format!("not hex: {s:?}"))
+        })
+        .collect()
+}
+
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Which codec `muster wire huffman` uses.
+#[derive(Clone, Copy, Debug)]
+pub enum Codec {
+    Adaptive,
+    Fixed,
+}
+
+/// `muster wire huffman encode|decode`: hex in, hex out.
+pub fn huffman(codec: Codec, encode: bool, input: &str) -> Result<String, String> {
+    let data = parse_hex(input)?;
+    let out = match (codec, encode) {
+        (Codec::Adaptive, true) => adaptive::compress(&data).map_err(|e| e.to_string())?,
+        (Codec::Adaptive, false) => {
+            adaptive::decompress(&data, 1 << 16).map_err(|e| e.to_string())?
+        }
+        (Codec::Fixed, true) => fixed::compress(&data),
+        (Codec::Fixed, false) => fixed::decompress(&data, MAX_MSGLEN).map_err(|e| e.to_string())?,
+    };
+    Ok(to_hex(&out))
+}
+
+fn info_json(info: &InfoString) -> Value {
+    Value::Array(info.iter().map(|(k, v)| json!([k, v])).collect())
+}
+
+fn connectionless_json(packet: &Packet) -> Value {
+    match packet {
+        Packet::GetInfo { challenge } => json!({"command": "getinfo", "challenge": challenge}),
+        Packet::GetStatus { challenge } => json!({"command": "getstatus", "challenge": challenge}),
+        Packet::GetChallenge => json!({"command": "getchallenge"}),
+        Packet::Heartbeat { tag } => json!({"command": "heartbeat", "tag": tag}),
+        Packet::GetServers(q) => {
+            json!({"command": "getservers", "protocol": q.protocol, "keywords": q.keywords})
+        }
+        Packet::InfoResponse(info) => json!({"command": "infoResponse", "info": info_json(info)}),
+        Packet::StatusResponse(status) => json!({
+            "command": "statusResponse",
+            "info": info_json(&status.info),
+            "players": status.players.iter().map(|p| json!({"score": p.score, "ping": p.ping, "name": p.name})).collect::<Vec<_>>(),
+        }),
+        Packet::ChallengeResponse { challenge, extra } => {
+            json!({"command": "challengeResponse", "challenge": challenge, "extra": extra})
+        }
+        Packet::Print(text) => json!({"command": "print", "text": text}),
+        Packet::Error(text) => json!({"command": "error", "text": text}),
+        Packet::ServerList(list) => json!({
+            "command": "getserversResponse",
+            "servers": list.servers.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            "end": list.end,
+        }),
+        Packet::Connect { userinfo } => {
+            json!({"command": "connect", "userinfo": info_json(userinfo)})
+        }
+        Packet::Other { command, rest } => json!({"command": command, "rest_hex": to_hex(rest)}),
+    }
+}
+
+/// Reliable commands seen so far, by sequence, for one direction.
+type Commands = BTreeMap<i32, String>;
+
+/// Dissector state across a capture.
+pub struct Dissector {
+    default_from: Side,
+    challenge: Option<i32>,
+    /// Reassembly per direction, keyed by the sender.
+    from_client: Option<Netchan>,
+    from_server: Netchan,
+    client_commands: Commands,
+    server_commands: Commands,
+    index: usize,
+}
+
+impl Dissector {
+    pub fn new(default_from: Side, challenge: Option<i32>) -> Self {
+        Self {
+            default_from,
+            challenge,
+            from_client: None,
+            from_server: Netchan::new(Side::Client, 0),
+            client_commands: Commands::new(),
+            server_commands: Commands::new(),
+            index: 0,
+        }
+    }
+
+    /// One input line; `None` for blank lines and `#` comments.
+    pub fn line(&mut self, line: &str) -> Option<Value> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return None;
+        }
+        let (from, hex) = match line.split_once(char::is_whitespace) {
+            Some(("c2s", rest)) => (Side::Client, rest),
+            Some(("s2c", rest)) => (Side::Server, rest),
+            _ => (self.default_from, line),
+        };
+        let index = self.index;
+        self.index += 1;
+        let direction = match from {
+            Side::Client => "c2s",
+            Side::Server => "s2c",
+        };
+        let mut out = json!({"index": index, "direction": direction});
+        let fields = match parse_hex(hex) {
+            Err(error) => json!({"error": error}),
+            Ok(datagram) => self.datagram(from, &datagram),
+        };
+        if let (Value::Object(out), Value::Object(fields)) = (&mut out, fields) {
+            out.extend(fields);
+        }
+        Some(out)
+    }
+
+    fn datagram(&mut self, from: Side, datagram: &[u8]) -> Value {
+        if datagram.starts_with(&MARKER) {
+            return match Packet::parse(datagram) {
+                Ok(packet) => {
+                    json!({"kind": "connectionless", "packet": connectionless_json(&packet)})
+                }
+                Err(e) => json!({"kind": "connectionless", "error": e.to_string()}),
+            };
+        }
+        let (header, _) = match Header::parse(datagram, from) {
+            Ok(parsed) => parsed,
+            Err(e) => return json!({"kind": "netchan", "error": e.to_string()}),
+        };
+        let mut out = json!({
+            "kind": "netchan",
+            "sequence": header.sequence,
+            "qport": header.qport,
+            "fragment": header.fragment.map(|(start, length)| json!({"start": start, "length": length})),
+        });
+        let channel = match from {
+            Side::Client => self
+                .from_client
+                .get_or_insert_with(|| Netchan::new(Side::Server, header.qport.unwrap_or(0))),
+            Side::Server => &mut self.from_server,
+        };
+        let message = match channel.handle_datagram(datagram) {
+            Ok(Some(delivered)) => self.message(from, delivered),
+            Ok(None) => json!({"incomplete": true}),
+            Err(e) => json!({"error": e.to_string()}),
+        };
+        out["message"] = message;
+        out
+    }
+
+    fn message(&mut self, from: Side, delivered: Delivered) -> Value {
+        let mut out = json!({
+            "sequence": delivered.sequence,
+            "dropped": delivered.dropped,
+            "length": delivered.payload.len(),
+        });
+        let opened = match from {
+            Side::Client => ClientHeader::parse(&delivered.payload).map(|(h, rest)| {
+                out["header"] = json!({
+                    "server_id": h.server_id,
+                    "message_acknowledge": h.message_acknowledge,
+                    "reliable_acknowledge": h.reliable_acknowledge,
+                });
+                let command = self.server_commands.get(&h.reliable_acknowledge);
+                (self.challenge.map(|c| h.key(c)), command.cloned(), rest)
+            }),
+            Side::Server => ServerHeader::parse(&delivered.payload).map(|(h, rest)| {
+                out["header"] = json!({"last_client_command": h.last_client_command});
+                let command = self.client_commands.get(&h.last_client_command);
+                let key = self
+                    .challenge
+                    .map(|c| xor::server_key(delivered.sequence, c));
+                (key, command.cloned(), rest)
+            }),
+        };
+        let (key, command, encoded) = match opened {
+            Ok(parts) => parts,
+            Err(e) => {
+                out["error"] = json!(e.to_string());
+                return out;
+            }
+        };
+        let Some(key) = key else {
+            out["body_encoded_hex"] = json!(to_hex(encoded));
+            return out;
+        };
+        out["key_command_known"] = json!(command.is_some());
+        match decode_body(encoded, key, command.unwrap_or_default().as_bytes()) {
+            Ok(body) => {
+                out["body_hex"] = json!(to_hex(&body));
+                out["commands"] = match from {
+                    Side::Client => client_commands(&body, &mut self.client_commands),
+                    Side::Server => server_commands(&body, &mut self.server_commands),
+                };
+            }
+            Err(e) => out["error"] = json!(e.to_string()),
+        }
+        out
+    }
+}
+
+/// The reliable commands at the head of a client body (selector 2), remembered by sequence.
+fn client_commands(body: &[u8], seen: &mut Commands) -> Value {
+    let mut reader = MsgReader::new(body);
+    let mut found = Vec::new();
+    loop {
+        let selector = match reader.read_bits(2) {
+            Ok(s) => s,
+            Err(e) => {
+                found.push(json!({"error": e.to_string()}));
+                break;
+            }
+        };
+        match selector {
+            2 => match (reader.read_long(), reader.read_string()) {
+                (Ok(sequence), Ok(text)) => {
+                    found
+                        .push(json!({"type": "clientCommand", "sequence": sequence, "text": text}));
+                    seen.insert(sequence, text);
+                }
+                _ => {
+                    found.push(json!({"error": "truncated clientCommand"}));
+                    break;
+                }
+            },
+            0 | 1 => {
+                let name = if selector == 0 { "move" } else { "moveNoDelta" };
+                found.push(json!({"type": name}));
+                break;
+            }
+            _ => {
+                found.push(json!({"type": "EOF"}));
+                break;
+            }
+        }
+    }
+    Value::Array(found)
+}
+
+const SERVICE_NAMES: [&str; 9] = [
+    "svc_bad",
+    "svc_nop",
+    "svc_gamestate",
+    "svc_configstring",
+    "svc_baseline",
+    "svc_serverCommand",
+    "svc_download",
+    "svc_snapshot",
+    "svc_EOF",
+];
+
+/// The leading service records of a server body, up to the first one not decoded here.
+fn server_commands(body: &[u8], seen: &mut Commands) -> Value {
+    let mut reader = MsgReader::new(body);
+    let mut found = Vec::new();
+    while let Ok(opcode) = reader.read_byte() {
+        let name = SERVICE_NAMES
+            .get(usize::from(opcode))
+            .copied()
+            .unwrap_or("unknown");
+        match opcode {
+            1 => found.push(json!({"type": name})),
+            5 => match (reader.read_long(), reader.read_string()) {
+                (Ok(sequence), Ok(text)) => {
+                    found.push(json!({"type": name, "sequence": sequence, "text": text}));
+                    seen.insert(sequence, text);
+                }
+                _ => {
+                    found.push(json!({"type": name, "error": "truncated"}));
+                    break;
+                }
+            },
+            _ => {
+                found.push(json!({"type": name, "opcode": opcode}));
+                break;
+            }
+        }
+    }
+    Value::Array(found)
+}

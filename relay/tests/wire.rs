@@ -1,0 +1,202 @@
+//! `muster wire` as a user runs it: hex lines in, one JSON object per datagram out.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use protocol::cod::info::{InfoString, MAX_INFO_STRING};
+use protocol::cod::msg::MsgWriter;
+use protocol::cod::netchan::{Netchan, Side};
+use protocol::cod::oob::Packet;
+use protocol::cod::sequenced::{client_message, server_message, ClientHeader, ServerHeader};
+use relay::wire::to_hex;
+use serde_json::Value;
+
+const CHALLENGE: i32 = -91_234_567;
+
+fn muster(args: &[&str], stdin: &str) -> (String, bool) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_muster"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (String::from_utf8(out.stdout).unwrap(), out.status.success())
+}
+
+fn server_body(records: impl FnOnce(&mut MsgWriter)) -> Vec<u8> {
+    let mut w = MsgWriter::new();
+    records(&mut w);
+    w.write_byte(8);
+    w.into_bytes()
+}
+
+/// A short session, built with the protocol crate: handshake, then a reliable command each
+/// way (each direction's XOR key uses the other's command), then a fragmented message.
+fn capture() -> String {
+    let mut lines = Vec::new();
+    let mut line = |dir: &str, bytes: &[u8]| lines.push(format!("{dir} {}", to_hex(bytes)));
+    line("c2s", &Packet::GetChallenge.emit());
+    line(
+        "s2c",
+        &Packet::ChallengeResponse {
+            challenge: CHALLENGE,
+            extra: vec![],
+        }
+        .emit(),
+    );
+    let mut userinfo = InfoString::new(MAX_INFO_STRING);
+    for (k, v) in [
+        ("protocol", "22"),
+        ("qport", "777"),
+        ("challenge", &CHALLENGE.to_string()),
+        ("name", "^2Sniper Joe"),
+    ] {
+        userinfo.set(k, v).unwrap();
+    }
+    line("c2s", &Packet::Connect { userinfo }.emit());
+
+    let mut server = Netchan::new(Side::Server, 777);
+    let mut client = Netchan::new(Side::Client, 777);
+    let cs = "cs 0 \"\\sv_hostname\\Lab\"";
+    let body = server_body(|w| {
+        w.write_byte(5);
+        w.write_long(3);
+        w.write_string(cs.as_bytes());
+    });
+    let header = ServerHeader {
+        last_client_command: 0,
+    };
+    let seq = server.outgoing_sequence();
+    server
+        .transmit(&server_message(&header, &body, seq, CHALLENGE, b""))
+        .unwrap();
+    line("s2c", &server.poll_transmit().unwrap());
+
+    let mut w = MsgWriter::new();
+    w.write_bits(2, 2);
+    w.write_long(1);
+    w.write_string(b"say hi");
+    w.write_bits(3, 2);
+    let header = ClientHeader {
+        server_id: 0x31,
+        message_acknowledge: 1,
+        reliable_acknowledge: 3,
+    };
+    client
+        .transmit(&client_message(
+            &header,
+            &w.into_bytes(),
+            CHALLENGE,
+            cs.as_bytes(),
+        ))
+        .unwrap();
+    line("c2s", &client.poll_transmit().unwrap());
+
+    let header = ServerHeader {
+        last_client_command: 1,
+    };
+    let seq = server.outgoing_sequence();
+    let body = server_body(|w| w.write_byte(1));
+    server
+        .transmit(&server_message(&header, &body, seq, CHALLENGE, b"say hi"))
+        .unwrap();
+    line("s2c", &server.poll_transmit().unwrap());
+
+    let seq = server.outgoing_sequence();
+    let noise: Vec<u8> = (0..3000u32).map(|i| (i * 37 % 251) as u8).collect();
+    let body = server_body(|w| {
+        w.write_byte(1);
+        w.write_byte(6);
+        w.write_data(&noise);
+    });
+    server
+        .transmit(&server_message(&header, &body, seq, CHALLENGE, b"say hi"))
+        .unwrap();
+    while let Some(datagram) = server.poll_transmit() {
+        line("s2c", &datagram);
+    }
+    lines.push("# a comment, then garbage".into());
+    lines.push("c2s zz".into());
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn dissects_a_session_both_ways() {
+    let (out, ok) = muster(&["wire", "--challenge", &CHALLENGE.to_string()], &capture());
+    assert!(ok);
+    let objects: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objects[0]["packet"]["command"], "getchallenge");
+    assert_eq!(objects[1]["packet"]["challenge"], CHALLENGE);
+    let connect = &objects[2]["packet"];
+    assert_eq!(connect["command"], "connect");
+    assert_eq!(
+        connect["userinfo"][3],
+        serde_json::json!(["name", "^2Sniper Joe"])
+    );
+
+    let first = &objects[3]["message"];
+    assert_eq!(objects[3]["kind"], "netchan");
+    assert_eq!(first["commands"][0]["type"], "svc_serverCommand");
+    assert_eq!(first["commands"][0]["sequence"], 3);
+    assert_eq!(first["commands"][0]["text"], "cs 0 \"\\sv_hostname\\Lab\"");
+    assert_eq!(first["commands"][1]["type"], "svc_EOF");
+
+    let from_client = &objects[4];
+    assert_eq!(from_client["qport"], 777);
+    let message = &from_client["message"];
+    assert_eq!(message["header"]["reliable_acknowledge"], 3);
+    assert_eq!(message["key_command_known"], true);
+    assert_eq!(message["commands"][0]["text"], "say hi");
+    assert_eq!(message["commands"][1]["type"], "EOF");
+
+    let second = &objects[5]["message"];
+    assert_eq!(second["key_command_known"], true);
+    assert_eq!(second["commands"][0]["type"], "svc_nop");
+
+    // 3,000+ bytes: two full fragments and a short last one, reassembled on the third.
+    assert_eq!(objects[6]["message"]["incomplete"], true);
+    assert_eq!(objects[6]["fragment"]["length"], 1300);
+    assert_eq!(objects[7]["message"]["incomplete"], true);
+    let whole = &objects[8]["message"];
+    assert_eq!(whole["sequence"], 3);
+    assert_eq!(whole["commands"][1]["type"], "svc_download");
+
+    assert!(objects[9]["error"].as_str().unwrap().contains("hex"));
+    assert_eq!(objects.len(), 10);
+}
+
+#[test]
+fn without_the_challenge_bodies_stay_encoded() {
+    let (out, ok) = muster(&["wire"], &capture());
+    assert!(ok);
+    let fourth: Value = serde_json::from_str(out.lines().nth(3).unwrap()).unwrap();
+    assert!(fourth["message"]["body_encoded_hex"].is_string());
+    assert!(fourth["message"]["commands"].is_null());
+}
+
+#[test]
+fn huffman_codecs_on_hex() {
+    let hello = "68656c6c6f20776f726c642068656c6c6f";
+    let (fixed, ok) = muster(&["wire", "huffman", "encode", "--fixed"], hello);
+    assert!(ok);
+    assert_eq!(fixed.trim(), "1c0c1373f6ce983dc2bc7473304ccc59");
+    let (back, _) = muster(&["wire", "huffman", "decode", "--fixed"], &fixed);
+    assert!(back.trim().starts_with(hello));
+    let (adaptive, _) = muster(&["wire", "huffman", "encode", "--adaptive"], "61 62 63");
+    assert_eq!(adaptive.trim(), "0003868c3006");
+    let (plain, _) = muster(&["wire", "huffman", "decode", "--adaptive"], &adaptive);
+    assert_eq!(plain.trim(), "616263");
+    let (_, ok) = muster(&["wire", "huffman", "decode", "--adaptive"], "00");
+    assert!(!ok, "a truncated tail is an error");
+}

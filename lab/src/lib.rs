@@ -11,11 +11,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use tokio::net::UdpSocket;
 use tokio::task::JoinSet;
 
 pub use profile::{LabPlayer, ServerProfile};
+pub use server::Fault;
 use server::ServerTiming;
 
 /// How to lay out a fleet.
@@ -35,6 +36,59 @@ pub struct LabConfig {
     pub heartbeat: Duration,
     /// Addresses per `getserversResponse` packet.
     pub list_packet_size: usize,
+    /// Which servers misbehave, and how.
+    pub faults: FaultPlan,
+}
+
+/// Shares of the fleet given each fault; the rest behave. Assignment is by seed, so a fleet and
+/// its faults can be reproduced.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FaultPlan {
+    /// Share of servers that drop `loss_rate` of their queries.
+    pub lossy: f64,
+    pub loss_rate: f64,
+    /// Share of servers that answer `late_by` late.
+    pub late: f64,
+    pub late_by: Duration,
+    /// Share of servers that never answer (their master still lists them).
+    pub silent: f64,
+    /// Share of servers that answer with malformed responses.
+    pub garbage: f64,
+}
+
+impl FaultPlan {
+    /// The mix `muster-lab --faults` uses: 10% lossy at 30%, 5% late by 800 ms, 5% silent,
+    /// 5% garbage.
+    pub fn mixed() -> Self {
+        Self {
+            lossy: 0.10,
+            loss_rate: 0.30,
+            late: 0.05,
+            late_by: Duration::from_millis(800),
+            silent: 0.05,
+            garbage: 0.05,
+        }
+    }
+
+    fn pick(&self, roll: f64) -> Fault {
+        let mut edge = self.lossy;
+        if roll < edge {
+            return Fault::Lossy(self.loss_rate);
+        }
+        edge += self.late;
+        if roll < edge {
+            return Fault::Late(self.late_by);
+        }
+        edge += self.silent;
+        if roll < edge {
+            return Fault::Silent;
+        }
+        edge += self.garbage;
+        if roll < edge {
+            return Fault::Garbage;
+        }
+        Fault::None
+    }
 }
 
 impl Default for LabConfig {
@@ -47,6 +101,7 @@ impl Default for LabConfig {
             churn: Some(Duration::from_secs(5)),
             heartbeat: Duration::from_secs(180),
             list_packet_size: 100,
+            faults: FaultPlan::default(),
         }
     }
 }
@@ -56,6 +111,7 @@ impl Default for LabConfig {
 pub struct LabServer {
     pub addr: SocketAddrV4,
     pub profile: Arc<Mutex<ServerProfile>>,
+    pub fault: Fault,
 }
 
 impl LabServer {
@@ -99,6 +155,7 @@ impl Lab {
             config.seed,
         ));
         let mut rng = SmallRng::seed_from_u64(config.seed);
+        let mut fault_rng = SmallRng::seed_from_u64(config.seed ^ 0xfa17);
         let timing = ServerTiming {
             churn: config.churn,
             heartbeat: config.heartbeat,
@@ -111,14 +168,20 @@ impl Lab {
             };
             let (socket, addr) = bind(port).await?;
             let profile = Arc::new(Mutex::new(ServerProfile::generate(i, &mut rng)));
+            let fault = config.faults.pick(fault_rng.random());
             tasks.spawn(server::run(
                 socket,
                 profile.clone(),
                 Some(SocketAddr::V4(master_addr)),
                 timing.clone(),
+                fault,
                 config.seed ^ (i as u64 + 1),
             ));
-            servers.push(LabServer { addr, profile });
+            servers.push(LabServer {
+                addr,
+                profile,
+                fault,
+            });
         }
         Ok(Self {
             master: master_addr,

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use clap::Parser;
-use lab::{Lab, LabConfig};
+use lab::{FaultPlan, Lab, LabConfig};
 
 /// A loopback fleet of protocol-22 servers and a master, all on 127.0.0.1.
 #[derive(Parser, Debug)]
@@ -30,6 +30,48 @@ struct Args {
     /// Addresses per getserversResponse packet.
     #[arg(long = "list-packet-size", default_value_t = 100)]
     list_packet_size: usize,
+    /// Make some servers misbehave: 10% lossy at 30%, 5% late by 800 ms, 5% silent, 5% garbage.
+    /// The shares can be set one by one with the flags below.
+    #[arg(long)]
+    faults: bool,
+    /// Share of servers that drop --loss-rate of their queries.
+    #[arg(long)]
+    lossy: Option<f64>,
+    #[arg(long)]
+    loss_rate: Option<f64>,
+    /// Share of servers that answer --late-ms late.
+    #[arg(long)]
+    late: Option<f64>,
+    #[arg(long)]
+    late_ms: Option<u64>,
+    /// Share of servers that never answer.
+    #[arg(long)]
+    silent: Option<f64>,
+    /// Share of servers that answer with malformed responses.
+    #[arg(long)]
+    garbage: Option<f64>,
+}
+
+impl Args {
+    fn faults(&self) -> FaultPlan {
+        let base = if self.faults {
+            FaultPlan::mixed()
+        } else {
+            FaultPlan {
+                loss_rate: FaultPlan::mixed().loss_rate,
+                late_by: FaultPlan::mixed().late_by,
+                ..FaultPlan::default()
+            }
+        };
+        FaultPlan {
+            lossy: self.lossy.unwrap_or(base.lossy),
+            loss_rate: self.loss_rate.unwrap_or(base.loss_rate),
+            late: self.late.unwrap_or(base.late),
+            late_by: self.late_ms.map_or(base.late_by, Duration::from_millis),
+            silent: self.silent.unwrap_or(base.silent),
+            garbage: self.garbage.unwrap_or(base.garbage),
+        }
+    }
 }
 
 #[tokio::main]
@@ -46,6 +88,7 @@ async fn main() -> anyhow::Result<()> {
         churn: (args.churn > 0.0).then(|| Duration::from_secs_f64(args.churn)),
         heartbeat: Duration::from_secs_f64(args.heartbeat.max(1.0)),
         list_packet_size: args.list_packet_size,
+        faults: args.faults(),
     };
     let lab = Lab::start(config).await?;
     lab.wait_registered(Duration::from_secs(10)).await?;

@@ -14,6 +14,22 @@ use crate::profile::ServerProfile;
 /// The tag UO servers put after `heartbeat`.
 pub const HEARTBEAT_TAG: &str = "COD-1";
 
+/// How a server misbehaves toward everyone but its master, so tests can see a query engine
+/// classify it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fault {
+    /// Answers every query.
+    None,
+    /// Drops this share of incoming queries.
+    Lossy(f64),
+    /// Answers after this delay.
+    Late(Duration),
+    /// Never answers.
+    Silent,
+    /// Answers with malformed responses.
+    Garbage,
+}
+
 /// How a server behaves over time.
 #[derive(Clone, Debug)]
 pub struct ServerTiming {
@@ -29,8 +45,10 @@ pub async fn run(
     profile: Arc<Mutex<ServerProfile>>,
     master: Option<SocketAddr>,
     timing: ServerTiming,
+    fault: Fault,
     seed: u64,
 ) {
+    let socket = Arc::new(socket);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut buf = vec![0u8; 16 * 1024];
     let mut heartbeat = tokio::time::interval(timing.heartbeat);
@@ -41,9 +59,25 @@ pub async fn run(
         tokio::select! {
             received = socket.recv_from(&mut buf) => {
                 let Ok((len, from)) = received else { continue };
-                let reply = answer(&buf[..len], &profile, &mut rng);
-                if let Some(reply) = reply {
-                    let _ = socket.send_to(&reply, from).await;
+                let fault = if Some(from) == master { Fault::None } else { fault };
+                let reply = match fault {
+                    Fault::Silent => None,
+                    Fault::Lossy(share) if rng.random_bool(share) => None,
+                    Fault::Garbage => garbage(&buf[..len]),
+                    _ => answer(&buf[..len], &profile, &mut rng),
+                };
+                match (reply, fault) {
+                    (Some(reply), Fault::Late(delay)) => {
+                        let socket = socket.clone();
+                        tokio::spawn(async move {
+                            tokio::time::sleep(delay).await;
+                            let _ = socket.send_to(&reply, from).await;
+                        });
+                    }
+                    (Some(reply), _) => {
+                        let _ = socket.send_to(&reply, from).await;
+                    }
+                    (None, _) => {}
                 }
             }
             _ = heartbeat.tick(), if master.is_some() => {
@@ -63,6 +97,22 @@ fn lock(profile: &Mutex<ServerProfile>) -> std::sync::MutexGuard<'_, ServerProfi
     profile
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A reply no parser may accept: an info string whose last key has no value, a player line
+/// without its name.
+fn garbage(datagram: &[u8]) -> Option<Vec<u8>> {
+    let mut reply = protocol::cod::oob::MARKER.to_vec();
+    match Packet::parse(datagram).ok()? {
+        Packet::GetInfo { .. } => {
+            reply.extend_from_slice(b"infoResponse\n\\hostname\\broken\\mapname")
+        }
+        Packet::GetStatus { .. } => {
+            reply.extend_from_slice(b"statusResponse\n\\sv_hostname\\x\n12 fifty\n")
+        }
+        _ => return None,
+    }
+    Some(reply)
 }
 
 /// The stock server's reply to one datagram; garbage and unknown commands are ignored.

@@ -6,13 +6,14 @@ use std::time::Duration;
 use futures::StreamExt;
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
-use protocol::relay_api::{MasterStatus, RelayMessage, ServerInfo};
+use protocol::relay_api::{MasterStatus, Progress, RelayMessage, ServerInfo};
 
 /// The page's copy of the directory.
 #[derive(Clone, Copy)]
 pub struct Feed {
     pub servers: RwSignal<BTreeMap<String, ServerInfo>>,
     pub masters: RwSignal<Vec<MasterStatus>>,
+    pub progress: RwSignal<Progress>,
     pub connected: RwSignal<bool>,
 }
 
@@ -21,21 +22,28 @@ impl Feed {
         Self {
             servers: RwSignal::new(BTreeMap::new()),
             masters: RwSignal::new(Vec::new()),
+            progress: RwSignal::new(Progress::default()),
             connected: RwSignal::new(false),
         }
     }
 
     fn apply(&self, message: RelayMessage) {
         match message {
-            RelayMessage::Directory { servers, masters } => {
+            RelayMessage::Directory {
+                servers,
+                masters,
+                progress,
+            } => {
                 self.servers
                     .set(servers.into_iter().map(|s| (s.addr.clone(), s)).collect());
                 self.masters.set(masters);
+                self.progress.set(progress);
             }
             RelayMessage::Server { server } => self.servers.update(|all| {
                 all.insert(server.addr.clone(), server);
             }),
             RelayMessage::Masters { masters } => self.masters.set(masters),
+            RelayMessage::Progress { progress } => self.progress.set(progress),
         }
     }
 

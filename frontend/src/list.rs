@@ -62,6 +62,7 @@ fn Row(server: ServerInfo, selected: RwSignal<Option<String>>) -> impl IntoView 
         Reachability::Online => "online",
         Reachability::Pending => "pending",
         Reachability::Unreachable => "unreachable",
+        Reachability::Malformed => "malformed",
     };
     let ping = server
         .ping_ms

@@ -14,6 +14,8 @@ pub enum Reachability {
     Online,
     /// Did not answer the latest refresh after every retry.
     Unreachable,
+    /// Answered the latest refresh only with replies that do not parse.
+    Malformed,
 }
 
 /// One player as `getstatus` reports them.
@@ -86,9 +88,29 @@ pub enum RelayMessage {
     Directory {
         servers: Vec<ServerInfo>,
         masters: Vec<MasterStatus>,
+        progress: Progress,
     },
     /// One server added or changed.
     Server { server: ServerInfo },
     /// The masters' states changed.
     Masters { masters: Vec<MasterStatus> },
+    /// How the current refresh of every server is going.
+    Progress { progress: Progress },
+}
+
+/// The current refresh: servers queried, answered, and finished either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    pub total: u32,
+    pub answered: u32,
+    pub finished: u32,
+}
+
+/// A message a page sends the relay. It can only say what it looks at; it never names an
+/// address the relay does not already know, and never causes a packet to an unknown host.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PageMessage {
+    /// The server the page shows in detail (refreshed more often), or none.
+    Watch { addr: Option<String> },
 }

@@ -1,9 +1,11 @@
 //! The one in-memory directory of servers and masters, and the feed of its changes to pages.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::RwLock;
 
-use protocol::relay_api::{MasterState, MasterStatus, Reachability, RelayMessage, ServerInfo};
+use protocol::relay_api::{
+    MasterState, MasterStatus, Progress, Reachability, RelayMessage, ServerInfo,
+};
 use tokio::sync::broadcast;
 
 /// Changes a slow page may fall behind by before it is sent the whole directory again.
@@ -13,6 +15,10 @@ const FEED_CAPACITY: usize = 4096;
 struct State {
     servers: BTreeMap<String, ServerInfo>,
     masters: Vec<MasterStatus>,
+    progress: Progress,
+    /// What each connected page shows in detail, by page.
+    watched: BTreeMap<u64, String>,
+    next_page: u64,
 }
 
 /// Shared by the poller (the only writer) and every page and API request (readers).
@@ -25,7 +31,6 @@ impl Directory {
     /// A directory that will report on `masters` (as configured, `host:port`).
     pub fn new(masters: &[String]) -> Self {
         let state = State {
-            servers: BTreeMap::new(),
             masters: masters
                 .iter()
                 .map(|addr| MasterStatus {
@@ -34,6 +39,7 @@ impl Directory {
                     polled_ms: None,
                 })
                 .collect(),
+            ..State::default()
         };
         Self {
             state: RwLock::new(state),
@@ -64,6 +70,7 @@ impl Directory {
         RelayMessage::Directory {
             servers: state.servers.values().cloned().collect(),
             masters: state.masters.clone(),
+            progress: state.progress,
         }
     }
 
@@ -87,13 +94,14 @@ impl Directory {
         let _ = self.feed.send(RelayMessage::Server { server });
     }
 
-    /// Marks a server that stopped answering, keeping what it last said.
-    pub fn mark_unreachable(&self, addr: &str) {
+    /// Marks a server that stopped answering (or answers only garbage), keeping what it last
+    /// said.
+    pub fn mark(&self, addr: &str, reachability: Reachability) {
         let changed = {
             let mut state = self.write();
             state.servers.get_mut(addr).and_then(|server| {
-                (server.reachability != Reachability::Unreachable).then(|| {
-                    server.reachability = Reachability::Unreachable;
+                (server.reachability != reachability).then(|| {
+                    server.reachability = reachability;
                     server.ping_ms = None;
                     server.clone()
                 })
@@ -102,6 +110,41 @@ impl Directory {
         if let Some(server) = changed {
             let _ = self.feed.send(RelayMessage::Server { server });
         }
+    }
+
+    /// Reports the refresh's progress to every page.
+    pub fn set_progress(&self, progress: Progress) {
+        self.write().progress = progress;
+        let _ = self.feed.send(RelayMessage::Progress { progress });
+    }
+
+    pub fn progress(&self) -> Progress {
+        self.read().progress
+    }
+
+    /// A new page: its id for [`Self::watch`].
+    pub fn page_opened(&self) -> u64 {
+        let mut state = self.write();
+        state.next_page += 1;
+        state.next_page
+    }
+
+    pub fn page_closed(&self, page: u64) {
+        self.write().watched.remove(&page);
+    }
+
+    /// What a page shows in detail; only servers already in the directory count.
+    pub fn watch(&self, page: u64, addr: Option<String>) {
+        let mut state = self.write();
+        match addr.filter(|a| state.servers.contains_key(a)) {
+            Some(addr) => state.watched.insert(page, addr),
+            None => state.watched.remove(&page),
+        };
+    }
+
+    /// Every server some page shows in detail.
+    pub fn watched(&self) -> BTreeSet<String> {
+        self.read().watched.values().cloned().collect()
     }
 
     /// Records the outcome of one master poll and tells every page.

@@ -3,15 +3,16 @@
 
 pub mod directory;
 pub mod poller;
+pub mod query;
 pub mod web;
 pub mod wire;
 
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use tokio::net::{TcpListener, UdpSocket};
+use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
 pub use directory::Directory;
@@ -41,18 +42,15 @@ pub struct Relay {
 }
 
 impl Relay {
-    /// Binds the HTTP listener and the UDP socket, then starts serving and polling.
+    /// Binds the HTTP listener, then starts serving and polling.
     pub async fn start(config: ServeConfig) -> anyhow::Result<Self> {
         let listener = TcpListener::bind(config.listen)
             .await
             .with_context(|| format!("binding {}", config.listen))?;
         let addr = listener.local_addr()?;
-        let udp = UdpSocket::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0))
-            .await
-            .context("binding the query socket")?;
         let directory = Arc::new(Directory::new(&config.poller.masters));
         let mut tasks = JoinSet::new();
-        tasks.spawn(poller::run(udp, directory.clone(), config.poller));
+        tasks.spawn(poller::run(directory.clone(), config.poller));
         let app = web::router(directory.clone(), &config.dist);
         tasks.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {

@@ -1,31 +1,21 @@
-//! The relay's only UDP client: polls masters, scans the LAN, and refreshes every known server.
+//! The relay's schedule on top of the query engine: masters every few minutes, every known
+//! server every refresh interval, the servers pages look at more often, and the LAN scan.
 //!
-//! It sends only to masters from the configuration, servers a master or the LAN scan listed,
-//! and servers the operator added; nothing a page does reaches this socket.
+//! It queries only masters from the configuration, servers a master or the LAN scan listed,
+//! and servers the operator added; nothing a page does names a new address.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use protocol::cod::info::InfoString;
-use protocol::cod::master::{GetServers, ListEnd};
-use protocol::cod::oob::{Packet, Status};
-use protocol::cod::{DEFAULT_SERVER_PORT, PROTOCOL_VERSION};
-use protocol::relay_api::{MasterState, Player, Reachability, ServerInfo};
-use rand::Rng;
-use tokio::net::UdpSocket;
+use protocol::cod::oob::Status;
+use protocol::relay_api::{MasterState, Player, Progress, Reachability, ServerInfo};
 use tokio::sync::mpsc;
 
 use crate::directory::Directory;
-
-/// Ports the stock LAN scan probes: the default port and the next three.
-pub const LAN_PORTS: std::ops::RangeInclusive<u16> = DEFAULT_SERVER_PORT..=DEFAULT_SERVER_PORT + 3;
-/// The challenge the stock client puts in its LAN `getinfo`.
-const LAN_CHALLENGE: &str = "xxx";
-/// Queries sent per scheduler tick: a gentle global pace.
-const SENDS_PER_TICK: usize = 100;
-const TICK: Duration = Duration::from_millis(20);
+use crate::query::{driver, EngineConfig, Event, MasterReply, Outcome, ServerReply};
 
 /// What to poll and how often.
 #[derive(Clone, Debug)]
@@ -38,11 +28,10 @@ pub struct PollerConfig {
     pub servers: Vec<SocketAddrV4>,
     pub master_interval: Duration,
     pub refresh_interval: Duration,
+    /// How often servers that a page shows in detail are refreshed.
+    pub watch_interval: Duration,
     pub lan_interval: Duration,
-    /// How long to wait for one reply before asking again.
-    pub query_timeout: Duration,
-    /// Attempts per server per refresh.
-    pub attempts: u32,
+    pub engine: EngineConfig,
 }
 
 impl Default for PollerConfig {
@@ -53,9 +42,9 @@ impl Default for PollerConfig {
             servers: Vec::new(),
             master_interval: Duration::from_secs(300),
             refresh_interval: Duration::from_secs(20),
+            watch_interval: Duration::from_secs(5),
             lan_interval: Duration::from_secs(60),
-            query_timeout: Duration::from_millis(1000),
-            attempts: 3,
+            engine: EngineConfig::default(),
         }
     }
 }
@@ -67,55 +56,38 @@ pub fn unix_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// One server query in flight: `getinfo <challenge>` and `getstatus <challenge>` together.
-struct Query {
-    challenge: String,
-    sent: Instant,
-    attempt: u32,
-    info: Option<(InfoString, Duration)>,
-    status: Option<Status>,
-}
-
-/// One master poll in flight.
-struct MasterPoll {
-    name: String,
-    started: Instant,
-    packets: usize,
-    servers: BTreeSet<SocketAddrV4>,
-}
-
-enum Resolved {
-    Master(String, Result<Vec<SocketAddrV4>, String>),
-}
-
 struct Poller {
-    socket: Arc<UdpSocket>,
     directory: Arc<Directory>,
     config: PollerConfig,
+    engine: driver::QueryHandle,
     /// Every server we may query, with what listed it.
     known: HashMap<SocketAddrV4, BTreeSet<String>>,
-    queue: VecDeque<SocketAddrV4>,
-    queries: HashMap<SocketAddrV4, Query>,
-    masters: HashMap<SocketAddrV4, MasterPoll>,
-    lan_until: Option<Instant>,
-    resolved_tx: mpsc::Sender<Resolved>,
+    /// Resolved master addresses and the configured name each stands for.
+    master_names: HashMap<SocketAddrV4, String>,
+    /// The servers of the current refresh that have not finished yet.
+    cycle: BTreeSet<SocketAddrV4>,
+    progress: Progress,
 }
 
-/// Runs the poller on `socket` until the task is dropped.
-pub async fn run(socket: UdpSocket, directory: Arc<Directory>, config: PollerConfig) {
-    if let Err(e) = socket.set_broadcast(true) {
-        tracing::warn!("LAN broadcast unavailable: {e}");
-    }
-    let (resolved_tx, mut resolved_rx) = mpsc::channel(64);
+type Resolved = (String, Result<Vec<SocketAddrV4>, String>);
+
+/// Runs the schedule until the task is dropped.
+pub async fn run(directory: Arc<Directory>, config: PollerConfig) {
+    let (engine, mut events) = match driver::start(config.engine.clone()) {
+        Ok(started) => started,
+        Err(e) => {
+            tracing::error!("query engine cannot start: {e}");
+            return;
+        }
+    };
+    let (resolved_tx, mut resolved_rx) = mpsc::channel::<Resolved>(64);
     let mut poller = Poller {
-        socket: Arc::new(socket),
         directory,
+        engine,
         known: HashMap::new(),
-        queue: VecDeque::new(),
-        queries: HashMap::new(),
-        masters: HashMap::new(),
-        lan_until: None,
-        resolved_tx,
+        master_names: HashMap::new(),
+        cycle: BTreeSet::new(),
+        progress: Progress::default(),
         config,
     };
     for addr in poller.config.servers.clone() {
@@ -123,23 +95,18 @@ pub async fn run(socket: UdpSocket, directory: Arc<Directory>, config: PollerCon
     }
     let mut master_timer = tokio::time::interval(poller.config.master_interval);
     let mut refresh_timer = tokio::time::interval(poller.config.refresh_interval);
+    let mut watch_timer = tokio::time::interval(poller.config.watch_interval);
     let mut lan_timer = tokio::time::interval(poller.config.lan_interval);
-    let mut tick = tokio::time::interval(TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut buf = vec![0u8; 64 * 1024];
-    let socket = poller.socket.clone();
     loop {
         tokio::select! {
-            received = socket.recv_from(&mut buf) => match received {
-                Ok((len, SocketAddr::V4(from))) => poller.on_datagram(from, &buf[..len]),
-                Ok(_) => {}
-                Err(e) => tracing::debug!("recv: {e}"),
-            },
-            Some(resolved) = resolved_rx.recv() => poller.on_resolved(resolved).await,
-            _ = master_timer.tick() => poller.poll_masters(),
+            Some(event) = events.recv() => poller.on_event(event),
+            Some((name, result)) = resolved_rx.recv() => poller.on_resolved(name, result),
+            _ = master_timer.tick() => poller.poll_masters(&resolved_tx),
             _ = refresh_timer.tick() => poller.refresh_all(),
-            _ = lan_timer.tick(), if !poller.config.lan.is_empty() => poller.scan_lan().await,
-            _ = tick.tick() => poller.on_tick().await,
+            _ = watch_timer.tick() => poller.refresh_watched(),
+            _ = lan_timer.tick(), if !poller.config.lan.is_empty() => {
+                poller.engine.scan_lan(poller.config.lan.clone());
+            }
         }
     }
 }
@@ -149,30 +116,49 @@ impl Poller {
     fn learn(&mut self, addr: SocketAddrV4, source: &str) {
         let sources = self.known.entry(addr).or_default();
         let new = sources.is_empty();
-        if sources.insert(source.to_owned()) && !new {
-            if let Some(mut server) = self.directory.server(&addr.to_string()) {
-                server.sources = sources.iter().cloned().collect();
-                self.directory.upsert(server);
-            }
+        if !sources.insert(source.to_owned()) {
+            return;
         }
+        let sources: Vec<String> = sources.iter().cloned().collect();
         if new {
             self.directory.upsert(pending_server(addr, sources));
-            self.queue.push_back(addr);
+            self.query(addr);
+        } else if let Some(mut server) = self.directory.server(&addr.to_string()) {
+            server.sources = sources;
+            self.directory.upsert(server);
         }
+    }
+
+    fn query(&mut self, addr: SocketAddrV4) {
+        if self.cycle.insert(addr) {
+            self.progress.total += 1;
+            self.directory.set_progress(self.progress);
+        }
+        self.engine.server(addr);
     }
 
     fn refresh_all(&mut self) {
-        let waiting: BTreeSet<_> = self.queue.iter().copied().collect();
-        for addr in self.known.keys() {
-            if !waiting.contains(addr) && !self.queries.contains_key(addr) {
-                self.queue.push_back(*addr);
+        self.cycle.clear();
+        self.progress = Progress::default();
+        let all: Vec<SocketAddrV4> = self.known.keys().copied().collect();
+        for addr in all {
+            self.query(addr);
+        }
+    }
+
+    fn refresh_watched(&mut self) {
+        for addr in self.directory.watched() {
+            if let Ok(addr) = addr.parse::<SocketAddrV4>() {
+                if self.known.contains_key(&addr) {
+                    self.engine.server(addr);
+                }
             }
         }
     }
 
-    fn poll_masters(&self) {
+    fn poll_masters(&self, resolved: &mpsc::Sender<Resolved>) {
         for name in self.config.masters.clone() {
-            let tx = self.resolved_tx.clone();
+            let tx = resolved.clone();
             tokio::spawn(async move {
                 let result = match tokio::net::lookup_host(&name).await {
                     Ok(addrs) => {
@@ -183,20 +169,19 @@ impl Poller {
                             })
                             .collect();
                         if v4.is_empty() {
-                            Err(format!("{name} has no IPv4 address"))
+                            Err("no IPv4 address".to_owned())
                         } else {
                             Ok(v4)
                         }
                     }
                     Err(e) => Err(format!("cannot resolve: {e}")),
                 };
-                let _ = tx.send(Resolved::Master(name, result)).await;
+                let _ = tx.send((name, result)).await;
             });
         }
     }
 
-    async fn on_resolved(&mut self, resolved: Resolved) {
-        let Resolved::Master(name, result) = resolved;
+    fn on_resolved(&mut self, name: String, result: Result<Vec<SocketAddrV4>, String>) {
         match result {
             Err(error) => {
                 tracing::warn!("master {name}: {error}");
@@ -204,208 +189,73 @@ impl Poller {
                     .set_master(&name, MasterState::Failed { error }, unix_ms());
             }
             Ok(addrs) => {
-                let query = Packet::GetServers(GetServers::full_and_empty()).emit();
                 for addr in addrs {
-                    self.masters.insert(
-                        addr,
-                        MasterPoll {
-                            name: name.clone(),
-                            started: Instant::now(),
-                            packets: 0,
-                            servers: BTreeSet::new(),
-                        },
-                    );
-                    if let Err(e) = self.socket.send_to(&query, addr).await {
-                        tracing::warn!("master {name} ({addr}): {e}");
-                    }
+                    self.master_names.insert(addr, name.clone());
+                    self.engine.master(addr);
                 }
             }
         }
     }
 
-    async fn scan_lan(&mut self) {
-        let probe = Packet::GetInfo {
-            challenge: Some(LAN_CHALLENGE.into()),
+    fn on_event(&mut self, event: Event) {
+        match event {
+            Event::Server(reply) => self.on_server(reply),
+            Event::Master(reply) => self.on_master(reply),
+            Event::Lan { addr, .. } => self.learn(addr, "lan"),
+            Event::LanDone => {}
         }
-        .emit();
-        for ip in self.config.lan.clone() {
-            for port in LAN_PORTS {
-                // The stock client sends each probe twice.
-                for _ in 0..2 {
-                    if let Err(e) = self.socket.send_to(&probe, (ip, port)).await {
-                        tracing::debug!("LAN probe to {ip}:{port}: {e}");
-                    }
-                }
+    }
+
+    fn on_server(&mut self, reply: ServerReply) {
+        let addr = reply.addr.to_string();
+        match (&reply.outcome, &reply.info) {
+            (Outcome::Answered, Some(info)) => {
+                let empty = Status {
+                    info: InfoString::new(0),
+                    players: Vec::new(),
+                };
+                let status = reply.status.as_ref().unwrap_or(&empty);
+                let sources = self.known.get(&reply.addr).cloned().unwrap_or_default();
+                let rtt = reply.rtt.unwrap_or_default();
+                self.directory
+                    .upsert(server_info(reply.addr, info, status, rtt, &sources));
             }
-        }
-        self.lan_until = Some(Instant::now() + self.config.query_timeout * 2);
-    }
-
-    fn on_datagram(&mut self, from: SocketAddrV4, datagram: &[u8]) {
-        let packet = match Packet::parse(datagram) {
-            Ok(packet) => packet,
-            Err(e) => {
-                tracing::debug!("{from}: {e}");
-                return;
+            (Outcome::Malformed(error), _) => {
+                tracing::debug!("{addr}: malformed reply: {error}");
+                self.directory.mark(&addr, Reachability::Malformed);
             }
-        };
-        match packet {
-            Packet::ServerList(list) => self.on_master_list(from, list),
-            Packet::InfoResponse(info) => self.on_info(from, info),
-            Packet::StatusResponse(status) => self.on_status(from, status),
-            _ => {}
+            _ => self.directory.mark(&addr, Reachability::Unreachable),
         }
-    }
-
-    fn on_master_list(&mut self, from: SocketAddrV4, list: protocol::cod::master::ServerList) {
-        let Some(poll) = self.masters.get_mut(&from) else {
-            return;
-        };
-        poll.packets += 1;
-        poll.servers.extend(list.servers);
-        if list.end == ListEnd::Eof {
-            self.finish_master(from);
-        }
-    }
-
-    fn finish_master(&mut self, addr: SocketAddrV4) {
-        let Some(poll) = self.masters.remove(&addr) else {
-            return;
-        };
-        let state = if poll.packets == 0 {
-            MasterState::Failed {
-                error: format!("no reply from {addr}"),
+        if self.cycle.remove(&reply.addr) {
+            self.progress.finished += 1;
+            if reply.outcome == Outcome::Answered {
+                self.progress.answered += 1;
             }
-        } else {
-            MasterState::Ok {
-                servers: poll.servers.len() as u32,
-            }
-        };
-        tracing::info!("master {} ({addr}): {state:?}", poll.name);
-        self.directory.set_master(&poll.name, state, unix_ms());
-        for server in poll.servers {
-            self.learn(server, &poll.name);
+            self.directory.set_progress(self.progress);
         }
     }
 
-    fn on_info(&mut self, from: SocketAddrV4, info: InfoString) {
-        if let Some(query) = self.queries.get_mut(&from) {
-            if info.get("challenge") == Some(query.challenge.as_str()) {
-                query.info = Some((info, query.sent.elapsed()));
-                self.complete_if_done(from);
-            }
-            return;
-        }
-        // A LAN reply: admitted only while a scan is active, from a scanned port, to our probe.
-        let scanning = self.lan_until.is_some_and(|until| Instant::now() < until);
-        if scanning
-            && LAN_PORTS.contains(&from.port())
-            && info.get("challenge") == Some(LAN_CHALLENGE)
-            && info.get("protocol") == Some(&PROTOCOL_VERSION.to_string()[..])
-        {
-            self.learn(from, "lan");
-        }
-    }
-
-    fn on_status(&mut self, from: SocketAddrV4, status: Status) {
-        if let Some(query) = self.queries.get_mut(&from) {
-            let echoed = status.info.get("challenge");
-            if echoed.is_none() || echoed == Some(query.challenge.as_str()) {
-                query.status = Some(status);
-                self.complete_if_done(from);
-            }
-        }
-    }
-
-    fn complete_if_done(&mut self, addr: SocketAddrV4) {
-        let done = self
-            .queries
-            .get(&addr)
-            .is_some_and(|q| q.info.is_some() && q.status.is_some());
-        if !done {
-            return;
-        }
-        let Some(query) = self.queries.remove(&addr) else {
-            return;
-        };
-        if let (Some((info, rtt)), Some(status)) = (query.info, query.status) {
-            let sources = self.known.get(&addr).cloned().unwrap_or_default();
-            self.directory
-                .upsert(server_info(addr, &info, &status, rtt, &sources));
-        }
-    }
-
-    async fn send_query(&mut self, addr: SocketAddrV4, attempt: u32) {
-        let challenge = rand::rng().random::<u32>().to_string();
-        let getinfo = Packet::GetInfo {
-            challenge: Some(challenge.clone()),
-        }
-        .emit();
-        let getstatus = Packet::GetStatus {
-            challenge: Some(challenge.clone()),
-        }
-        .emit();
-        let (info, status) = match self.queries.remove(&addr) {
-            // A retry keeps a half answer: only the other half is still missing.
-            Some(previous) => (previous.info, previous.status),
-            None => (None, None),
-        };
-        if info.is_none() {
-            let _ = self.socket.send_to(&getinfo, addr).await;
-        }
-        if status.is_none() {
-            let _ = self.socket.send_to(&getstatus, addr).await;
-        }
-        self.queries.insert(
-            addr,
-            Query {
-                challenge,
-                sent: Instant::now(),
-                attempt,
-                info,
-                status,
+    fn on_master(&mut self, reply: MasterReply) {
+        let name = self
+            .master_names
+            .get(&reply.addr)
+            .cloned()
+            .unwrap_or_else(|| reply.addr.to_string());
+        let state = match reply.error {
+            Some(error) => MasterState::Failed { error },
+            None => MasterState::Ok {
+                servers: reply.servers.len() as u32,
             },
-        );
-    }
-
-    async fn on_tick(&mut self) {
-        let now = Instant::now();
-        let expired: Vec<(SocketAddrV4, u32)> = self
-            .queries
-            .iter()
-            .filter(|(_, q)| now.duration_since(q.sent) >= self.config.query_timeout)
-            .map(|(addr, q)| (*addr, q.attempt))
-            .collect();
-        for (addr, attempt) in expired {
-            if attempt + 1 < self.config.attempts {
-                self.send_query(addr, attempt + 1).await;
-            } else {
-                self.queries.remove(&addr);
-                self.directory.mark_unreachable(&addr.to_string());
-            }
-        }
-        let master_timeout = self.config.query_timeout * 3;
-        let stale: Vec<SocketAddrV4> = self
-            .masters
-            .iter()
-            .filter(|(_, p)| now.duration_since(p.started) >= master_timeout)
-            .map(|(addr, _)| *addr)
-            .collect();
-        for addr in stale {
-            self.finish_master(addr);
-        }
-        for _ in 0..SENDS_PER_TICK {
-            let Some(addr) = self.queue.pop_front() else {
-                break;
-            };
-            if !self.queries.contains_key(&addr) {
-                self.send_query(addr, 0).await;
-            }
+        };
+        tracing::info!("master {name} ({}): {state:?}", reply.addr);
+        self.directory.set_master(&name, state, unix_ms());
+        for server in reply.servers {
+            self.learn(server, &name);
         }
     }
 }
 
-fn pending_server(addr: SocketAddrV4, sources: &BTreeSet<String>) -> ServerInfo {
+fn pending_server(addr: SocketAddrV4, sources: Vec<String>) -> ServerInfo {
     ServerInfo {
         addr: addr.to_string(),
         hostname: addr.to_string(),
@@ -422,7 +272,7 @@ fn pending_server(addr: SocketAddrV4, sources: &BTreeSet<String>) -> ServerInfo 
         ping_ms: None,
         reachability: Reachability::Pending,
         updated_ms: None,
-        sources: sources.iter().cloned().collect(),
+        sources,
         players: Vec::new(),
         cvars: Vec::new(),
     }

@@ -9,7 +9,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use protocol::relay_api::RelayMessage;
+use protocol::relay_api::{PageMessage, RelayMessage};
 use tokio::sync::broadcast::error::RecvError;
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -50,8 +50,9 @@ fn encode(message: &RelayMessage) -> Message {
 }
 
 /// Sends the directory, then every change, until the page goes away. A page that falls behind
-/// gets the whole directory again instead of the changes it missed. What the page sends is
-/// read only to notice it closing: it can never cause a query.
+/// gets the whole directory again instead of the changes it missed. A page may say which known
+/// server it shows in detail, which the relay then refreshes more often; nothing it sends can
+/// make the relay query an address it did not already know.
 pub async fn feed_page<S, R>(directory: Arc<Directory>, mut sink: S, mut stream: R)
 where
     S: Sink<Message> + Unpin,
@@ -61,6 +62,21 @@ where
     if sink.send(encode(&directory.snapshot())).await.is_err() {
         return;
     }
+    let page = directory.page_opened();
+    follow(&directory, page, &mut changes, &mut sink, &mut stream).await;
+    directory.page_closed(page);
+}
+
+async fn follow<S, R>(
+    directory: &Directory,
+    page: u64,
+    changes: &mut tokio::sync::broadcast::Receiver<RelayMessage>,
+    sink: &mut S,
+    stream: &mut R,
+) where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
     loop {
         tokio::select! {
             change = changes.recv() => {
@@ -75,6 +91,11 @@ where
             }
             incoming = stream.next() => match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(Message::Text(text))) => {
+                    if let Ok(PageMessage::Watch { addr }) = serde_json::from_str(&text) {
+                        directory.watch(page, addr);
+                    }
+                }
                 Some(Ok(_)) => {}
             },
         }

@@ -165,7 +165,10 @@ async fn silent_masters_and_servers_are_reported_not_hidden() {
         poller: relay::PollerConfig {
             masters: vec![silent.clone()],
             lan: vec![],
-            query_timeout: Duration::from_millis(300),
+            engine: relay::query::EngineConfig {
+                master_idle: Duration::from_millis(300),
+                ..Default::default()
+            },
             ..relay::PollerConfig::default()
         },
     })

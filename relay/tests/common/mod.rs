@@ -49,7 +49,6 @@ pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Re
             masters,
             lan,
             refresh_interval: refresh,
-            query_timeout: Duration::from_millis(500),
             ..PollerConfig::default()
         },
     })
@@ -62,6 +61,7 @@ pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Re
 pub struct PageView {
     pub servers: BTreeMap<String, ServerInfo>,
     pub masters: Vec<MasterStatus>,
+    pub progress: protocol::relay_api::Progress,
     pub messages: usize,
 }
 
@@ -69,7 +69,9 @@ impl PageView {
     pub fn apply(&mut self, message: RelayMessage) {
         self.messages += 1;
         match message {
-            RelayMessage::Directory { servers, masters } => {
+            RelayMessage::Directory {
+                servers, masters, ..
+            } => {
                 self.servers = servers.into_iter().map(|s| (s.addr.clone(), s)).collect();
                 self.masters = masters;
             }
@@ -77,6 +79,7 @@ impl PageView {
                 self.servers.insert(server.addr.clone(), server);
             }
             RelayMessage::Masters { masters } => self.masters = masters,
+            RelayMessage::Progress { progress } => self.progress = progress,
         }
     }
 }

@@ -1,0 +1,143 @@
+//! Gives the sans-IO [`Engine`] sockets and a clock.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::net::UdpSocket;
+use tokio::sync::mpsc;
+
+use super::engine::{Engine, EngineConfig, Event};
+
+/// Sockets the engine spreads its queries over.
+pub const SOCKETS: usize = 4;
+/// Receive buffer per socket: room for a burst of replies while the engine is busy.
+const RECEIVE_BUFFER: usize = 4 << 20;
+
+enum Request {
+    Server(SocketAddrV4),
+    Master(SocketAddrV4),
+    Lan(Vec<Ipv4Addr>),
+}
+
+/// Submits queries to a running engine; dropping every handle lets the engine stop once its
+/// queries are done.
+#[derive(Clone)]
+pub struct QueryHandle {
+    requests: mpsc::UnboundedSender<Request>,
+}
+
+impl QueryHandle {
+    pub fn server(&self, addr: SocketAddrV4) {
+        let _ = self.requests.send(Request::Server(addr));
+    }
+
+    pub fn master(&self, addr: SocketAddrV4) {
+        let _ = self.requests.send(Request::Master(addr));
+    }
+
+    pub fn scan_lan(&self, targets: Vec<Ipv4Addr>) {
+        let _ = self.requests.send(Request::Lan(targets));
+    }
+}
+
+fn bind() -> std::io::Result<UdpSocket> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+    // The kernel may cap these; a smaller buffer only costs retries.
+    let _ = socket.set_recv_buffer_size(RECEIVE_BUFFER);
+    socket.set_broadcast(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)).into())?;
+    UdpSocket::from_std(socket.into())
+}
+
+/// Starts an engine on its own sockets; its results arrive on the returned receiver.
+pub fn start(
+    config: EngineConfig,
+) -> std::io::Result<(QueryHandle, mpsc::UnboundedReceiver<Event>)> {
+    let sockets: Vec<Arc<UdpSocket>> = (0..SOCKETS)
+        .map(|_| bind().map(Arc::new))
+        .collect::<Result<_, _>>()?;
+    let (requests, request_rx) = mpsc::unbounded_channel();
+    let (event_tx, events) = mpsc::unbounded_channel();
+    tokio::spawn(run(sockets, config, request_rx, event_tx));
+    Ok((QueryHandle { requests }, events))
+}
+
+async fn run(
+    sockets: Vec<Arc<UdpSocket>>,
+    config: EngineConfig,
+    mut requests: mpsc::UnboundedReceiver<Request>,
+    events: mpsc::UnboundedSender<Event>,
+) {
+    let (datagram_tx, mut datagrams) = mpsc::channel::<(SocketAddrV4, Vec<u8>)>(16 * 1024);
+    let mut receivers = tokio::task::JoinSet::new();
+    for socket in &sockets {
+        let socket = socket.clone();
+        let tx = datagram_tx.clone();
+        receivers.spawn(async move {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match socket.recv_from(&mut buf).await {
+                    Ok((len, SocketAddr::V4(from))) => {
+                        if tx.send((from, buf[..len].to_vec())).await.is_err() {
+                            return;
+                        }
+                    }
+                    // ICMP errors and IPv6 sources are not replies.
+                    Ok(_) | Err(_) => {}
+                }
+            }
+        });
+    }
+    let mut engine = Engine::new(config, Instant::now());
+    let mut open = true;
+    loop {
+        let now = Instant::now();
+        let wake = engine
+            .poll_timeout(now)
+            .unwrap_or(now + std::time::Duration::from_secs(3600));
+        tokio::select! {
+            Some((from, datagram)) = datagrams.recv() => {
+                engine.handle_datagram(from, &datagram, Instant::now());
+            }
+            request = requests.recv(), if open => match request {
+                Some(Request::Server(addr)) => engine.query_server(addr, Instant::now()),
+                Some(Request::Master(addr)) => engine.query_master(addr, Instant::now()),
+                Some(Request::Lan(targets)) => engine.scan_lan(&targets, Instant::now()),
+                None => open = false,
+            },
+            _ = tokio::time::sleep_until(wake.into()) => engine.handle_timeout(Instant::now()),
+        }
+        let now = Instant::now();
+        while let Some(transmit) = engine.poll_transmit(now) {
+            let socket = &sockets[usize::from(transmit.to.port()) % sockets.len()];
+            if let Err(e) = socket.send_to(&transmit.payload, transmit.to).await {
+                tracing::debug!("send to {}: {e}", transmit.to);
+            }
+        }
+        while let Some(event) = engine.poll_event() {
+            let _ = events.send(event);
+        }
+        if !open && engine.in_flight() == 0 {
+            return;
+        }
+    }
+}
+
+/// Runs one batch to completion: submits with `submit`, then gathers every event until the
+/// engine has nothing left in flight.
+pub async fn collect(
+    config: EngineConfig,
+    submit: impl FnOnce(&QueryHandle),
+) -> std::io::Result<Vec<Event>> {
+    let (handle, mut events) = start(config)?;
+    submit(&handle);
+    drop(handle);
+    let mut all = Vec::new();
+    while let Some(event) = events.recv().await {
+        all.push(event);
+    }
+    Ok(all)
+}

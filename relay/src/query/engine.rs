@@ -1,0 +1,458 @@
+//! The query engine's state machine, sans-IO: queries in, datagrams and results out, time as a
+//! parameter. One engine carries thousands of server queries, master queries and LAN scans at
+//! once; [`super::driver`] gives it sockets and a clock.
+//!
+//! Politeness: sends are paced by a global token bucket, and one server gets one `getinfo` and
+//! one `getstatus` per attempt, attempts at least `first_timeout` apart (doubling), so no server
+//! sees more than four replies asked of it per second from us, well under the ten per second
+//! that ioquake3-family servers allow one address.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::time::{Duration, Instant};
+
+use protocol::cod::info::InfoString;
+use protocol::cod::master::{GetServers, ListEnd};
+use protocol::cod::oob::{OobError, Packet, Status};
+use protocol::cod::{DEFAULT_SERVER_PORT, PROTOCOL_VERSION};
+
+/// Ports the stock LAN scan probes: the default port and the next three.
+pub const LAN_PORTS: std::ops::RangeInclusive<u16> = DEFAULT_SERVER_PORT..=DEFAULT_SERVER_PORT + 3;
+/// The challenge the stock client puts in its LAN `getinfo`.
+pub const LAN_CHALLENGE: &str = "xxx";
+
+/// Tuning; the defaults suit thousands of servers on a home link.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Packets per second across all queries.
+    pub send_rate: f64,
+    /// Packets that may leave at once after a quiet spell.
+    pub burst: f64,
+    /// Wait for the first attempt's replies; each retry waits twice as long.
+    pub first_timeout: Duration,
+    /// Attempts per server query.
+    pub attempts: u32,
+    /// A master's list is complete at `\EOF`, or this long after its last packet.
+    pub master_idle: Duration,
+    /// Attempts per master query (each waits `master_idle` for a first packet).
+    pub master_attempts: u32,
+    /// How long a LAN scan listens.
+    pub lan_window: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            send_rate: 5000.0,
+            burst: 200.0,
+            first_timeout: Duration::from_millis(500),
+            attempts: 3,
+            master_idle: Duration::from_millis(1500),
+            master_attempts: 2,
+            lan_window: Duration::from_millis(1500),
+        }
+    }
+}
+
+/// A datagram to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    pub to: SocketAddrV4,
+    pub payload: Vec<u8>,
+}
+
+/// How one server query ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// `infoResponse` arrived (and `statusResponse`, unless every attempt lost it).
+    Answered,
+    /// No reply after every attempt.
+    TimedOut,
+    /// Only replies that do not parse.
+    Malformed(String),
+}
+
+/// The result of one server query.
+#[derive(Clone, Debug)]
+pub struct ServerReply {
+    pub addr: SocketAddrV4,
+    pub outcome: Outcome,
+    pub info: Option<InfoString>,
+    pub status: Option<Status>,
+    /// The best round trip over all attempts.
+    pub rtt: Option<Duration>,
+    pub attempts: u32,
+}
+
+/// The result of one master query.
+#[derive(Clone, Debug)]
+pub struct MasterReply {
+    pub addr: SocketAddrV4,
+    pub servers: Vec<SocketAddrV4>,
+    pub packets: usize,
+    /// `\EOF` arrived: the master said the list is whole.
+    pub complete: bool,
+    /// Why the master gave nothing usable, if it did not.
+    pub error: Option<String>,
+}
+
+/// What the engine reports.
+#[derive(Clone, Debug)]
+pub enum Event {
+    Server(ServerReply),
+    Master(MasterReply),
+    /// A server answered the LAN scan.
+    Lan {
+        addr: SocketAddrV4,
+        info: InfoString,
+    },
+    /// The LAN scan stopped listening.
+    LanDone,
+}
+
+struct Attempt {
+    challenge: String,
+    sent: Instant,
+}
+
+struct ServerQuery {
+    attempts: Vec<Attempt>,
+    deadline: Instant,
+    info: Option<InfoString>,
+    status: Option<Status>,
+    rtt: Option<Duration>,
+    malformed: Option<String>,
+}
+
+struct MasterQuery {
+    attempts: u32,
+    deadline: Instant,
+    packets: usize,
+    servers: BTreeSet<SocketAddrV4>,
+}
+
+/// The engine.
+pub struct Engine {
+    config: EngineConfig,
+    servers: HashMap<SocketAddrV4, ServerQuery>,
+    masters: HashMap<SocketAddrV4, MasterQuery>,
+    lan_until: Option<Instant>,
+    lan_seen: BTreeSet<SocketAddrV4>,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    tokens: f64,
+    refilled: Instant,
+    /// Server query deadlines in order, so timers cost O(log n) however many are in flight.
+    timers: BTreeSet<(Instant, SocketAddrV4)>,
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig, now: Instant) -> Self {
+        Self {
+            tokens: config.burst,
+            config,
+            servers: HashMap::new(),
+            masters: HashMap::new(),
+            lan_until: None,
+            lan_seen: BTreeSet::new(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            refilled: now,
+            timers: BTreeSet::new(),
+        }
+    }
+
+    /// Queries not yet finished, a listening LAN scan counted as one.
+    pub fn in_flight(&self) -> usize {
+        self.servers.len() + self.masters.len() + usize::from(self.lan_until.is_some())
+    }
+
+    /// Starts a query of `addr` (getinfo and getstatus); a query already running is kept.
+    pub fn query_server(&mut self, addr: SocketAddrV4, now: Instant) {
+        if self.servers.contains_key(&addr) {
+            return;
+        }
+        self.servers.insert(
+            addr,
+            ServerQuery {
+                attempts: Vec::new(),
+                deadline: now,
+                info: None,
+                status: None,
+                rtt: None,
+                malformed: None,
+            },
+        );
+        self.attempt_server(addr, now);
+    }
+
+    fn attempt_server(&mut self, addr: SocketAddrV4, now: Instant) {
+        // Unpredictable per attempt, so an off-path forger cannot answer for a server.
+        let challenge = rand::random::<u32>().to_string();
+        let Some(query) = self.servers.get_mut(&addr) else {
+            return;
+        };
+        let wait = self.config.first_timeout * (1 << query.attempts.len().min(8));
+        query.attempts.push(Attempt {
+            challenge: challenge.clone(),
+            sent: now,
+        });
+        self.timers.remove(&(query.deadline, addr));
+        query.deadline = now + wait;
+        self.timers.insert((query.deadline, addr));
+        if query.info.is_none() {
+            let payload = Packet::GetInfo {
+                challenge: Some(challenge.clone()),
+            }
+            .emit();
+            self.transmits.push_back(Transmit { to: addr, payload });
+        }
+        if query.status.is_none() {
+            let payload = Packet::GetStatus {
+                challenge: Some(challenge),
+            }
+            .emit();
+            self.transmits.push_back(Transmit { to: addr, payload });
+        }
+    }
+
+    /// Asks a master for every protocol-22 server, full and empty ones included.
+    pub fn query_master(&mut self, addr: SocketAddrV4, now: Instant) {
+        if self.masters.contains_key(&addr) {
+            return;
+        }
+        self.masters.insert(
+            addr,
+            MasterQuery {
+                attempts: 0,
+                deadline: now,
+                packets: 0,
+                servers: BTreeSet::new(),
+            },
+        );
+        self.attempt_master(addr, now);
+    }
+
+    fn attempt_master(&mut self, addr: SocketAddrV4, now: Instant) {
+        if let Some(query) = self.masters.get_mut(&addr) {
+            query.attempts += 1;
+            query.deadline = now + self.config.master_idle;
+            let payload = Packet::GetServers(GetServers::full_and_empty()).emit();
+            self.transmits.push_back(Transmit { to: addr, payload });
+        }
+    }
+
+    /// Sends `getinfo xxx` twice to ports 28960-28963 of each target, as the stock client does,
+    /// and listens for answers for a while.
+    pub fn scan_lan(&mut self, targets: &[Ipv4Addr], now: Instant) {
+        let payload = Packet::GetInfo {
+            challenge: Some(LAN_CHALLENGE.into()),
+        }
+        .emit();
+        for &ip in targets {
+            for port in LAN_PORTS {
+                for _ in 0..2 {
+                    self.transmits.push_back(Transmit {
+                        to: SocketAddrV4::new(ip, port),
+                        payload: payload.clone(),
+                    });
+                }
+            }
+        }
+        self.lan_until = Some(now + self.config.lan_window);
+        self.lan_seen.clear();
+    }
+
+    /// Takes one datagram that arrived from `from`.
+    pub fn handle_datagram(&mut self, from: SocketAddrV4, datagram: &[u8], now: Instant) {
+        let parsed = Packet::parse(datagram);
+        if self.servers.contains_key(&from) {
+            self.on_server_reply(from, parsed, now);
+        } else if self.masters.contains_key(&from) {
+            self.on_master_reply(from, parsed, now);
+        } else if let Ok(Packet::InfoResponse(info)) = parsed {
+            self.on_lan_reply(from, info, now);
+        }
+    }
+
+    fn on_server_reply(
+        &mut self,
+        from: SocketAddrV4,
+        parsed: Result<Packet, OobError>,
+        now: Instant,
+    ) {
+        let Some(query) = self.servers.get_mut(&from) else {
+            return;
+        };
+        let sent_for = |challenge: Option<&str>| {
+            challenge.and_then(|c| {
+                query
+                    .attempts
+                    .iter()
+                    .find(|a| a.challenge == c)
+                    .map(|a| a.sent)
+            })
+        };
+        match parsed {
+            Ok(Packet::InfoResponse(info)) => {
+                // Only a reply to a challenge we sent counts.
+                let Some(sent) = sent_for(info.get("challenge")) else {
+                    return;
+                };
+                let rtt = now.saturating_duration_since(sent);
+                query.rtt = Some(query.rtt.map_or(rtt, |best| best.min(rtt)));
+                query.info = Some(info);
+            }
+            Ok(Packet::StatusResponse(status)) => {
+                let echoed = status.info.get("challenge");
+                if echoed.is_some_and(|c| sent_for(Some(c)).is_none()) {
+                    return;
+                }
+                query.status = Some(status);
+            }
+            Ok(_) => return,
+            Err(e) => {
+                query.malformed = Some(e.to_string());
+                return;
+            }
+        }
+        if query.info.is_some() && query.status.is_some() {
+            self.finish_server(from);
+        }
+    }
+
+    fn finish_server(&mut self, addr: SocketAddrV4) {
+        let Some(query) = self.servers.remove(&addr) else {
+            return;
+        };
+        self.timers.remove(&(query.deadline, addr));
+        let outcome = match (&query.info, query.malformed) {
+            (Some(_), _) => Outcome::Answered,
+            (None, Some(error)) => Outcome::Malformed(error),
+            (None, None) => Outcome::TimedOut,
+        };
+        self.events.push_back(Event::Server(ServerReply {
+            addr,
+            outcome,
+            info: query.info,
+            status: query.status,
+            rtt: query.rtt,
+            attempts: query.attempts.len() as u32,
+        }));
+    }
+
+    fn on_master_reply(
+        &mut self,
+        from: SocketAddrV4,
+        parsed: Result<Packet, OobError>,
+        now: Instant,
+    ) {
+        let Some(query) = self.masters.get_mut(&from) else {
+            return;
+        };
+        if let Ok(Packet::ServerList(list)) = parsed {
+            query.packets += 1;
+            query.servers.extend(list.servers);
+            query.deadline = now + self.config.master_idle;
+            if list.end == ListEnd::Eof {
+                self.finish_master(from, true);
+            }
+        }
+    }
+
+    fn finish_master(&mut self, addr: SocketAddrV4, complete: bool) {
+        let Some(query) = self.masters.remove(&addr) else {
+            return;
+        };
+        let error = (query.packets == 0).then(|| format!("no reply from {addr}"));
+        self.events.push_back(Event::Master(MasterReply {
+            addr,
+            servers: query.servers.into_iter().collect(),
+            packets: query.packets,
+            complete,
+            error,
+        }));
+    }
+
+    fn on_lan_reply(&mut self, from: SocketAddrV4, info: InfoString, now: Instant) {
+        let scanning = self.lan_until.is_some_and(|until| now < until);
+        if scanning
+            && LAN_PORTS.contains(&from.port())
+            && info.get("challenge") == Some(LAN_CHALLENGE)
+            && info.get("protocol") == Some(PROTOCOL_VERSION.to_string().as_str())
+            && self.lan_seen.insert(from)
+        {
+            self.events.push_back(Event::Lan { addr: from, info });
+        }
+    }
+
+    /// Advances timers: retries, give-ups, finished lists and scans.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let due: Vec<SocketAddrV4> = self
+            .timers
+            .iter()
+            .take_while(|(deadline, _)| *deadline <= now)
+            .map(|(_, addr)| *addr)
+            .collect();
+        for addr in due {
+            let tried = self
+                .servers
+                .get(&addr)
+                .map_or(0, |q| q.attempts.len() as u32);
+            if tried < self.config.attempts {
+                self.attempt_server(addr, now);
+            } else {
+                self.finish_server(addr);
+            }
+        }
+        let due: Vec<(SocketAddrV4, usize, u32)> = self
+            .masters
+            .iter()
+            .filter(|(_, q)| q.deadline <= now)
+            .map(|(addr, q)| (*addr, q.packets, q.attempts))
+            .collect();
+        for (addr, packets, attempts) in due {
+            if packets == 0 && attempts < self.config.master_attempts {
+                self.attempt_master(addr, now);
+            } else {
+                self.finish_master(addr, false);
+            }
+        }
+        if self.lan_until.is_some_and(|until| until <= now) {
+            self.lan_until = None;
+            self.events.push_back(Event::LanDone);
+        }
+    }
+
+    /// The next datagram to send, when the pacing allows one now.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        let elapsed = now.saturating_duration_since(self.refilled).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * self.config.send_rate).min(self.config.burst);
+        self.refilled = now;
+        if self.transmits.is_empty() || self.tokens < 1.0 {
+            return None;
+        }
+        self.tokens -= 1.0;
+        self.transmits.pop_front()
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`Self::handle_timeout`] or [`Self::poll_transmit`] next has work.
+    pub fn poll_timeout(&self, now: Instant) -> Option<Instant> {
+        let pacing = (!self.transmits.is_empty()).then(|| {
+            let missing = (1.0 - self.tokens).max(0.0);
+            now + Duration::from_secs_f64(missing / self.config.send_rate)
+        });
+        self.timers
+            .first()
+            .map(|(deadline, _)| *deadline)
+            .into_iter()
+            .chain(self.masters.values().map(|q| q.deadline))
+            .chain(self.lan_until)
+            .chain(pacing)
+            .min()
+    }
+}

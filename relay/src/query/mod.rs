@@ -1,0 +1,8 @@
+//! The query engine: one engine for the relay and the CLI, carrying thousands of queries in
+//! flight over a few UDP sockets.
+
+pub mod driver;
+pub mod engine;
+
+pub use driver::{collect, QueryHandle};
+pub use engine::{EngineConfig, Event, MasterReply, Outcome, ServerReply};

@@ -1,6 +1,7 @@
 //! The Muster relay: polls masters and servers into one directory, and serves the page, the
 //! JSON API and the WebSocket feed from it.
 
+pub mod cli;
 pub mod directory;
 pub mod poller;
 pub mod query;

@@ -21,9 +21,117 @@ struct Cli {
 enum Command {
     /// Poll masters and servers, and serve the page, the JSON API and the live feed.
     Serve(ServeArgs),
+    /// Query servers once: getinfo and getstatus, with players, cvars and ping. Addresses are
+    /// read from stdin, one per line, when none are given.
+    Query(QueryArgs),
+    /// Ask masters for their server lists, merged, each server with the masters that listed it.
+    Master(MasterArgs),
+    /// Find servers on the LAN with the stock broadcast probe (ports 28960-28963).
+    Scan(ScanArgs),
     /// Dissect captured datagrams (hex on stdin, one per line, optionally prefixed c2s or s2c)
     /// into JSON, one object per datagram.
     Wire(WireArgs),
+}
+
+#[derive(Parser, Debug)]
+struct QueryArgs {
+    /// Servers as HOST[:PORT] (default port 28960).
+    addrs: Vec<String>,
+    /// Print one JSON array, one object per server, in input order.
+    #[arg(long)]
+    json: bool,
+    /// In text output, list every cvar under each server.
+    #[arg(long)]
+    cvars: bool,
+}
+
+#[derive(Parser, Debug)]
+struct MasterArgs {
+    /// Masters as HOST[:PORT] (default port 20610).
+    #[arg(required = true)]
+    masters: Vec<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Parser, Debug)]
+struct ScanArgs {
+    /// Where to send the probe; repeat for more.
+    #[arg(long = "lan", value_name = "ADDR", default_value = "255.255.255.255")]
+    lan: Vec<Ipv4Addr>,
+    #[arg(long)]
+    json: bool,
+}
+
+async fn query(args: QueryArgs) -> anyhow::Result<()> {
+    use std::io::BufRead;
+    let mut targets = args.addrs;
+    if targets.is_empty() {
+        for line in std::io::stdin().lock().lines() {
+            let line = line?;
+            if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
+                targets.push(line);
+            }
+        }
+    }
+    let mut addrs = Vec::new();
+    for target in &targets {
+        addrs.extend(relay::cli::resolve(target, protocol::cod::DEFAULT_SERVER_PORT).await?);
+    }
+    let results = relay::cli::query(&addrs, Default::default()).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    } else {
+        print!("{}", relay::cli::query_text(&results, args.cvars));
+    }
+    eprintln!("{}", relay::cli::query_summary(&results));
+    Ok(())
+}
+
+async fn master(args: MasterArgs) -> anyhow::Result<()> {
+    let mut names = Vec::new();
+    for name in &args.masters {
+        let addrs = relay::cli::resolve(name, protocol::cod::MASTER_PORT).await?;
+        names.push((name.clone(), addrs));
+    }
+    let listing = relay::cli::masters(&names, Default::default()).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&listing)?);
+    } else {
+        for server in &listing.servers {
+            println!("{}", server.addr);
+        }
+    }
+    for m in &listing.masters {
+        let state = match &m.error {
+            Some(e) => e.clone(),
+            None if m.complete => format!("{} servers in {} packets", m.servers, m.packets),
+            None => format!("{} servers in {} packets, no \\EOF", m.servers, m.packets),
+        };
+        eprintln!("{} ({}): {state}", m.master, m.addr);
+    }
+    Ok(())
+}
+
+async fn scan(args: ScanArgs) -> anyhow::Result<()> {
+    let found = relay::cli::scan(&args.lan, Default::default()).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+    } else {
+        for s in &found {
+            println!(
+                "{:<21} {:>2}/{:<2}  {:<16} {:<5} {}",
+                s.addr,
+                s.clients,
+                s.max_clients,
+                s.map,
+                s.gametype,
+                protocol::cod::text::strip(&s.hostname)
+            );
+        }
+    }
+    eprintln!("{} servers on the LAN", found.len());
+    Ok(())
 }
 
 #[derive(Parser, Debug)]
@@ -172,6 +280,9 @@ async fn main() -> anyhow::Result<()> {
             tokio::signal::ctrl_c().await?;
         }
         Command::Wire(args) => wire(args)?,
+        Command::Query(args) => query(args).await?,
+        Command::Master(args) => master(args).await?,
+        Command::Scan(args) => scan(args).await?,
     }
     Ok(())
 }

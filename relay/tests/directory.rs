@@ -24,7 +24,15 @@ async fn every_lab_server_reaches_the_page_as_the_lab_serves_it() {
     let lab = Lab::start(lab_config(12, 5)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
-    let view = follow_until(&relay, LIMIT, |v| all_online(&v.servers, 12)).await;
+    let view = follow_until(&relay, LIMIT, |v| {
+        all_online(&v.servers, 12) && v.progress.finished == 12
+    })
+    .await;
+    assert_eq!(
+        (view.progress.total, view.progress.answered),
+        (12, 12),
+        "the refresh reports its progress"
+    );
 
     for server in &lab.servers {
         let expected = server.snapshot();

@@ -1,0 +1,256 @@
+//! `muster query`, `muster master` and `muster scan`: the query engine for admins and scripts.
+//! `--json` output is one stable document; text output is for people.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+
+use anyhow::{bail, Context};
+use protocol::cod::info::InfoString;
+use protocol::cod::oob::Status;
+use protocol::cod::text::strip;
+use protocol::relay_api::ServerInfo;
+use serde::Serialize;
+
+use crate::poller::server_info;
+use crate::query::{collect, EngineConfig, Event, Outcome};
+
+/// Resolves `HOST[:PORT]` to IPv4 addresses, `default_port` when none is given.
+pub async fn resolve(target: &str, default_port: u16) -> anyhow::Result<Vec<SocketAddrV4>> {
+    let target = target.trim();
+    let with_port = if target
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    {
+        target.to_owned()
+    } else {
+        format!("{target}:{default_port}")
+    };
+    let addrs: Vec<SocketAddrV4> = tokio::net::lookup_host(&with_port)
+        .await
+        .with_context(|| format!("cannot resolve {target}"))?
+        .filter_map(|a| match a {
+            SocketAddr::V4(v4) => Some(v4),
+            SocketAddr::V6(_) => None,
+        })
+        .collect();
+    if addrs.is_empty() {
+        bail!("{target} has no IPv4 address");
+    }
+    Ok(addrs)
+}
+
+/// One server's result, as `muster query --json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueryResult {
+    pub addr: String,
+    /// `answered`, `timed_out` or `malformed`.
+    pub outcome: &'static str,
+    /// Why a malformed reply was refused.
+    pub error: Option<String>,
+    pub attempts: u32,
+    /// Best round trip over the attempts.
+    pub ping_ms: Option<u32>,
+    /// What the server said: settings, players and cvars.
+    pub server: Option<ServerInfo>,
+}
+
+fn empty_status() -> Status {
+    Status {
+        info: InfoString::new(0),
+        players: Vec::new(),
+    }
+}
+
+/// Queries every server once (getinfo and getstatus, with retries); results in input order.
+pub async fn query(
+    addrs: &[SocketAddrV4],
+    config: EngineConfig,
+) -> anyhow::Result<Vec<QueryResult>> {
+    let unique: BTreeSet<SocketAddrV4> = addrs.iter().copied().collect();
+    let events = collect(config, |engine| {
+        unique.iter().for_each(|a| engine.server(*a))
+    })
+    .await?;
+    let mut results: BTreeMap<SocketAddrV4, QueryResult> = BTreeMap::new();
+    for event in events {
+        let Event::Server(reply) = event else {
+            continue;
+        };
+        let (outcome, error) = match &reply.outcome {
+            Outcome::Answered => ("answered", None),
+            Outcome::TimedOut => ("timed_out", None),
+            Outcome::Malformed(e) => ("malformed", Some(e.clone())),
+        };
+        let ping_ms = reply.rtt.map(|r| r.as_millis() as u32);
+        let server = reply.info.as_ref().map(|info| {
+            let status = reply.status.clone().unwrap_or_else(empty_status);
+            server_info(
+                reply.addr,
+                info,
+                &status,
+                reply.rtt.unwrap_or_default(),
+                &BTreeSet::new(),
+            )
+        });
+        results.insert(
+            reply.addr,
+            QueryResult {
+                addr: reply.addr.to_string(),
+                outcome,
+                error,
+                attempts: reply.attempts,
+                ping_ms,
+                server,
+            },
+        );
+    }
+    Ok(addrs.iter().filter_map(|a| results.remove(a)).collect())
+}
+
+/// `muster query` for people: a line per server, its players beneath.
+pub fn query_text(results: &[QueryResult], cvars: bool) -> String {
+    let mut out = String::new();
+    for r in results {
+        match &r.server {
+            Some(s) => {
+                out += &format!(
+                    "{:<21} {:>4} ms  {:>2}/{:<2}  {:<16} {:<5} {}\n",
+                    r.addr,
+                    r.ping_ms.unwrap_or(0),
+                    s.clients,
+                    s.max_clients,
+                    s.map,
+                    s.gametype,
+                    strip(&s.hostname)
+                );
+                for p in &s.players {
+                    let ping = if p.bot {
+                        "bot".to_owned()
+                    } else {
+                        p.ping.to_string()
+                    };
+                    out += &format!("    {:<24} {:>5} {:>5}\n", strip(&p.name), p.score, ping);
+                }
+                if cvars {
+                    for (k, v) in &s.cvars {
+                        out += &format!("    {k} = {v}\n");
+                    }
+                }
+            }
+            None => {
+                let why = match &r.error {
+                    Some(e) => format!("malformed reply: {e}"),
+                    None => format!("no reply after {} attempts", r.attempts),
+                };
+                out += &format!("{:<21} {why}\n", r.addr);
+            }
+        }
+    }
+    out
+}
+
+/// A one-line tally for stderr.
+pub fn query_summary(results: &[QueryResult]) -> String {
+    let count = |o: &str| results.iter().filter(|r| r.outcome == o).count();
+    format!(
+        "{} servers: {} answered, {} timed out, {} malformed",
+        results.len(),
+        count("answered"),
+        count("timed_out"),
+        count("malformed")
+    )
+}
+
+/// One master's part of `muster master --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MasterResult {
+    /// As given.
+    pub master: String,
+    pub addr: String,
+    pub servers: usize,
+    pub packets: usize,
+    /// The master ended its list with `\EOF`.
+    pub complete: bool,
+    pub error: Option<String>,
+}
+
+/// A listed server and every master that listed it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ListedServer {
+    pub addr: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MasterListing {
+    pub masters: Vec<MasterResult>,
+    /// Every server any master listed, once, in address order.
+    pub servers: Vec<ListedServer>,
+}
+
+/// Asks every master (each name may resolve to several addresses) and merges the lists.
+pub async fn masters(
+    names: &[(String, Vec<SocketAddrV4>)],
+    config: EngineConfig,
+) -> anyhow::Result<MasterListing> {
+    let by_addr: BTreeMap<SocketAddrV4, String> = names
+        .iter()
+        .flat_map(|(name, addrs)| addrs.iter().map(move |a| (*a, name.clone())))
+        .collect();
+    let events = collect(config, |engine| {
+        by_addr.keys().for_each(|a| engine.master(*a))
+    })
+    .await?;
+    let mut masters = Vec::new();
+    let mut servers: BTreeMap<SocketAddrV4, BTreeSet<String>> = BTreeMap::new();
+    for event in events {
+        let Event::Master(reply) = event else {
+            continue;
+        };
+        let name = by_addr.get(&reply.addr).cloned().unwrap_or_default();
+        for server in &reply.servers {
+            servers.entry(*server).or_default().insert(name.clone());
+        }
+        masters.push(MasterResult {
+            master: name,
+            addr: reply.addr.to_string(),
+            servers: reply.servers.len(),
+            packets: reply.packets,
+            complete: reply.complete,
+            error: reply.error,
+        });
+    }
+    masters.sort_by(|a, b| a.addr.cmp(&b.addr));
+    Ok(MasterListing {
+        masters,
+        servers: servers
+            .into_iter()
+            .map(|(addr, sources)| ListedServer {
+                addr: addr.to_string(),
+                sources: sources.into_iter().collect(),
+            })
+            .collect(),
+    })
+}
+
+/// Broadcasts the stock LAN probe to each target and lists who answered, in address order.
+pub async fn scan(targets: &[Ipv4Addr], config: EngineConfig) -> anyhow::Result<Vec<ServerInfo>> {
+    let targets = targets.to_vec();
+    let events = collect(config, move |engine| engine.scan_lan(targets)).await?;
+    let mut found: Vec<ServerInfo> = events
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::Lan { addr, info } => {
+                let sources = BTreeSet::from(["lan".to_owned()]);
+                let mut server =
+                    server_info(addr, &info, &empty_status(), Default::default(), &sources);
+                // A broadcast probe measures no round trip.
+                server.ping_ms = None;
+                Some(server)
+            }
+            _ => None,
+        })
+        .collect();
+    found.sort_by(|a, b| a.addr.cmp(&b.addr));
+    Ok(found)
+}

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+pub use protocol::cod::master::ListEnd;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tokio::net::UdpSocket;
@@ -36,6 +37,8 @@ pub struct LabConfig {
     pub heartbeat: Duration,
     /// Addresses per `getserversResponse` packet.
     pub list_packet_size: usize,
+    /// How the master ends its last list packet: `\EOT` as the stock master does, or `\EOF`.
+    pub list_end: ListEnd,
     /// Which servers misbehave, and how.
     pub faults: FaultPlan,
 }
@@ -101,6 +104,7 @@ impl Default for LabConfig {
             churn: Some(Duration::from_secs(5)),
             heartbeat: Duration::from_secs(180),
             list_packet_size: 100,
+            list_end: ListEnd::Eot,
             faults: FaultPlan::default(),
         }
     }
@@ -132,10 +136,20 @@ pub struct Lab {
     _tasks: JoinSet<()>,
 }
 
+/// Receive buffer of every lab socket: the master takes a whole fleet's heartbeats at once.
+const RECEIVE_BUFFER: usize = 4 << 20;
+
 async fn bind(port: u16) -> anyhow::Result<(UdpSocket, SocketAddrV4)> {
-    let socket = UdpSocket::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, port))
-        .await
-        .with_context(|| format!("binding 127.0.0.1:{port}"))?;
+    use socket2::{Domain, Protocol, Socket, Type};
+    let addr = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
+    let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+    // The kernel may cap the buffer; a smaller one only delays verification.
+    let _ = socket.set_recv_buffer_size(RECEIVE_BUFFER);
+    socket.set_nonblocking(true)?;
+    socket
+        .bind(&SocketAddr::V4(addr).into())
+        .with_context(|| format!("binding {addr}"))?;
+    let socket = UdpSocket::from_std(socket.into())?;
     match socket.local_addr()? {
         SocketAddr::V4(addr) => Ok((socket, addr)),
         SocketAddr::V6(addr) => bail!("bound an IPv6 address {addr}"),
@@ -152,6 +166,7 @@ impl Lab {
             master_socket,
             registry.clone(),
             config.list_packet_size,
+            config.list_end,
             config.seed,
         ));
         let mut rng = SmallRng::seed_from_u64(config.seed);

@@ -30,6 +30,9 @@ struct Args {
     /// Addresses per getserversResponse packet.
     #[arg(long = "list-packet-size", default_value_t = 100)]
     list_packet_size: usize,
+    /// End the master's last list packet with \EOF instead of the stock \EOT.
+    #[arg(long)]
+    list_eof: bool,
     /// Make some servers misbehave: 10% lossy at 30%, 5% late by 800 ms, 5% silent, 5% garbage.
     /// The shares can be set one by one with the flags below.
     #[arg(long)]
@@ -88,6 +91,11 @@ async fn main() -> anyhow::Result<()> {
         churn: (args.churn > 0.0).then(|| Duration::from_secs_f64(args.churn)),
         heartbeat: Duration::from_secs_f64(args.heartbeat.max(1.0)),
         list_packet_size: args.list_packet_size,
+        list_end: if args.list_eof {
+            lab::ListEnd::Eof
+        } else {
+            lab::ListEnd::Eot
+        },
         faults: args.faults(),
     };
     let lab = Lab::start(config).await?;

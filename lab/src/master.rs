@@ -6,7 +6,7 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use protocol::cod::master::ServerList;
+use protocol::cod::master::{ListEnd, ServerList};
 use protocol::cod::oob::Packet;
 use protocol::cod::PROTOCOL_VERSION;
 use rand::rngs::SmallRng;
@@ -28,7 +28,13 @@ pub struct Registration {
 pub type Registry = Arc<Mutex<HashMap<SocketAddrV4, Registration>>>;
 
 /// Serves the master on `socket` until the task is dropped.
-pub async fn run(socket: UdpSocket, registry: Registry, per_packet: usize, seed: u64) {
+pub async fn run(
+    socket: UdpSocket,
+    registry: Registry,
+    per_packet: usize,
+    last: ListEnd,
+    seed: u64,
+) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut pending: HashMap<SocketAddrV4, String> = HashMap::new();
     let mut buf = vec![0u8; 16 * 1024];
@@ -69,7 +75,7 @@ pub async fn run(socket: UdpSocket, registry: Registry, per_packet: usize, seed:
             }
             Packet::GetServers(query) if query.protocol == PROTOCOL_VERSION => {
                 let list = listed(&registry, query.wants_empty(), query.wants_full());
-                for packet in ServerList::emit_packets(&list, per_packet) {
+                for packet in ServerList::emit_packets(&list, per_packet, last) {
                     let _ = socket.send_to(&packet, from).await;
                 }
             }

@@ -51,7 +51,10 @@ pub async fn run(
     let socket = Arc::new(socket);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut buf = vec![0u8; 16 * 1024];
-    let mut heartbeat = tokio::time::interval(timing.heartbeat);
+    // A fleet does not start in one instant: the first heartbeats spread over a second.
+    let first_beat = Duration::from_millis(rng.random_range(0..1000));
+    let mut heartbeat =
+        tokio::time::interval_at(tokio::time::Instant::now() + first_beat, timing.heartbeat);
     let churn_every = timing.churn.unwrap_or(Duration::from_secs(3600));
     let mut churn =
         tokio::time::interval_at(tokio::time::Instant::now() + churn_every, churn_every);

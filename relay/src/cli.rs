@@ -71,7 +71,53 @@ pub async fn query(
         unique.iter().for_each(|a| engine.server(*a))
     })
     .await?;
-    let mut results: BTreeMap<SocketAddrV4, QueryResult> = BTreeMap::new();
+    let mut results = server_results(events);
+    Ok(addrs.iter().filter_map(|a| results.remove(a)).collect())
+}
+
+/// Asks the masters and queries every server they list, each as soon as its list packet
+/// arrives; `extra` servers too. Results in address order.
+pub async fn survey(
+    names: &[(String, Vec<SocketAddrV4>)],
+    extra: &[SocketAddrV4],
+    config: EngineConfig,
+) -> anyhow::Result<(MasterListing, Vec<QueryResult>)> {
+    let by_addr = master_names(names);
+    let (engine, mut events) = crate::query::driver::start(config)?;
+    by_addr.keys().for_each(|a| engine.master(*a));
+    let mut asked: BTreeSet<SocketAddrV4> = extra.iter().copied().collect();
+    asked.iter().for_each(|a| engine.server(*a));
+    let mut masters_left = by_addr.len();
+    // Held while lists are still coming; dropped, it lets the engine stop when done.
+    let mut engine = (masters_left > 0).then_some(engine);
+    let mut all = Vec::new();
+    while let Some(event) = events.recv().await {
+        match &event {
+            Event::MasterPacket { servers, .. } => {
+                for server in servers {
+                    if asked.insert(*server) {
+                        if let Some(engine) = &engine {
+                            engine.server(*server);
+                        }
+                    }
+                }
+            }
+            Event::Master(_) => {
+                masters_left -= 1;
+                if masters_left == 0 {
+                    engine = None;
+                }
+            }
+            _ => {}
+        }
+        all.push(event);
+    }
+    let listing = listing(&by_addr, &all);
+    Ok((listing, server_results(all).into_values().collect()))
+}
+
+fn server_results(events: Vec<Event>) -> BTreeMap<SocketAddrV4, QueryResult> {
+    let mut results = BTreeMap::new();
     for event in events {
         let Event::Server(reply) = event else {
             continue;
@@ -84,13 +130,8 @@ pub async fn query(
         let ping_ms = reply.rtt.map(|r| r.as_millis() as u32);
         let server = reply.info.as_ref().map(|info| {
             let status = reply.status.clone().unwrap_or_else(empty_status);
-            server_info(
-                reply.addr,
-                info,
-                &status,
-                reply.rtt.unwrap_or_default(),
-                &BTreeSet::new(),
-            )
+            let rtt = reply.rtt.unwrap_or_default();
+            server_info(reply.addr, info, &status, rtt, &BTreeSet::new())
         });
         results.insert(
             reply.addr,
@@ -104,7 +145,7 @@ pub async fn query(
             },
         );
     }
-    Ok(addrs.iter().filter_map(|a| results.remove(a)).collect())
+    results
 }
 
 /// `muster query` for people: a line per server, its players beneath.
@@ -188,19 +229,28 @@ pub struct MasterListing {
     pub servers: Vec<ListedServer>,
 }
 
+fn master_names(names: &[(String, Vec<SocketAddrV4>)]) -> BTreeMap<SocketAddrV4, String> {
+    names
+        .iter()
+        .flat_map(|(name, addrs)| addrs.iter().map(move |a| (*a, name.clone())))
+        .collect()
+}
+
 /// Asks every master (each name may resolve to several addresses) and merges the lists.
 pub async fn masters(
     names: &[(String, Vec<SocketAddrV4>)],
     config: EngineConfig,
 ) -> anyhow::Result<MasterListing> {
-    let by_addr: BTreeMap<SocketAddrV4, String> = names
-        .iter()
-        .flat_map(|(name, addrs)| addrs.iter().map(move |a| (*a, name.clone())))
-        .collect();
+    let by_addr = master_names(names);
     let events = collect(config, |engine| {
         by_addr.keys().for_each(|a| engine.master(*a))
     })
     .await?;
+    Ok(listing(&by_addr, &events))
+}
+
+/// Merges master replies: every server once, with every master that listed it.
+fn listing(by_addr: &BTreeMap<SocketAddrV4, String>, events: &[Event]) -> MasterListing {
     let mut masters = Vec::new();
     let mut servers: BTreeMap<SocketAddrV4, BTreeSet<String>> = BTreeMap::new();
     for event in events {
@@ -217,11 +267,11 @@ pub async fn masters(
             servers: reply.servers.len(),
             packets: reply.packets,
             complete: reply.complete,
-            error: reply.error,
+            error: reply.error.clone(),
         });
     }
     masters.sort_by(|a, b| a.addr.cmp(&b.addr));
-    Ok(MasterListing {
+    MasterListing {
         masters,
         servers: servers
             .into_iter()
@@ -230,7 +280,7 @@ pub async fn masters(
                 sources: sources.into_iter().collect(),
             })
             .collect(),
-    })
+    }
 }
 
 /// Broadcasts the stock LAN probe to each target and lists who answered, in address order.

@@ -37,6 +37,13 @@ enum Command {
 struct QueryArgs {
     /// Servers as HOST[:PORT] (default port 28960).
     addrs: Vec<String>,
+    /// Also query every server this master lists (HOST[:PORT], default port 20610); repeat
+    /// for more. The lists are merged, each server once.
+    #[arg(long = "master", value_name = "HOST:PORT")]
+    masters: Vec<String>,
+    /// Packets per second sent, across all servers.
+    #[arg(long, default_value_t = 5000.0)]
+    rate: f64,
     /// Print one JSON array, one object per server, in input order.
     #[arg(long)]
     json: bool,
@@ -66,7 +73,11 @@ struct ScanArgs {
 async fn query(args: QueryArgs) -> anyhow::Result<()> {
     use std::io::BufRead;
     let mut targets = args.addrs;
-    if targets.is_empty() {
+    let config = relay::query::EngineConfig {
+        send_rate: args.rate.max(1.0),
+        ..Default::default()
+    };
+    if args.masters.is_empty() && targets.is_empty() {
         for line in std::io::stdin().lock().lines() {
             let line = line?;
             if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
@@ -78,7 +89,14 @@ async fn query(args: QueryArgs) -> anyhow::Result<()> {
     for target in &targets {
         addrs.extend(relay::cli::resolve(target, protocol::cod::DEFAULT_SERVER_PORT).await?);
     }
-    let results = relay::cli::query(&addrs, Default::default()).await?;
+    let results = if args.masters.is_empty() {
+        relay::cli::query(&addrs, config).await?
+    } else {
+        let names = resolve_masters(&args.masters).await?;
+        let (listing, results) = relay::cli::survey(&names, &addrs, config).await?;
+        report_masters(&listing);
+        results
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
     } else {
@@ -88,20 +106,19 @@ async fn query(args: QueryArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn master(args: MasterArgs) -> anyhow::Result<()> {
+async fn resolve_masters(
+    masters: &[String],
+) -> anyhow::Result<Vec<(String, Vec<std::net::SocketAddrV4>)>> {
     let mut names = Vec::new();
-    for name in &args.masters {
+    for name in masters {
         let addrs = relay::cli::resolve(name, protocol::cod::MASTER_PORT).await?;
         names.push((name.clone(), addrs));
     }
-    let listing = relay::cli::masters(&names, Default::default()).await?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&listing)?);
-    } else {
-        for server in &listing.servers {
-            println!("{}", server.addr);
-        }
-    }
+    Ok(names)
+}
+
+/// One line per master on stderr: how its list went.
+fn report_masters(listing: &relay::cli::MasterListing) {
     for m in &listing.masters {
         let state = match &m.error {
             Some(e) => e.clone(),
@@ -110,6 +127,19 @@ async fn master(args: MasterArgs) -> anyhow::Result<()> {
         };
         eprintln!("{} ({}): {state}", m.master, m.addr);
     }
+}
+
+async fn master(args: MasterArgs) -> anyhow::Result<()> {
+    let names = resolve_masters(&args.masters).await?;
+    let listing = relay::cli::masters(&names, Default::default()).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&listing)?);
+    } else {
+        for server in &listing.servers {
+            println!("{}", server.addr);
+        }
+    }
+    report_masters(&listing);
     Ok(())
 }
 
@@ -266,23 +296,33 @@ impl ServeArgs {
     }
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    match Cli::parse().command {
-        Command::Serve(args) => {
-            let relay = Relay::start(args.into_config()).await?;
-            println!("muster: serving http://{}/", relay.addr);
-            tokio::signal::ctrl_c().await?;
-        }
-        Command::Wire(args) => wire(args)?,
-        Command::Query(args) => query(args).await?,
-        Command::Master(args) => master(args).await?,
-        Command::Scan(args) => scan(args).await?,
+    let command = Cli::parse().command;
+    // The relay serves many pages at once; a one-shot tool does its work on one thread, which
+    // costs less CPU than handing every datagram between threads.
+    let runtime = match command {
+        Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
     }
-    Ok(())
+    .enable_all()
+    .build()?;
+    runtime.block_on(async {
+        match command {
+            Command::Serve(args) => {
+                let relay = Relay::start(args.into_config()).await?;
+                println!("muster: serving http://{}/", relay.addr);
+                tokio::signal::ctrl_c().await?;
+            }
+            Command::Wire(args) => wire(args)?,
+            Command::Query(args) => query(args).await?,
+            Command::Master(args) => master(args).await?,
+            Command::Scan(args) => scan(args).await?,
+        }
+        Ok(())
+    })
 }

@@ -201,6 +201,12 @@ impl Poller {
         match event {
             Event::Server(reply) => self.on_server(reply),
             Event::Master(reply) => self.on_master(reply),
+            Event::MasterPacket { addr, servers } => {
+                let name = self.master_name(addr);
+                for server in servers {
+                    self.learn(server, &name);
+                }
+            }
             Event::Lan { addr, .. } => self.learn(addr, "lan"),
             Event::LanDone => {}
         }
@@ -235,12 +241,15 @@ impl Poller {
         }
     }
 
-    fn on_master(&mut self, reply: MasterReply) {
-        let name = self
-            .master_names
-            .get(&reply.addr)
+    fn master_name(&self, addr: SocketAddrV4) -> String {
+        self.master_names
+            .get(&addr)
             .cloned()
-            .unwrap_or_else(|| reply.addr.to_string());
+            .unwrap_or_else(|| addr.to_string())
+    }
+
+    fn on_master(&mut self, reply: MasterReply) {
+        let name = self.master_name(reply.addr);
         let state = match reply.error {
             Some(error) => MasterState::Failed { error },
             None => MasterState::Ok {

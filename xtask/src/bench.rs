@@ -12,7 +12,8 @@ use crate::tools;
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("wire") => wire(root),
-        other => bail!("usage: cargo xtask bench wire (got {other:?})"),
+        Some("query") => query(root),
+        other => bail!("usage: cargo xtask bench wire|query (got {other:?})"),
     }
 }
 
@@ -105,4 +106,146 @@ fn wire(root: &Path) -> Result<()> {
     });
     println!("{summary}");
     Ok(())
+}
+
+/// Wall and CPU seconds of one shell command, as bash's `time` measures them (getrusage).
+fn timed(command: &str) -> Result<(f64, f64)> {
+    let script = format!("TIMEFORMAT='%R %U %S'; time ( {command} 2>/dev/null )");
+    eprintln!("xtask: {command}");
+    let out = Command::new("bash").arg("-c").arg(&script).output()?;
+    if !out.status.success() {
+        bail!("{command} failed");
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.lines().last().context("no timing")?;
+    let figures: Vec<f64> = line
+        .split_whitespace()
+        .map(|f| f.parse().context("timing figure"))
+        .collect::<Result<_>>()?;
+    match figures[..] {
+        [wall, user, system] => Ok((wall, user + system)),
+        _ => bail!("unexpected timing {line:?}"),
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Runs `command` `runs` times; the median wall and CPU seconds, and `answered` on its output.
+fn measure(
+    command: &str,
+    output: &Path,
+    runs: usize,
+    answered: impl Fn(&Value) -> usize,
+) -> Result<Value> {
+    let mut walls = Vec::new();
+    let mut cpus = Vec::new();
+    let mut counts = Vec::new();
+    for _ in 0..runs {
+        let (wall, cpu) = timed(&format!("{command} > {}", output.display()))?;
+        let json: Value = serde_json::from_slice(&std::fs::read(output)?).context("JSON output")?;
+        walls.push(wall);
+        cpus.push(cpu);
+        counts.push(answered(&json) as f64);
+    }
+    Ok(json!({
+        "wall_s": median(walls),
+        "cpu_s": (median(cpus) * 1000.0).round() / 1000.0,
+        "answered": median(counts) as usize,
+    }))
+}
+
+/// A 2,000-server lab fleet refreshed through its master by QStat (at its best -maxsim) and by
+/// `muster query`, each several times; medians compared.
+fn query(root: &Path) -> Result<()> {
+    tools::ensure(root, tools::Needs::Test)?;
+    crate::status(Command::new("cargo").args([
+        "build",
+        "--release",
+        "-p",
+        "muster-relay",
+        "-p",
+        "muster-lab",
+    ]))?;
+    let servers = 2000;
+    let master = "127.0.0.1:39999";
+    let bin = root.join("target/release");
+    let mut lab = Command::new(bin.join("muster-lab"))
+        .args([
+            "--servers",
+            &servers.to_string(),
+            "--port",
+            "40000",
+            "--master-port",
+            "39999",
+            "--churn",
+            "0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("starting muster-lab")?;
+    let result = (|| {
+        crate::wait_for_line(&mut lab, "muster-lab:")?;
+        let dir = root.join("target/bench");
+        std::fs::create_dir_all(&dir)?;
+        let cfg = root.join("relay/tests/peers/qstat-coduo.cfg");
+        let runs = 3;
+        let qstat_answered = |v: &Value| {
+            v.as_array().map_or(0, |all| {
+                all.iter()
+                    .filter(|e| e["protocol"] == "coduos" && e["status"] == "online")
+                    .count()
+            })
+        };
+        let mut best: Option<(u32, Value)> = None;
+        for maxsim in [20, 100, 500, 1000] {
+            let command = format!(
+                "quakestat -cfg {} -coduom {master} -R -P -maxsim {maxsim} -json",
+                cfg.display()
+            );
+            let figures = measure(&command, &dir.join("qstat.json"), runs, qstat_answered)?;
+            println!(
+                "{}",
+                json!({"impl": "qstat", "maxsim": maxsim, "figures": figures})
+            );
+            let better = best
+                .as_ref()
+                .is_none_or(|(_, b)| figures["wall_s"].as_f64() < b["wall_s"].as_f64());
+            if better {
+                best = Some((maxsim, figures));
+            }
+        }
+        let (maxsim, qstat) = best.context("no QStat run")?;
+        let command = format!(
+            "{} query --master {master} --json",
+            bin.join("muster").display()
+        );
+        let muster = measure(&command, &dir.join("muster.json"), runs, |v| {
+            v.as_array().map_or(0, |all| {
+                all.iter().filter(|e| e["outcome"] == "answered").count()
+            })
+        })?;
+        println!("{}", json!({"impl": "muster", "figures": muster}));
+        let ratio = |a: &Value, b: &Value, key: &str| match (a[key].as_f64(), b[key].as_f64()) {
+            (Some(a), Some(b)) if b > 0.0 => (a / b * 100.0).round() / 100.0,
+            _ => f64::NAN,
+        };
+        println!(
+            "{}",
+            json!({
+                "bench": "query",
+                "servers": servers,
+                "qstat": {"maxsim": maxsim, "figures": qstat},
+                "muster": muster,
+                "wall_speedup": ratio(&qstat, &muster, "wall_s"),
+                "cpu_ratio": ratio(&muster, &qstat, "cpu_s"),
+            })
+        );
+        Ok(())
+    })();
+    let _ = lab.kill();
+    let _ = lab.wait();
+    result
 }

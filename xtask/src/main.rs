@@ -20,6 +20,7 @@ commands:
   test                install what is missing and run every test (unit, interop with QStat,
                       gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium)
   bench wire          fixed-Huffman throughput, ours beside q3huff2's; last line is JSON
+  bench query         a 2,000-server lab refreshed by QStat and by muster query; last line JSON
   fuzz [--seconds N] [TARGET...]
                       long cargo-fuzz runs (default 300 s per target, every target)";
 
@@ -126,7 +127,7 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
 }
 
 /// Echoes a child's stdout until a line starting with `prefix` shows it is ready.
-fn wait_for_line(child: &mut Child, prefix: &str) -> Result<()> {
+pub fn wait_for_line(child: &mut Child, prefix: &str) -> Result<()> {
     use std::io::{BufRead, BufReader};
     let stdout = child.stdout.take().context("child stdout")?;
     let mut lines = BufReader::new(stdout).lines();

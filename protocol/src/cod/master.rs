@@ -168,24 +168,25 @@ impl ServerList {
     }
 
     /// Splits `servers` into list packets of at most `per_packet` addresses (clamped to
-    /// 1..=256), each ending `\EOT\0\0\0` and the last `\EOF\0\0\0`, as dpmaster sends them;
-    /// peers such as QStat drop a final record that no terminator follows.
-    pub fn emit_packets(servers: &[SocketAddrV4], per_packet: usize) -> Vec<Vec<u8>> {
+    /// 1..=256). Every packet but the last ends `\EOT\0\0\0`; the last ends with `last`:
+    /// `\EOT` as the stock master sends it (peers such as QStat stop at it), or `\EOF` as
+    /// dpmaster's extended lists mark the whole list complete.
+    pub fn emit_packets(
+        servers: &[SocketAddrV4],
+        per_packet: usize,
+        last: ListEnd,
+    ) -> Vec<Vec<u8>> {
         let per_packet = per_packet.clamp(1, MAX_ADDRESSES_PER_PACKET);
         let mut chunks: Vec<&[SocketAddrV4]> = servers.chunks(per_packet).collect();
         if chunks.is_empty() {
             chunks.push(&[]);
         }
-        let last = chunks.len() - 1;
+        let final_index = chunks.len() - 1;
         chunks
             .into_iter()
             .enumerate()
             .map(|(i, chunk)| {
-                let end = if i == last {
-                    ListEnd::Eof
-                } else {
-                    ListEnd::Eot
-                };
+                let end = if i == final_index { last } else { ListEnd::Eot };
                 Self::ended(chunk.to_vec(), end).emit()
             })
             .collect()
@@ -205,7 +206,7 @@ mod tests {
     fn golden_single_packet_both_ways() {
         let servers = [addr(127, 0, 0, 1, 28960), addr(10, 1, 2, 3, 28961)];
         let golden: &[u8] = b"\xff\xff\xff\xffgetserversResponse\\\x7f\x00\x00\x01\x71\x20\\\x0a\x01\x02\x03\x71\x21\\EOF\0\0\0";
-        let packets = ServerList::emit_packets(&servers, 256);
+        let packets = ServerList::emit_packets(&servers, 256, ListEnd::Eof);
         assert_eq!(packets, vec![golden.to_vec()]);
         assert_eq!(
             ServerList::parse(golden),
@@ -219,7 +220,7 @@ mod tests {
     #[test]
     fn many_packets_end_eot_then_eof() {
         let servers: Vec<_> = (0..5).map(|i| addr(127, 0, 0, 1, 30000 + i)).collect();
-        let packets = ServerList::emit_packets(&servers, 2);
+        let packets = ServerList::emit_packets(&servers, 2, ListEnd::Eof);
         assert_eq!(packets.len(), 3);
         let parsed: Vec<_> = packets
             .iter()
@@ -232,7 +233,7 @@ mod tests {
         let all: Vec<_> = parsed.into_iter().flat_map(|l| l.servers).collect();
         assert_eq!(all, servers);
         assert_eq!(
-            ServerList::emit_packets(&[], 10),
+            ServerList::emit_packets(&[], 10, ListEnd::Eof),
             vec![b"\xff\xff\xff\xffgetserversResponse\\EOF\0\0\0".to_vec()]
         );
     }
@@ -288,7 +289,7 @@ mod tests {
         fn packets_round_trip(ports in proptest::collection::vec(1u16.., 0..600), per in 1usize..300) {
             let servers: Vec<_> = ports.iter().map(|&p| addr(192, 0, 2, (p % 200) as u8, p)).collect();
             let mut all = Vec::new();
-            for packet in ServerList::emit_packets(&servers, per) {
+            for packet in ServerList::emit_packets(&servers, per, ListEnd::Eot) {
                 all.extend(ServerList::parse(&packet).unwrap().servers);
             }
             proptest::prop_assert_eq!(all, servers);

@@ -65,42 +65,56 @@ pub fn start(
     Ok((QueryHandle { requests }, events))
 }
 
+/// Waits until any socket has a datagram and returns it.
+fn poll_any(
+    sockets: &[Arc<UdpSocket>],
+    cx: &mut std::task::Context<'_>,
+    buf: &mut [u8],
+) -> std::task::Poll<(SocketAddr, usize)> {
+    for socket in sockets {
+        let mut read = tokio::io::ReadBuf::new(buf);
+        // Errors (ICMP port unreachable and the like) are not replies; poll again.
+        if let std::task::Poll::Ready(Ok(from)) = socket.poll_recv_from(cx, &mut read) {
+            let len = read.filled().len();
+            return std::task::Poll::Ready((from, len));
+        }
+    }
+    std::task::Poll::Pending
+}
+
 async fn run(
     sockets: Vec<Arc<UdpSocket>>,
     config: EngineConfig,
     mut requests: mpsc::UnboundedReceiver<Request>,
     events: mpsc::UnboundedSender<Event>,
 ) {
-    let (datagram_tx, mut datagrams) = mpsc::channel::<(SocketAddrV4, Vec<u8>)>(16 * 1024);
-    let mut receivers = tokio::task::JoinSet::new();
-    for socket in &sockets {
-        let socket = socket.clone();
-        let tx = datagram_tx.clone();
-        receivers.spawn(async move {
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                match socket.recv_from(&mut buf).await {
-                    Ok((len, SocketAddr::V4(from))) => {
-                        if tx.send((from, buf[..len].to_vec())).await.is_err() {
-                            return;
+    let mut engine = Engine::new(config, Instant::now());
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut open = true;
+    let far = || tokio::time::Instant::now() + std::time::Duration::from_secs(3600);
+    let sleep = tokio::time::sleep_until(far());
+    tokio::pin!(sleep);
+    loop {
+        let wake = engine
+            .poll_timeout(Instant::now())
+            .map_or_else(far, tokio::time::Instant::from_std);
+        if sleep.deadline() != wake {
+            sleep.as_mut().reset(wake);
+        }
+        tokio::select! {
+            (from, len) = std::future::poll_fn(|cx| poll_any(&sockets, cx, &mut buf)) => {
+                let now = Instant::now();
+                if let SocketAddr::V4(from) = from {
+                    engine.handle_datagram(from, &buf[..len], now);
+                }
+                // Drain whatever else is waiting before the housekeeping below.
+                for socket in &sockets {
+                    while let Ok((len, from)) = socket.try_recv_from(&mut buf) {
+                        if let SocketAddr::V4(from) = from {
+                            engine.handle_datagram(from, &buf[..len], now);
                         }
                     }
-                    // ICMP errors and IPv6 sources are not replies.
-                    Ok(_) | Err(_) => {}
                 }
-            }
-        });
-    }
-    let mut engine = Engine::new(config, Instant::now());
-    let mut open = true;
-    loop {
-        let now = Instant::now();
-        let wake = engine
-            .poll_timeout(now)
-            .unwrap_or(now + std::time::Duration::from_secs(3600));
-        tokio::select! {
-            Some((from, datagram)) = datagrams.recv() => {
-                engine.handle_datagram(from, &datagram, Instant::now());
             }
             request = requests.recv(), if open => match request {
                 Some(Request::Server(addr)) => engine.query_server(addr, Instant::now()),
@@ -108,7 +122,7 @@ async fn run(
                 Some(Request::Lan(targets)) => engine.scan_lan(&targets, Instant::now()),
                 None => open = false,
             },
-            _ = tokio::time::sleep_until(wake.into()) => engine.handle_timeout(Instant::now()),
+            _ = &mut sleep => engine.handle_timeout(Instant::now()),
         }
         let now = Instant::now();
         while let Some(transmit) = engine.poll_transmit(now) {

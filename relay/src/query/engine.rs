@@ -47,7 +47,7 @@ impl Default for EngineConfig {
             burst: 200.0,
             first_timeout: Duration::from_millis(500),
             attempts: 3,
-            master_idle: Duration::from_millis(1500),
+            master_idle: Duration::from_millis(1000),
             master_attempts: 2,
             lan_window: Duration::from_millis(1500),
         }
@@ -101,6 +101,11 @@ pub struct MasterReply {
 pub enum Event {
     Server(ServerReply),
     Master(MasterReply),
+    /// One list packet arrived: its addresses, so they can be queried before the list ends.
+    MasterPacket {
+        addr: SocketAddrV4,
+        servers: Vec<SocketAddrV4>,
+    },
     /// A server answered the LAN scan.
     Lan {
         addr: SocketAddrV4,
@@ -352,8 +357,12 @@ impl Engine {
         };
         if let Ok(Packet::ServerList(list)) = parsed {
             query.packets += 1;
-            query.servers.extend(list.servers);
+            query.servers.extend(list.servers.iter().copied());
             query.deadline = now + self.config.master_idle;
+            self.events.push_back(Event::MasterPacket {
+                addr: from,
+                servers: list.servers,
+            });
             if list.end == ListEnd::Eof {
                 self.finish_master(from, true);
             }

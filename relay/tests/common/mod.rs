@@ -24,6 +24,7 @@ pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
         churn: None,
         heartbeat: Duration::from_secs(180),
         list_packet_size: per_packet,
+        list_end: lab::ListEnd::Eot,
         faults: lab::FaultPlan::default(),
     }
 }

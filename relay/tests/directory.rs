@@ -24,8 +24,12 @@ async fn every_lab_server_reaches_the_page_as_the_lab_serves_it() {
     let lab = Lab::start(lab_config(12, 5)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    // Servers are queried as each list packet arrives; the master's own state settles when
+    // its list is known complete (here: idle after the last \EOT).
     let view = follow_until(&relay, LIMIT, |v| {
-        all_online(&v.servers, 12) && v.progress.finished == 12
+        all_online(&v.servers, 12)
+            && v.progress.finished == 12
+            && v.masters.iter().all(|m| m.state != MasterState::Pending)
     })
     .await;
     assert_eq!(

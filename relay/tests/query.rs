@@ -106,7 +106,13 @@ async fn extra_master(list: Vec<SocketAddrV4>, per_packet: usize) -> SocketAddrV
 
 #[tokio::test]
 async fn masters_are_merged_without_losing_a_server() {
-    let a = Lab::start(lab_config(30, 7)).await.unwrap();
+    // Fleet a's master ends its list with \EOF; b's, like the stock master, with \EOT only.
+    let a = Lab::start(LabConfig {
+        list_end: ListEnd::Eof,
+        ..lab_config(30, 7)
+    })
+    .await
+    .unwrap();
     let b = Lab::start(LabConfig {
         seed: 99,
         ..lab_config(25, 100)
@@ -151,6 +157,8 @@ async fn masters_are_merged_without_losing_a_server() {
     assert_eq!(by_name("a").servers, 30);
     assert_eq!(by_name("a").packets, 5);
     assert!(by_name("a").complete);
+    assert!(!by_name("b").complete);
+    assert_eq!(by_name("b").servers, 25);
     assert_eq!(by_name("third").servers, 25);
     assert_eq!(by_name("third").packets, 7);
     assert!(

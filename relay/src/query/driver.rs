@@ -7,10 +7,11 @@ use std::time::Instant;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
+use super::batch;
 use super::engine::{Engine, EngineConfig, Event};
 
 /// Sockets the engine spreads its queries over.
-pub const SOCKETS: usize = 4;
+pub const SOCKETS: usize = 2;
 /// Receive buffer per socket: room for a burst of replies while the engine is busy.
 const RECEIVE_BUFFER: usize = 4 << 20;
 
@@ -90,6 +91,8 @@ async fn run(
 ) {
     let mut engine = Engine::new(config, Instant::now());
     let mut buf = vec![0u8; 64 * 1024];
+    let mut buffers = batch::ReceiveBuffers::default();
+    let mut outgoing: Vec<Vec<(SocketAddrV4, Vec<u8>)>> = vec![Vec::new(); sockets.len()];
     let mut open = true;
     let far = || tokio::time::Instant::now() + std::time::Duration::from_secs(3600);
     let sleep = tokio::time::sleep_until(far());
@@ -109,11 +112,9 @@ async fn run(
                 }
                 // Drain whatever else is waiting before the housekeeping below.
                 for socket in &sockets {
-                    while let Ok((len, from)) = socket.try_recv_from(&mut buf) {
-                        if let SocketAddr::V4(from) = from {
-                            engine.handle_datagram(from, &buf[..len], now);
-                        }
-                    }
+                    batch::receive(socket, &mut buffers, |from, datagram| {
+                        engine.handle_datagram(from, datagram, now);
+                    });
                 }
             }
             request = requests.recv(), if open => match request {
@@ -126,9 +127,13 @@ async fn run(
         }
         let now = Instant::now();
         while let Some(transmit) = engine.poll_transmit(now) {
-            let socket = &sockets[usize::from(transmit.to.port()) % sockets.len()];
-            if let Err(e) = socket.send_to(&transmit.payload, transmit.to).await {
-                tracing::debug!("send to {}: {e}", transmit.to);
+            let index = usize::from(transmit.to.port()) % sockets.len();
+            outgoing[index].push((transmit.to, transmit.payload));
+        }
+        for (socket, datagrams) in sockets.iter().zip(&mut outgoing) {
+            if !datagrams.is_empty() {
+                batch::send(socket, datagrams).await;
+                datagrams.clear();
             }
         }
         while let Some(event) = engine.poll_event() {

@@ -18,6 +18,8 @@ use protocol::cod::{DEFAULT_SERVER_PORT, PROTOCOL_VERSION};
 
 /// Ports the stock LAN scan probes: the default port and the next three.
 pub const LAN_PORTS: std::ops::RangeInclusive<u16> = DEFAULT_SERVER_PORT..=DEFAULT_SERVER_PORT + 3;
+/// Datagrams the pacing lets out together (at the default rate, every 12.8 ms).
+const PACING_BATCH: f64 = 64.0;
 /// The challenge the stock client puts in its LAN `getinfo`.
 pub const LAN_CHALLENGE: &str = "xxx";
 
@@ -147,6 +149,8 @@ pub struct Engine {
     events: VecDeque<Event>,
     tokens: f64,
     refilled: Instant,
+    /// A batch is being handed out (see [`Self::poll_transmit`]).
+    draining: bool,
     /// Server query deadlines in order, so timers cost O(log n) however many are in flight.
     timers: BTreeSet<(Instant, SocketAddrV4)>,
 }
@@ -163,6 +167,7 @@ impl Engine {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             refilled: now,
+            draining: false,
             timers: BTreeSet::new(),
         }
     }
@@ -438,9 +443,14 @@ impl Engine {
         let elapsed = now.saturating_duration_since(self.refilled).as_secs_f64();
         self.tokens = (self.tokens + elapsed * self.config.send_rate).min(self.config.burst);
         self.refilled = now;
-        if self.transmits.is_empty() || self.tokens < 1.0 {
+        // A drain starts only when a whole batch may leave, then runs while tokens last.
+        let batch = (self.transmits.len() as f64).min(PACING_BATCH);
+        if self.transmits.is_empty() || self.tokens < 1.0 || (!self.draining && self.tokens < batch)
+        {
+            self.draining = false;
             return None;
         }
+        self.draining = true;
         self.tokens -= 1.0;
         self.transmits.pop_front()
     }
@@ -451,8 +461,10 @@ impl Engine {
 
     /// When [`Self::handle_timeout`] or [`Self::poll_transmit`] next has work.
     pub fn poll_timeout(&self, now: Instant) -> Option<Instant> {
+        // Wake when a batch's worth may leave, so sends go out many per system call.
         let pacing = (!self.transmits.is_empty()).then(|| {
-            let missing = (1.0 - self.tokens).max(0.0);
+            let batch = (self.transmits.len() as f64).min(PACING_BATCH);
+            let missing = (batch - self.tokens).max(0.0);
             now + Duration::from_secs_f64(missing / self.config.send_rate)
         });
         self.timers

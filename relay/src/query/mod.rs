@@ -1,6 +1,7 @@
 //! The query engine: one engine for the relay and the CLI, carrying thousands of queries in
 //! flight over a few UDP sockets.
 
+pub mod batch;
 pub mod driver;
 pub mod engine;
 

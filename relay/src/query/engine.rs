@@ -477,3 +477,139 @@ impl Engine {
             .min()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::cod::info::MAX_INFO_STRING;
+
+    fn addr(port: u16) -> SocketAddrV4 {
+        SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
+    }
+
+    fn drain(engine: &mut Engine, now: Instant) -> Vec<Transmit> {
+        core::iter::from_fn(|| engine.poll_transmit(now)).collect()
+    }
+
+    fn challenge_of(transmit: &Transmit) -> String {
+        match Packet::parse(&transmit.payload) {
+            Ok(Packet::GetInfo { challenge: Some(c) }) => c,
+            other => panic!("expected getinfo, got {other:?}"),
+        }
+    }
+
+    fn info_reply(challenge: &str) -> Vec<u8> {
+        let mut info = InfoString::new(MAX_INFO_STRING);
+        info.set("challenge", challenge).unwrap();
+        info.set("protocol", "22").unwrap();
+        Packet::InfoResponse(info).emit()
+    }
+
+    fn status_reply() -> Vec<u8> {
+        Packet::StatusResponse(Status {
+            info: InfoString::new(MAX_INFO_STRING),
+            players: vec![],
+        })
+        .emit()
+    }
+
+    #[test]
+    fn retries_back_off_and_the_best_rtt_wins() {
+        let t0 = Instant::now();
+        let mut engine = Engine::new(EngineConfig::default(), t0);
+        engine.query_server(addr(1), t0);
+        let first = drain(&mut engine, t0);
+        assert_eq!(first.len(), 2, "one getinfo and one getstatus per attempt");
+        let first_challenge = challenge_of(&first[0]);
+        // No reply: the second attempt comes after 500 ms, the third 1,000 ms later.
+        assert_eq!(
+            engine.poll_timeout(t0),
+            Some(t0 + Duration::from_millis(500))
+        );
+        let t1 = t0 + Duration::from_millis(500);
+        engine.handle_timeout(t1);
+        let second = drain(&mut engine, t1);
+        assert_eq!(second.len(), 2);
+        assert_ne!(challenge_of(&second[0]), first_challenge);
+        assert_eq!(
+            engine.poll_timeout(t1),
+            Some(t1 + Duration::from_millis(1000))
+        );
+        // The first attempt's reply arrives late (700 ms); the second's at 520 ms is better.
+        let t2 = t0 + Duration::from_millis(700);
+        engine.handle_datagram(addr(1), &info_reply(&first_challenge), t2);
+        engine.handle_datagram(
+            addr(1),
+            &info_reply(&challenge_of(&second[0])),
+            t0 + Duration::from_millis(520),
+        );
+        engine.handle_datagram(addr(1), &status_reply(), t2);
+        let Some(Event::Server(reply)) = engine.poll_event() else {
+            panic!("a result")
+        };
+        assert_eq!(reply.outcome, Outcome::Answered);
+        assert_eq!(reply.rtt, Some(Duration::from_millis(20)));
+        assert_eq!(reply.attempts, 2);
+        assert_eq!(engine.in_flight(), 0);
+    }
+
+    #[test]
+    fn replies_must_come_from_the_address_and_echo_the_challenge() {
+        let t0 = Instant::now();
+        let mut engine = Engine::new(EngineConfig::default(), t0);
+        engine.query_server(addr(1), t0);
+        let sent = drain(&mut engine, t0);
+        let challenge = challenge_of(&sent[0]);
+        engine.handle_datagram(addr(1), &info_reply("forged"), t0);
+        engine.handle_datagram(addr(2), &info_reply(&challenge), t0);
+        engine.handle_datagram(addr(1), &status_reply(), t0);
+        assert!(engine.poll_event().is_none(), "no info yet");
+        engine.handle_datagram(addr(1), &info_reply(&challenge), t0);
+        assert!(matches!(engine.poll_event(), Some(Event::Server(_))));
+    }
+
+    #[test]
+    fn silence_and_garbage_are_told_apart() {
+        let t0 = Instant::now();
+        let mut engine = Engine::new(EngineConfig::default(), t0);
+        engine.query_server(addr(1), t0);
+        engine.query_server(addr(2), t0);
+        engine.handle_datagram(addr(2), b"\xff\xff\xff\xffinfoResponse\n\\key", t0);
+        let mut now = t0;
+        while engine.in_flight() > 0 {
+            now = engine.poll_timeout(now).unwrap();
+            engine.handle_timeout(now);
+            drain(&mut engine, now);
+        }
+        assert_eq!(now - t0, Duration::from_millis(500 + 1000 + 2000));
+        let mut outcomes: Vec<(u16, Outcome)> = core::iter::from_fn(|| engine.poll_event())
+            .filter_map(|e| match e {
+                Event::Server(r) => Some((r.addr.port(), r.outcome)),
+                _ => None,
+            })
+            .collect();
+        outcomes.sort_by_key(|(port, _)| *port);
+        assert_eq!(outcomes[0], (1, Outcome::TimedOut));
+        assert!(matches!(outcomes[1], (2, Outcome::Malformed(_))));
+    }
+
+    #[test]
+    fn sends_are_paced_in_batches() {
+        let t0 = Instant::now();
+        let config = EngineConfig {
+            send_rate: 1000.0,
+            burst: 64.0,
+            ..EngineConfig::default()
+        };
+        let mut engine = Engine::new(config, t0);
+        for port in 0..200 {
+            engine.query_server(addr(port), t0);
+        }
+        assert_eq!(drain(&mut engine, t0).len(), 64, "the burst leaves at once");
+        // Then a batch at a time: 64 tokens at 1,000 per second take 64 ms.
+        let wake = engine.poll_timeout(t0).unwrap();
+        assert_eq!(wake, t0 + Duration::from_millis(64));
+        assert!(drain(&mut engine, t0 + Duration::from_millis(10)).is_empty());
+        assert_eq!(drain(&mut engine, wake).len(), 64);
+    }
+}

@@ -12,6 +12,8 @@ pub fn App() -> impl IntoView {
     let feed = Feed::new();
     feed.start();
     let selected = RwSignal::new(None::<String>);
+    // The relay refreshes the server shown in detail more often.
+    Effect::new(move |_| feed.watched.set(selected.get()));
     view! {
         <header>
             <h1>"Muster"</h1>

@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::channel::mpsc;
+use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
-use protocol::relay_api::{MasterStatus, Progress, RelayMessage, ServerInfo};
+use protocol::relay_api::{MasterStatus, PageMessage, Progress, RelayMessage, ServerInfo};
 
 /// The page's copy of the directory.
 #[derive(Clone, Copy)]
@@ -15,6 +16,10 @@ pub struct Feed {
     pub masters: RwSignal<Vec<MasterStatus>>,
     pub progress: RwSignal<Progress>,
     pub connected: RwSignal<bool>,
+    /// The server this page shows in detail; the relay refreshes it more often.
+    pub watched: RwSignal<Option<String>>,
+    /// Messages for the relay, to the current connection.
+    outbox: StoredValue<Option<mpsc::UnboundedSender<String>>>,
 }
 
 impl Feed {
@@ -24,7 +29,14 @@ impl Feed {
             masters: RwSignal::new(Vec::new()),
             progress: RwSignal::new(Progress::default()),
             connected: RwSignal::new(false),
+            watched: RwSignal::new(None),
+            outbox: StoredValue::new(None),
         }
+    }
+
+    fn watch_message(&self) -> String {
+        let addr = self.watched.get_untracked();
+        serde_json::to_string(&PageMessage::Watch { addr }).unwrap_or_default()
     }
 
     fn apply(&self, message: RelayMessage) {
@@ -49,6 +61,15 @@ impl Feed {
 
     /// Follows the relay for the life of the page.
     pub fn start(self) {
+        Effect::new(move |_| {
+            self.watched.track();
+            let message = self.watch_message();
+            self.outbox.with_value(|outbox| {
+                if let Some(outbox) = outbox {
+                    let _ = outbox.unbounded_send(message);
+                }
+            });
+        });
         leptos::task::spawn_local(async move {
             loop {
                 self.follow().await;
@@ -59,19 +80,35 @@ impl Feed {
     }
 
     async fn follow(&self) {
-        let Ok(mut socket) = WebSocket::open(&feed_url()) else {
+        let Ok(socket) = WebSocket::open(&feed_url()) else {
             return;
         };
-        while let Some(message) = socket.next().await {
-            let Ok(Message::Text(text)) = message else {
-                return;
-            };
-            self.connected.set(true);
-            match serde_json::from_str::<RelayMessage>(&text) {
-                Ok(message) => self.apply(message),
-                Err(e) => leptos::logging::warn!("unreadable relay message: {e}"),
+        let (mut sink, stream) = socket.split();
+        let mut stream = stream.fuse();
+        let (outbox, mut outgoing) = mpsc::unbounded();
+        let _ = outbox.unbounded_send(self.watch_message());
+        self.outbox.set_value(Some(outbox));
+        loop {
+            futures::select! {
+                message = stream.next() => {
+                    let Some(Ok(Message::Text(text))) = message else {
+                        break;
+                    };
+                    self.connected.set(true);
+                    match serde_json::from_str::<RelayMessage>(&text) {
+                        Ok(message) => self.apply(message),
+                        Err(e) => leptos::logging::warn!("unreadable relay message: {e}"),
+                    }
+                }
+                text = outgoing.next() => {
+                    let Some(text) = text else { break };
+                    if sink.send(Message::Text(text)).await.is_err() {
+                        break;
+                    }
+                }
             }
         }
+        self.outbox.set_value(None);
     }
 }
 

@@ -26,6 +26,16 @@ pub fn ServerList(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoVi
             <p class="summary" data-testid="summary">
                 {move || format!("{} servers, {} answering", feed.servers.with(|s| s.len()), online())}
             </p>
+            <p class="progress" data-testid="progress">
+                {move || {
+                    let p = feed.progress.get();
+                    if p.total == 0 || p.finished >= p.total {
+                        format!("refreshed: {}/{} answered", p.answered, p.total)
+                    } else {
+                        format!("refreshing: {}/{} answered", p.answered, p.total)
+                    }
+                }}
+            </p>
             <table>
                 <thead>
                     <tr>

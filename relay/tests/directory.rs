@@ -150,6 +150,18 @@ async fn lan_scan_finds_the_servers_on_the_four_stock_ports() {
         assert_eq!(server.sources, vec!["lan".to_owned()]);
     }
     assert!(view.masters.is_empty());
+
+    // `muster scan` finds the same four, with what their infoResponse says.
+    let found = relay::cli::scan(&[Ipv4Addr::LOCALHOST], Default::default())
+        .await
+        .unwrap();
+    let found_addrs: Vec<&str> = found.iter().map(|s| s.addr.as_str()).collect();
+    assert_eq!(found_addrs, addrs);
+    for (server, lab_server) in found.iter().zip(&lab.servers) {
+        let profile = lab_server.snapshot();
+        assert_eq!(server.hostname, profile.hostname);
+        assert_eq!(server.clients, profile.clients());
+    }
 }
 
 #[tokio::test]
@@ -199,5 +211,68 @@ async fn silent_masters_and_servers_are_reported_not_hidden() {
         MasterState::Failed {
             error: format!("no reply from {silent}")
         }
+    );
+}
+
+#[tokio::test]
+async fn a_watched_server_is_refreshed_more_often_and_only_known_ones_count() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let lab = Lab::start(LabConfig {
+        churn: Some(Duration::from_millis(50)),
+        ..lab_config(3, 100)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = relay::Relay::start(relay::ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        dist: common::dist(),
+        poller: relay::PollerConfig {
+            masters: vec![lab.master.to_string()],
+            lan: vec![],
+            refresh_interval: Duration::from_secs(600),
+            watch_interval: Duration::from_millis(300),
+            ..relay::PollerConfig::default()
+        },
+    })
+    .await
+    .unwrap();
+    follow_until(&relay, LIMIT, |v| all_online(&v.servers, 3)).await;
+    let watched = lab.servers[1].addr.to_string();
+    let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", relay.addr))
+        .await
+        .unwrap();
+    // An address the relay does not know is ignored; a known one is watched.
+    for addr in ["203.0.113.9:28960", watched.as_str()] {
+        let message = format!("{{\"type\":\"watch\",\"addr\":\"{addr}\"}}");
+        socket.send(Message::Text(message.into())).await.unwrap();
+    }
+    let mut updates = std::collections::BTreeMap::<String, usize>::new();
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while updates.get(&watched).copied().unwrap_or(0) < 4 {
+        let Ok(Some(Ok(Message::Text(text)))) =
+            tokio::time::timeout_at(deadline, socket.next()).await
+        else {
+            panic!("the watched server was not refreshed: {updates:?}");
+        };
+        if let Ok(protocol::relay_api::RelayMessage::Server { server }) =
+            serde_json::from_str(&text)
+        {
+            *updates.entry(server.addr).or_default() += 1;
+        }
+    }
+    assert_eq!(relay.directory.watched(), [watched.clone()].into());
+    assert_eq!(
+        updates.len(),
+        1,
+        "only the watched server was refreshed: {updates:?}"
+    );
+    drop(socket);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        relay.directory.watched().is_empty(),
+        "a closed page watches nothing"
     );
 }

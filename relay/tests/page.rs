@@ -195,6 +195,14 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
     })
     .await;
     assert_eq!(name, strip(&profile.hostname));
+    // The page told the relay what it shows, so that server is refreshed more often.
+    eventually("the relay knows the page watches the server", async || {
+        let watched = relay.directory.watched();
+        (watched == [busiest.addr.to_string()].into())
+            .then_some(())
+            .ok_or(format!("{watched:?}"))
+    })
+    .await;
     let players = client
         .find_all(Locator::Css("[data-testid=player-row]"))
         .await

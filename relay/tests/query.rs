@@ -5,7 +5,6 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddrV4;
-use std::process::Command;
 use std::time::Duration;
 
 use common::lab_config;
@@ -175,25 +174,10 @@ async fn cli_json_is_stable_and_reads_stdin() {
         .iter()
         .map(|s| format!("{}\n", s.addr))
         .collect();
-    let output = tokio::task::spawn_blocking(move || {
-        use std::io::Write;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_muster"))
-            .args(["query", "--json"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
+    let output =
+        tokio::task::spawn_blocking(move || common::run_muster(&["query", "--json"], &input))
+            .await
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap();
     assert!(output.status.success());
     let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let results = results.as_array().unwrap();

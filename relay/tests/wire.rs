@@ -1,7 +1,6 @@
 //! `muster wire` as a user runs it: hex lines in, one JSON object per datagram out.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 use protocol::cod::info::{InfoString, MAX_INFO_STRING};
 use protocol::cod::msg::MsgWriter;
@@ -14,20 +13,7 @@ use serde_json::Value;
 const CHALLENGE: i32 = -91_234_567;
 
 fn muster(args: &[&str], stdin: &str) -> (String, bool) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_muster"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::run_muster(args, stdin);
     (String::from_utf8(out.stdout).unwrap(), out.status.success())
 }
 

@@ -161,14 +161,7 @@ fn measure(
 /// `muster query`, each several times; medians compared.
 fn query(root: &Path) -> Result<()> {
     tools::ensure(root, tools::Needs::Test)?;
-    crate::status(Command::new("cargo").args([
-        "build",
-        "--release",
-        "-p",
-        "muster-relay",
-        "-p",
-        "muster-lab",
-    ]))?;
+    crate::build_release_binaries()?;
     let servers = 2000;
     let master = "127.0.0.1:39999";
     let bin = root.join("target/release");

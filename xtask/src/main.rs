@@ -69,6 +69,18 @@ fn build_page(root: &Path) -> Result<()> {
     )
 }
 
+/// The relay and the lab, optimized.
+pub fn build_release_binaries() -> Result<()> {
+    status(Command::new("cargo").args([
+        "build",
+        "--release",
+        "-p",
+        "muster-relay",
+        "-p",
+        "muster-lab",
+    ]))
+}
+
 fn run(root: &Path, args: &[String]) -> Result<()> {
     let servers = match args {
         [] => "24".to_owned(),
@@ -77,14 +89,7 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     };
     tools::ensure(root, Needs::Run)?;
     build_page(root)?;
-    status(Command::new("cargo").args([
-        "build",
-        "--release",
-        "-p",
-        "muster-relay",
-        "-p",
-        "muster-lab",
-    ]))?;
+    build_release_binaries()?;
     let bin = root.join("target/release");
     let lab_port = "28960";
     let master_port = "20611";

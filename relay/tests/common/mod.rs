@@ -111,3 +111,20 @@ pub async fn follow_until(
         }
     }
 }
+
+/// Runs the `muster` binary with `args`, feeding it `stdin`, and waits for it.
+pub fn run_muster(args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_muster"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("muster runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("stdin written");
+    drop(input);
+    child.wait_with_output().expect("muster finishes")
+}

@@ -9,6 +9,7 @@ pub mod oob;
 pub mod reliable;
 pub mod sequenced;
 pub mod text;
+pub mod tuning;
 pub mod xor;
 
 /// The protocol number UO 1.51 advertises and requires.

@@ -399,7 +399,11 @@ pub fn advise(client: &ClientSettings, server: &ServerSettings, packet_size: u32
                 "cl_timeNudge {} ms moves presentation {} the server timeline; it does not change \
                  packets, snapshots or ping. 0 is the right default.",
                 clamp_time_nudge(client.cl_time_nudge),
-                if client.cl_time_nudge > 0 { "behind" } else { "ahead of" }
+                if client.cl_time_nudge > 0 {
+                    "behind"
+                } else {
+                    "ahead of"
+                }
             ),
         ));
     }
@@ -614,7 +618,11 @@ mod tests {
         assert_eq!(effective_rate(500, 0), 1000);
         assert_eq!(effective_rate(200_000, 0), 90_000);
         assert_eq!(effective_rate(50_000, 20_000), 20_000);
-        assert_eq!(effective_rate(50_000, 300), 1000, "a nonzero cap is raised to 1,000");
+        assert_eq!(
+            effective_rate(50_000, 300),
+            1000,
+            "a nonzero cap is raised to 1,000"
+        );
         assert_eq!(charged_size(4000), 1548);
         assert_eq!(charged_size(600), 648);
         assert_eq!(snapshot_interval_ms(0), 1000);
@@ -648,7 +656,10 @@ mod tests {
         let c = cadence(&client, &ServerSettings::default(), 1500);
         assert_eq!(c.frames_per_packet, 1);
         assert_eq!(c.packet_interval_ms, 8);
-        assert_eq!(c.actual_snapshot_interval_ms, 50, "the server frame stays the ceiling");
+        assert_eq!(
+            c.actual_snapshot_interval_ms, 50,
+            "the server frame stays the ceiling"
+        );
         assert!(!c.rate_delayed);
     }
 
@@ -660,7 +671,10 @@ mod tests {
     }
 
     fn codes(client: ClientSettings, server: ServerSettings) -> Vec<&'static str> {
-        advise(&client, &server, 1500).iter().map(|a| a.code).collect()
+        advise(&client, &server, 1500)
+            .iter()
+            .map(|a| a.code)
+            .collect()
     }
 
     #[test]
@@ -678,7 +692,10 @@ mod tests {
             sv_fps: 30,
             sv_max_rate: 0,
         };
-        assert!(codes(balanced, on30).is_empty(), "balanced on 30 Hz is clean");
+        assert!(
+            codes(balanced, on30).is_empty(),
+            "balanced on 30 Hz is clean"
+        );
         let stock = ClientSettings::default();
         // Stock is aligned with stock, but 25000 cannot carry a worst-case snapshot in 50 ms.
         assert_eq!(codes(stock, on20), vec!["rate_delays_large_snapshots"]);

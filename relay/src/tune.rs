@@ -1,0 +1,132 @@
+//! `muster tune`: the tuning guide's figures and advice for a player on a server.
+
+use anyhow::bail;
+use protocol::cod::tuning::{
+    advise, cadence, recommended_profiles, Advice, Cadence, ClientProfile, ClientSettings,
+    ServerSettings,
+};
+use serde::Serialize;
+
+use crate::cli::QueryResult;
+
+/// The server's settings and where each came from: `server` (published in its status),
+/// `flag`, or `stock default`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerSource {
+    pub addr: Option<String>,
+    pub settings: ServerSettings,
+    pub sv_fps_from: &'static str,
+    pub sv_max_rate_from: &'static str,
+}
+
+impl ServerSource {
+    pub fn stock() -> Self {
+        Self {
+            addr: None,
+            settings: ServerSettings::default(),
+            sv_fps_from: "stock default",
+            sv_max_rate_from: "stock default",
+        }
+    }
+
+    /// What a queried server reveals: `sv_fps` and `sv_maxRate` when its status publishes them.
+    pub fn from_query(result: &QueryResult) -> anyhow::Result<Self> {
+        let Some(server) = &result.server else {
+            bail!("{} did not answer ({})", result.addr, result.outcome);
+        };
+        let cvar = |name: &str| {
+            server
+                .cvars
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .and_then(|(_, v)| v.trim().parse::<i32>().ok())
+        };
+        let mut source = Self::stock();
+        source.addr = Some(result.addr.clone());
+        if let Some(fps) = cvar("sv_fps") {
+            source.settings.sv_fps = fps;
+            source.sv_fps_from = "server";
+        }
+        if let Some(rate) = cvar("sv_maxRate") {
+            source.settings.sv_max_rate = rate;
+            source.sv_max_rate_from = "server";
+        }
+        Ok(source)
+    }
+
+    /// Flags win over what the server published.
+    pub fn override_with(&mut self, sv_fps: Option<i32>, sv_max_rate: Option<i32>) {
+        if let Some(fps) = sv_fps {
+            self.settings.sv_fps = fps;
+            self.sv_fps_from = "flag";
+        }
+        if let Some(rate) = sv_max_rate {
+            self.settings.sv_max_rate = rate;
+            self.sv_max_rate_from = "flag";
+        }
+    }
+}
+
+/// `muster tune --json`: the derived figures flattened at the top level, then the inputs,
+/// the advice and the profiles the guide recommends for this server.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    #[serde(flatten)]
+    pub cadence: Cadence,
+    pub packet_size: u32,
+    pub client: ClientSettings,
+    pub server: ServerSource,
+    pub advice: Vec<Advice>,
+    pub recommended_profiles: Vec<ClientProfile>,
+}
+
+pub fn report(client: &ClientSettings, server: &ServerSource, packet_size: u32) -> Report {
+    Report {
+        cadence: cadence(client, &server.settings, packet_size),
+        packet_size,
+        client: *client,
+        server: server.clone(),
+        advice: advise(client, &server.settings, packet_size),
+        recommended_profiles: recommended_profiles(&server.settings),
+    }
+}
+
+/// The report for people: the four clocks, then the advice.
+pub fn text(r: &Report) -> String {
+    let c = &r.cadence;
+    let mut out = String::new();
+    if let Some(addr) = &r.server.addr {
+        out += &format!("server {addr}\n");
+    }
+    out += &format!(
+        "client frames   {:>6.1}/s  every {} ms (com_maxfps {})\n",
+        c.client_fps, c.client_frame_ms, r.client.com_maxfps
+    );
+    out += &format!(
+        "client packets  {:>6.1}/s  every {} ms: {} frame(s) per packet, {} user commands each\n",
+        c.packets_per_second, c.packet_interval_ms, c.frames_per_packet, c.usercmds_per_packet
+    );
+    out += &format!(
+        "server frames   {:>6.1}/s  every {} ms (sv_fps {}, {})\n",
+        c.server_fps, c.server_frame_ms, r.server.settings.sv_fps, r.server.sv_fps_from
+    );
+    out += &format!(
+        "snapshots       {:>6.1}/s  every {} ms (snaps asks {} ms; rate {} B/s charges {} B in {} ms)\n",
+        c.snapshots_per_second,
+        c.actual_snapshot_interval_ms,
+        c.requested_snapshot_interval_ms,
+        c.effective_rate,
+        c.charged_size,
+        c.rate_delay_ms
+    );
+    for a in &r.advice {
+        let tag = match a.severity {
+            protocol::cod::tuning::Severity::Warning => "warning",
+            protocol::cod::tuning::Severity::Info => "note",
+        };
+        out += &format!("{tag}: {}\n", a.message);
+    }
+    let names: Vec<&str> = r.recommended_profiles.iter().map(|p| p.name).collect();
+    out += &format!("recommended here: {}\n", names.join(", "));
+    out
+}

@@ -6,6 +6,12 @@ use protocol::relay_api::MasterState;
 use crate::detail::Detail;
 use crate::feed::Feed;
 use crate::list::ServerList;
+use crate::tuning::{saved_bench, TuningPage};
+
+/// Which page the hash names: `#tuning`, or the server list.
+fn tuning_in_hash() -> bool {
+    window().location().hash().is_ok_and(|h| h == "#tuning")
+}
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -14,6 +20,12 @@ pub fn App() -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
     // The relay refreshes the server shown in detail more often.
     Effect::new(move |_| feed.watched.set(selected.get()));
+    let bench = saved_bench();
+    let tuning = RwSignal::new(tuning_in_hash());
+    let on_hash = leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| {
+        tuning.set(tuning_in_hash())
+    });
+    on_cleanup(move || on_hash.remove());
     view! {
         <header>
             <h1>"Muster"</h1>
@@ -21,12 +33,25 @@ pub fn App() -> impl IntoView {
             <span class="connection" data-testid="connection">
                 {move || if feed.connected.get() { "live" } else { "connecting…" }}
             </span>
+            <nav aria-label="Pages">
+                <a href="#" class:current=move || !tuning.get()>"Servers"</a>
+                <a href="#tuning" class:current=move || tuning.get()>"Tuning"</a>
+            </nav>
         </header>
         <Masters feed=feed />
-        <main>
-            <ServerList feed=feed selected=selected />
-            <Detail feed=feed selected=selected />
-        </main>
+        <Show
+            when=move || tuning.get()
+            fallback=move || view! {
+                <main>
+                    <ServerList feed=feed selected=selected />
+                    <Detail feed=feed selected=selected bench=bench />
+                </main>
+            }
+        >
+            <main class="single">
+                <TuningPage bench=bench />
+            </main>
+        </Show>
     }
 }
 

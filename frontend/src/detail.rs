@@ -5,9 +5,14 @@ use protocol::relay_api::ServerInfo;
 
 use crate::coloured::Coloured;
 use crate::feed::Feed;
+use crate::tuning::{Bench, TuningPanel};
 
 #[component]
-pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView {
+pub fn Detail(
+    feed: Feed,
+    selected: RwSignal<Option<String>>,
+    bench: RwSignal<Bench>,
+) -> impl IntoView {
     let server = move || {
         let addr = selected.get()?;
         feed.servers.with(|all| all.get(&addr).cloned())
@@ -16,14 +21,15 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView {
         <aside class="detail" aria-live="polite">
             {move || match server() {
                 None => view! { <p class="hint">"Select a server to see its players and settings."</p> }.into_any(),
-                Some(server) => view! { <ServerDetail server=server /> }.into_any(),
+                Some(server) => view! { <ServerDetail server=server bench=bench /> }.into_any(),
             }}
         </aside>
     }
 }
 
 #[component]
-fn ServerDetail(server: ServerInfo) -> impl IntoView {
+fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>) -> impl IntoView {
+    let tuning_server = server.clone();
     let mut players = server.players.clone();
     players.sort_by_key(|p| std::cmp::Reverse(p.score));
     view! {
@@ -54,6 +60,7 @@ fn ServerDetail(server: ServerInfo) -> impl IntoView {
                     .collect_view()}
             </tbody>
         </table>
+        <TuningPanel server=tuning_server bench=bench />
         <h3>"Settings"</h3>
         <table class="cvars" data-testid="cvars-table">
             <tbody>

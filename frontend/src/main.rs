@@ -5,6 +5,7 @@ mod coloured;
 mod detail;
 mod feed;
 mod list;
+mod tuning;
 
 fn main() {
     console_error_panic_hook::set_once();

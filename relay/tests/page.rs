@@ -219,6 +219,20 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
             player.name
         );
     }
+    // The tuning panel: stock settings against the lab's sv_maxRate 25000 on a stock 20 Hz
+    // server give rate-delayed worst-case snapshots, 10 a second.
+    let clocks = client
+        .find_all(Locator::Css(
+            "[data-testid=tuning-panel] [data-testid=clock]",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(clocks.len(), 4);
+    let snapshots = clocks[3].text().await.unwrap();
+    assert!(
+        snapshots.contains("10.0/s") && snapshots.contains("rate-delayed"),
+        "{snapshots}"
+    );
     let cvars = text_of(&client, "[data-testid=cvars-table]").await.unwrap();
     assert!(cvars.contains("sv_hostname"), "{cvars}");
     assert!(
@@ -226,5 +240,63 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
         "{cvars}"
     );
     screenshot(&client, "detail.png").await;
+
+    // The tuning page: the balanced profile on a 30 Hz server is clean, and it survives a reload.
+    client
+        .goto(&format!("http://{}/#tuning", relay.addr))
+        .await
+        .unwrap();
+    for (id, value) in [
+        ("com_maxfps", "125"),
+        ("cl_maxpackets", "62"),
+        ("rate", "50000"),
+        ("snaps", "30"),
+        ("sv_fps", "30"),
+    ] {
+        set_input(&client, id, value).await;
+    }
+    let rates = eventually("the clocks follow the settings", async || {
+        let mut rates = Vec::new();
+        for clock in client
+            .find_all(Locator::Css("[data-testid=tuning-page] .clock-rate"))
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            rates.push(clock.text().await.map_err(|e| e.to_string())?);
+        }
+        (rates == ["125.0/s", "62.5/s", "30.3/s", "30.3/s"])
+            .then_some(rates.clone())
+            .ok_or(format!("{rates:?}"))
+    })
+    .await;
+    assert_eq!(rates.len(), 4);
+    text_of(&client, "[data-testid=advice-none]").await.unwrap();
+    screenshot(&client, "tuning.png").await;
+    client.refresh().await.unwrap();
+    eventually("settings survive a reload", async || {
+        let value = client
+            .find(Locator::Id("cl_maxpackets"))
+            .await
+            .map_err(|e| e.to_string())?
+            .prop("value")
+            .await
+            .map_err(|e| e.to_string())?;
+        (value.as_deref() == Some("62"))
+            .then_some(())
+            .ok_or(format!("{value:?}"))
+    })
+    .await;
     client.close().await.unwrap();
+}
+
+/// Types a value into a number input the way a user's edit lands: value, then an input event.
+async fn set_input(client: &Client, id: &str, value: &str) {
+    client
+        .execute(
+            "const el = document.getElementById(arguments[0]); el.value = arguments[1]; \
+             el.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![id.into(), value.into()],
+        )
+        .await
+        .unwrap();
 }

@@ -125,6 +125,11 @@ pub fn rate_delay_ms(packet_size: u32, effective_rate: u32) -> u32 {
     charged_size(packet_size) * 1000 / effective_rate.max(1)
 }
 
+/// The largest message that `effective_rate` carries within `interval_ms` without rate delay.
+pub fn largest_undelayed_message(effective_rate: u32, interval_ms: u32) -> u32 {
+    (effective_rate * interval_ms / 1000).saturating_sub(RATE_OVERHEAD)
+}
+
 /// `snaps` clamped to 1..30.
 pub fn clamp_snaps(snaps: i32) -> u32 {
     snaps.clamp(1, 30) as u32
@@ -296,8 +301,7 @@ pub fn advise(client: &ClientSettings, server: &ServerSettings, packet_size: u32
         ));
     }
     if c.rate_delayed {
-        let fits = (c.effective_rate * c.requested_snapshot_interval_ms / 1000)
-            .saturating_sub(RATE_OVERHEAD);
+        let fits = largest_undelayed_message(c.effective_rate, c.requested_snapshot_interval_ms);
         out.push(advice(
             "rate_delays_large_snapshots",
             Warning,
@@ -470,6 +474,39 @@ pub const CLIENT_PROFILES: [ClientProfile; 4] = [
         snaps: 20,
         tradeoff: "Fewer datagrams and a lower server-to-client allowance; large snapshots can \
                    be rate-delayed.",
+    },
+];
+
+/// A server profile from the guide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ServerProfile {
+    pub name: &'static str,
+    pub sv_fps: i32,
+    /// The client `snaps` values that suit it.
+    pub snaps: &'static [i32],
+    /// The least `sv_maxRate` it wants (0: no cap, or a planned one).
+    pub min_sv_max_rate: i32,
+    pub tradeoff: &'static str,
+}
+
+/// The guide's two deliberate server tick/snapshot models.
+pub const SERVER_PROFILES: [ServerProfile; 2] = [
+    ServerProfile {
+        name: "Stock-aligned",
+        sv_fps: 20,
+        snaps: &[20, 30],
+        min_sv_max_rate: 0,
+        tradeoff: "50 ms game frames and at most about 20 snapshots/s. snaps 30 gives no extra \
+                   snapshots here.",
+    },
+    ServerProfile {
+        name: "Higher update rate",
+        sv_fps: 30,
+        snaps: &[30],
+        min_sv_max_rate: 50000,
+        tradeoff: "33 ms integer game frames and about 30.3 snapshot opportunities/s; greater CPU \
+                   and uplink demand.",
     },
 ];
 
@@ -736,6 +773,61 @@ mod tests {
             sv_max_rate: 0,
         };
         assert!(codes(balanced, fast_server).contains(&"sv_fps_above_snapshot_ceiling"));
+    }
+
+    #[test]
+    fn every_profile_row_holds() {
+        let run = |p: &ClientProfile, server: ServerSettings| {
+            let client = ClientSettings {
+                com_maxfps: p.com_maxfps,
+                cl_maxpackets: p.cl_maxpackets,
+                rate: p.rate,
+                snaps: p.snaps,
+                ..ClientSettings::default()
+            };
+            cadence(&client, &server, MAX_CHARGED_MESSAGE)
+        };
+        let on20 = ServerSettings::default();
+        let on30 = ServerSettings {
+            sv_fps: 30,
+            sv_max_rate: 0,
+        };
+        let [stock, balanced, batching, constrained] = &CLIENT_PROFILES;
+        // Stock baseline: already aligned with the stock 20 Hz server.
+        let c = run(stock, on20);
+        assert_eq!(c.requested_snapshot_interval_ms, c.server_frame_ms);
+        // Balanced broadband: about 62.5 packets/s, not rate-delayed at 30 snapshots/s.
+        let c = run(balanced, on30);
+        assert_eq!(round1(c.packets_per_second), 62.5);
+        assert!(!c.rate_delayed);
+        assert_eq!(round1(c.snapshots_per_second), 30.3);
+        // Minimum command batching: one packet per 10 ms client frame.
+        let c = run(batching, on30);
+        assert_eq!((c.client_frame_ms, c.packet_interval_ms), (10, 10));
+        // Constrained connection: large snapshots can be rate-delayed.
+        assert!(run(constrained, on20).rate_delayed);
+        // Server profiles: 20 Hz gives about 20 snapshots/s for snaps 20 or 30; 30 Hz with
+        // snaps 30 and sv_maxRate 50000 gives about 30.3.
+        for profile in &SERVER_PROFILES {
+            for &snaps in profile.snaps {
+                let client = ClientSettings {
+                    snaps,
+                    rate: 90000,
+                    ..ClientSettings::default()
+                };
+                let server = ServerSettings {
+                    sv_fps: profile.sv_fps,
+                    sv_max_rate: profile.min_sv_max_rate,
+                };
+                let per_second = round1(cadence(&client, &server, 1500).snapshots_per_second);
+                let expected = if profile.sv_fps == 20 { 20.0 } else { 30.3 };
+                assert_eq!(per_second, expected, "{} snaps {snaps}", profile.name);
+            }
+        }
+        // At rate 25000, roughly 1201 message bytes fit a 50 ms request and 776 a 33 ms one.
+        assert_eq!(largest_undelayed_message(25000, 50), 1202);
+        assert_eq!(largest_undelayed_message(25000, 33), 777);
+        assert_eq!(rate_delay_ms(1202, 25000), 50);
     }
 
     #[test]

@@ -1,0 +1,261 @@
+//! The tuning guide in the page: a player's settings (kept in localStorage), the four clocks
+//! they produce on a server, and the guide's advice. The figures come from `protocol`.
+
+use leptos::prelude::*;
+use protocol::cod::tuning::{
+    advise, cadence, recommended_profiles, Advice, ClientSettings, ServerSettings, Severity,
+    MAX_CHARGED_MESSAGE,
+};
+use protocol::relay_api::ServerInfo;
+
+const STORAGE_KEY: &str = "muster.tuning";
+
+/// What the tuning page edits: the player's settings and a server to try them on.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Bench {
+    pub client: ClientSettings,
+    pub server: ServerSettings,
+    pub packet_size: u32,
+}
+
+impl Default for Bench {
+    fn default() -> Self {
+        Self {
+            client: ClientSettings::default(),
+            server: ServerSettings::default(),
+            packet_size: MAX_CHARGED_MESSAGE,
+        }
+    }
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+/// The player's saved settings, stock defaults when there are none; saved on every change.
+pub fn saved_bench() -> RwSignal<Bench> {
+    let saved = storage()
+        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default();
+    let bench = RwSignal::new(saved);
+    Effect::new(move |_| {
+        if let (Some(storage), Ok(json)) = (storage(), serde_json::to_string(&bench.get())) {
+            let _ = storage.set_item(STORAGE_KEY, &json);
+        }
+    });
+    bench
+}
+
+/// What a server's status reveals of its settings: `sv_fps` if published, and `sv_maxRate`.
+pub fn server_settings(server: &ServerInfo) -> (ServerSettings, bool) {
+    let cvar = |name: &str| {
+        server
+            .cvars
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .and_then(|(_, v)| v.trim().parse::<i32>().ok())
+    };
+    let stock = ServerSettings::default();
+    let settings = ServerSettings {
+        sv_fps: cvar("sv_fps").unwrap_or(stock.sv_fps),
+        sv_max_rate: cvar("sv_maxRate").unwrap_or(stock.sv_max_rate),
+    };
+    (settings, cvar("sv_fps").is_some())
+}
+
+/// The four independent clocks side by side.
+#[component]
+fn Clocks(client: ClientSettings, server: ServerSettings, packet_size: u32) -> impl IntoView {
+    let c = cadence(&client, &server, packet_size);
+    let clock = |name: &'static str, per_second: f64, every: u32, detail: String| {
+        view! {
+            <div class="clock" data-testid="clock">
+                <span class="clock-name">{name}</span>
+                <strong class="clock-rate">{format!("{per_second:.1}/s")}</strong>
+                <span class="clock-every">{format!("every {every} ms")}</span>
+                <span class="clock-detail">{detail}</span>
+            </div>
+        }
+    };
+    view! {
+        <div class="clocks">
+            {clock("Client frames", c.client_fps, c.client_frame_ms, "one user command each".into())}
+            {clock(
+                "Client packets",
+                c.packets_per_second,
+                c.packet_interval_ms,
+                format!("{} frame(s) apart, {} commands each", c.frames_per_packet, c.usercmds_per_packet),
+            )}
+            {clock("Server frames", c.server_fps, c.server_frame_ms, "game and snapshot ticks".into())}
+            {clock(
+                "Snapshots",
+                c.snapshots_per_second,
+                c.actual_snapshot_interval_ms,
+                if c.rate_delayed {
+                    format!("rate-delayed: {} B take {} ms at {} B/s", c.charged_size, c.rate_delay_ms, c.effective_rate)
+                } else {
+                    format!("snaps asks every {} ms", c.requested_snapshot_interval_ms)
+                },
+            )}
+        </div>
+    }
+}
+
+#[component]
+fn AdviceList(advice: Vec<Advice>) -> impl IntoView {
+    if advice.is_empty() {
+        return view! { <p class="advice-none" data-testid="advice-none">"No warnings: these settings suit this server."</p> }.into_any();
+    }
+    view! {
+        <ul class="advice" data-testid="advice">
+            {advice
+                .into_iter()
+                .map(|a| {
+                    let class = match a.severity {
+                        Severity::Warning => "warning",
+                        Severity::Info => "info",
+                    };
+                    view! { <li class=class data-code=a.code>{a.message}</li> }
+                })
+                .collect_view()}
+        </ul>
+    }
+    .into_any()
+}
+
+/// The tuning panel of the server detail: the player's settings on this server.
+#[component]
+pub fn TuningPanel(server: ServerInfo, bench: RwSignal<Bench>) -> impl IntoView {
+    let (settings, published) = server_settings(&server);
+    move || {
+        let b = bench.get();
+        let note = if published {
+            format!(
+                "sv_fps {} (published), sv_maxRate {}",
+                settings.sv_fps, settings.sv_max_rate
+            )
+        } else {
+            format!(
+                "sv_fps not published: stock 20 assumed; sv_maxRate {}",
+                settings.sv_max_rate
+            )
+        };
+        view! {
+            <section class="tuning-panel" data-testid="tuning-panel">
+                <h3>"Your connection here"</h3>
+                <p class="hint">{note}</p>
+                <Clocks client=b.client server=settings packet_size=b.packet_size />
+                <AdviceList advice=advise(&b.client, &settings, b.packet_size) />
+                <p><a href="#tuning">"Change your settings"</a></p>
+            </section>
+        }
+    }
+}
+
+/// One labelled number input bound to a field of the bench.
+fn number_input(
+    bench: RwSignal<Bench>,
+    id: &'static str,
+    label: &'static str,
+    get: fn(&Bench) -> i64,
+    set: fn(&mut Bench, i64),
+) -> impl IntoView {
+    view! {
+        <label for=id>
+            <span>{label}</span>
+            <input
+                id=id
+                type="number"
+                prop:value=move || get(&bench.get()).to_string()
+                on:input=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).trim().parse::<i64>() {
+                        bench.update(|b| set(b, v));
+                    }
+                }
+            />
+        </label>
+    }
+}
+
+fn clamp_i32(v: i64) -> i32 {
+    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+}
+
+/// The standalone tuning page: enter settings, see the cadence, apply a recommended profile.
+#[component]
+pub fn TuningPage(bench: RwSignal<Bench>) -> impl IntoView {
+    view! {
+        <section class="tuning-page" data-testid="tuning-page">
+            <h2>"Network tuning"</h2>
+            <p class="hint">
+                "How stock UO 1.51 turns your settings and a server's into packets and snapshots. Your settings are kept in this browser."
+            </p>
+            <form class="tuning-form" on:submit=|ev| ev.prevent_default()>
+                <fieldset>
+                    <legend>"Your settings"</legend>
+                    {number_input(bench, "com_maxfps", "com_maxfps", |b| b.client.com_maxfps.into(), |b, v| b.client.com_maxfps = clamp_i32(v))}
+                    {number_input(bench, "cl_maxpackets", "cl_maxpackets", |b| b.client.cl_maxpackets.into(), |b, v| b.client.cl_maxpackets = clamp_i32(v))}
+                    {number_input(bench, "cl_packetdup", "cl_packetdup", |b| b.client.cl_packetdup.into(), |b, v| b.client.cl_packetdup = clamp_i32(v))}
+                    {number_input(bench, "rate", "rate", |b| b.client.rate.into(), |b, v| b.client.rate = clamp_i32(v))}
+                    {number_input(bench, "snaps", "snaps", |b| b.client.snaps.into(), |b, v| b.client.snaps = clamp_i32(v))}
+                    {number_input(bench, "cl_timeNudge", "cl_timeNudge", |b| b.client.cl_time_nudge.into(), |b, v| b.client.cl_time_nudge = clamp_i32(v))}
+                    <label for="lan">
+                        <span>"LAN server"</span>
+                        <input
+                            id="lan"
+                            type="checkbox"
+                            prop:checked=move || bench.get().client.lan
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                bench.update(|b| b.client.lan = on);
+                            }
+                        />
+                    </label>
+                </fieldset>
+                <fieldset>
+                    <legend>"The server"</legend>
+                    {number_input(bench, "sv_fps", "sv_fps", |b| b.server.sv_fps.into(), |b, v| b.server.sv_fps = clamp_i32(v))}
+                    {number_input(bench, "sv_maxRate", "sv_maxRate", |b| b.server.sv_max_rate.into(), |b, v| b.server.sv_max_rate = clamp_i32(v))}
+                    {number_input(bench, "packet_size", "snapshot bytes", |b| b.packet_size.into(), |b, v| b.packet_size = v.clamp(0, 65_535) as u32)}
+                </fieldset>
+                <button type="button" on:click=move |_| bench.set(Bench::default())>
+                    "Stock defaults"
+                </button>
+            </form>
+            {move || {
+                let b = bench.get();
+                view! {
+                    <Clocks client=b.client server=b.server packet_size=b.packet_size />
+                    <AdviceList advice=advise(&b.client, &b.server, b.packet_size) />
+                    <h3>"Recommended on this server"</h3>
+                    <ul class="profiles" data-testid="profiles">
+                        {recommended_profiles(&b.server)
+                            .into_iter()
+                            .map(|p| {
+                                let apply = move |_| {
+                                    bench.update(|b| {
+                                        b.client.com_maxfps = p.com_maxfps;
+                                        b.client.cl_maxpackets = p.cl_maxpackets;
+                                        b.client.rate = p.rate;
+                                        b.client.snaps = p.snaps;
+                                        b.client.cl_packetdup = 1;
+                                    })
+                                };
+                                view! {
+                                    <li>
+                                        <button type="button" on:click=apply>{p.name}</button>
+                                        {format!(
+                                            " com_maxfps {} / cl_maxpackets {} / rate {} / snaps {}: {}",
+                                            p.com_maxfps, p.cl_maxpackets, p.rate, p.snaps, p.tradeoff
+                                        )}
+                                    </li>
+                                }
+                            })
+                            .collect_view()}
+                    </ul>
+                }
+            }}
+        </section>
+    }
+}

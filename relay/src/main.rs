@@ -107,9 +107,9 @@ async fn tune(args: TuneArgs) -> anyhow::Result<()> {
     server.override_with(args.sv_fps, args.sv_maxrate);
     let report = relay::tune::report(&client, &server, args.packet_size);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        out(serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", relay::tune::text(&report));
+        out(relay::tune::text(&report).trim_end())?;
     }
     Ok(())
 }
@@ -160,9 +160,12 @@ async fn query(args: QueryArgs) -> anyhow::Result<()> {
         results
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        out(serde_json::to_string_pretty(&results)?)?;
     } else {
-        print!("{}", relay::cli::query_text(&results, args.cvars));
+        let text = relay::cli::query_text(&results, args.cvars);
+        if !text.is_empty() {
+            out(text.trim_end())?;
+        }
     }
     eprintln!("{}", relay::cli::query_summary(&results));
     Ok(())
@@ -195,10 +198,10 @@ async fn master(args: MasterArgs) -> anyhow::Result<()> {
     let names = resolve_masters(&args.masters).await?;
     let listing = relay::cli::masters(&names, Default::default()).await?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&listing)?);
+        out(serde_json::to_string_pretty(&listing)?)?;
     } else {
         for server in &listing.servers {
-            println!("{}", server.addr);
+            out(&server.addr)?;
         }
     }
     report_masters(&listing);
@@ -208,10 +211,10 @@ async fn master(args: MasterArgs) -> anyhow::Result<()> {
 async fn scan(args: ScanArgs) -> anyhow::Result<()> {
     let found = relay::cli::scan(&args.lan, Default::default()).await?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&found)?);
+        out(serde_json::to_string_pretty(&found)?)?;
     } else {
         for s in &found {
-            println!(
+            out(format_args!(
                 "{:<21} {:>2}/{:<2}  {:<16} {:<5} {}",
                 s.addr,
                 s.clients,
@@ -219,7 +222,7 @@ async fn scan(args: ScanArgs) -> anyhow::Result<()> {
                 s.map,
                 s.gametype,
                 protocol::cod::text::strip(&s.hostname)
-            );
+            ))?;
         }
     }
     eprintln!("{} servers on the LAN", found.len());
@@ -281,8 +284,8 @@ fn wire(args: WireArgs) -> anyhow::Result<()> {
                 relay::wire::Codec::Fixed
             };
             let encode = matches!(direction, HuffmanDirection::Encode);
-            let out = relay::wire::huffman(codec, encode, &input).map_err(anyhow::Error::msg)?;
-            println!("{out}");
+            let hex = relay::wire::huffman(codec, encode, &input).map_err(anyhow::Error::msg)?;
+            out(&hex)?;
         }
         None => {
             let from = match args.from {
@@ -292,7 +295,7 @@ fn wire(args: WireArgs) -> anyhow::Result<()> {
             let mut dissector = relay::wire::Dissector::new(from, args.challenge);
             for line in std::io::stdin().lock().lines() {
                 if let Some(value) = dissector.line(&line?) {
-                    println!("{value}");
+                    out(&value)?;
                 }
             }
         }
@@ -355,6 +358,16 @@ impl ServeArgs {
                 ..PollerConfig::default()
             },
         }
+    }
+}
+
+/// Writes command output; a reader that went away (`| head`) ends the output quietly instead
+/// of panicking as `println!` does.
+fn out(text: impl std::fmt::Display) -> anyhow::Result<()> {
+    use std::io::Write;
+    match writeln!(std::io::stdout().lock(), "{text}") {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        result => Ok(result?),
     }
 }
 

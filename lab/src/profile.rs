@@ -104,6 +104,8 @@ pub struct ServerProfile {
     pub max_ping: u32,
     pub allow_anonymous: bool,
     pub timeouts_allowed: u32,
+    /// 2 for an Internet dedicated server, 0 for a listen server.
+    pub dedicated: u32,
     pub players: Vec<LabPlayer>,
 }
 
@@ -131,6 +133,7 @@ impl ServerProfile {
             max_ping: if rng.random_bool(0.3) { 250 } else { 0 },
             allow_anonymous: rng.random_bool(0.1),
             timeouts_allowed: if rng.random_bool(0.2) { 2 } else { 0 },
+            dedicated: if rng.random_bool(0.9) { 2 } else { 0 },
             players: Vec::new(),
         };
         // About a third of a real list is empty; a few servers are full.
@@ -254,6 +257,7 @@ impl ServerProfile {
         let mut set = |k: &str, v: &str| {
             info.set(k, v).expect("lab info strings are well-formed");
         };
+        set("dedicated", &self.dedicated.to_string());
         if !self.fs_game.is_empty() {
             set("fs_game", &self.fs_game);
         }

@@ -8,6 +8,6 @@ extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+pub mod browse;
 pub mod cod;
-#[cfg(feature = "serde")]
 pub mod relay_api;

@@ -1,12 +1,13 @@
-//! The messages between the relay and the page: one definition, serialized as JSON by both.
+//! The messages between the relay and the page: one definition, serialized as JSON by both
+//! (with the `serde` feature).
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
 
 /// Whether the relay can currently reach a server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Reachability {
     /// Listed, not yet answered.
     Pending,
@@ -19,7 +20,8 @@ pub enum Reachability {
 }
 
 /// One player as `getstatus` reports them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Player {
     /// The name with its colour codes.
     pub name: String,
@@ -30,7 +32,8 @@ pub struct Player {
 }
 
 /// Everything the relay knows about one game server.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ServerInfo {
     /// `ip:port`.
     pub addr: String,
@@ -48,6 +51,13 @@ pub struct ServerInfo {
     pub password: bool,
     pub punkbuster: bool,
     pub pure: bool,
+    /// `ff`: 0 off, otherwise the friendly-fire mode.
+    pub friendly_fire: u32,
+    pub killcam: bool,
+    pub jeeps: bool,
+    pub tanks: bool,
+    /// From the status `dedicated` cvar when the server publishes it.
+    pub dedicated: Option<bool>,
     /// Round-trip time of the latest `getinfo`, in milliseconds.
     pub ping_ms: Option<u32>,
     pub reachability: Reachability,
@@ -61,8 +71,9 @@ pub struct ServerInfo {
 }
 
 /// How the latest poll of one master went.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "state", rename_all = "snake_case"))]
 pub enum MasterState {
     Pending,
     Ok { servers: u32 },
@@ -70,19 +81,21 @@ pub enum MasterState {
 }
 
 /// A master server from the relay's configuration.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MasterStatus {
     /// As configured: `host:port`.
     pub addr: String,
-    #[serde(flatten)]
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub state: MasterState,
     /// Unix time of the latest poll, in milliseconds.
     pub polled_ms: Option<u64>,
 }
 
 /// A message the relay pushes to a page over the WebSocket.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum RelayMessage {
     /// The whole directory: sent first, and again whenever a page fell behind.
     Directory {
@@ -99,7 +112,8 @@ pub enum RelayMessage {
 }
 
 /// The current refresh: servers queried, answered, and finished either way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Progress {
     pub total: u32,
     pub answered: u32,
@@ -108,8 +122,9 @@ pub struct Progress {
 
 /// A message a page sends the relay. It can only say what it looks at; it never names an
 /// address the relay does not already know, and never causes a packet to an unknown host.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum PageMessage {
     /// The server the page shows in detail (refreshed more often), or none.
     Watch { addr: Option<String> },

@@ -1,0 +1,543 @@
+//! The server browser's view of the directory: the in-game browser's filters, free-text search,
+//! sorting on every column, find-player, and the URL form of a view so it can be shared.
+//! Pure functions over [`ServerInfo`], used by the page and tested natively.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use crate::cod::text::strip;
+use crate::relay_api::{Reachability, ServerInfo};
+
+/// A yes/no filter that can also be off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tri {
+    #[default]
+    Any,
+    Yes,
+    No,
+}
+
+impl Tri {
+    fn admits(self, value: bool) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Yes => value,
+            Self::No => !value,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Any => "any",
+            Self::Yes => "yes",
+            Self::No => "no",
+        }
+    }
+
+    fn parse(text: &str) -> Self {
+        match text {
+            "yes" | "1" | "true" => Self::Yes,
+            "no" | "0" | "false" => Self::No,
+            _ => Self::Any,
+        }
+    }
+}
+
+/// A column to sort on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Column {
+    Name,
+    Map,
+    Gametype,
+    #[default]
+    Players,
+    Ping,
+    Mod,
+}
+
+impl Column {
+    pub const ALL: [Column; 6] = [
+        Self::Name,
+        Self::Map,
+        Self::Gametype,
+        Self::Players,
+        Self::Ping,
+        Self::Mod,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Name => "name",
+            Self::Map => "map",
+            Self::Gametype => "gametype",
+            Self::Players => "players",
+            Self::Ping => "ping",
+            Self::Mod => "mod",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+/// Everything that decides which servers a view shows, and in what order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    /// Case-insensitive, colours ignored; matches server name, map and player names.
+    pub text: String,
+    pub show_empty: bool,
+    pub show_full: bool,
+    pub password: Tri,
+    pub pure: Tri,
+    pub dedicated: Tri,
+    pub punkbuster: Tri,
+    pub friendly_fire: Tri,
+    pub killcam: Tri,
+    pub jeeps: Tri,
+    pub tanks: Tri,
+    /// Runs a mod (`fs_game` set).
+    pub modded: Tri,
+    /// Empty: every gametype.
+    pub gametype: String,
+    pub max_ping: Option<u32>,
+    pub hide_unreachable: bool,
+    pub sort: Column,
+    pub descending: bool,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        Self {
+            text: String::new(),
+            show_empty: true,
+            show_full: true,
+            password: Tri::Any,
+            pure: Tri::Any,
+            dedicated: Tri::Any,
+            punkbuster: Tri::Any,
+            friendly_fire: Tri::Any,
+            killcam: Tri::Any,
+            jeeps: Tri::Any,
+            tanks: Tri::Any,
+            modded: Tri::Any,
+            gametype: String::new(),
+            max_ping: None,
+            hide_unreachable: false,
+            sort: Column::Players,
+            descending: true,
+        }
+    }
+}
+
+/// Lowercase text without colour codes, for matching.
+pub fn plain_lower(text: &str) -> String {
+    strip(text).to_lowercase()
+}
+
+impl View {
+    /// Whether `server` passes every filter. `needle` is [`plain_lower`] of `self.text`,
+    /// computed once per pass over the list.
+    pub fn admits(&self, server: &ServerInfo, needle: &str) -> bool {
+        let empty = server.clients == 0;
+        let full = server.max_clients > 0 && server.clients >= server.max_clients;
+        (self.show_empty || !empty)
+            && (self.show_full || !full)
+            && self.password.admits(server.password)
+            && self.pure.admits(server.pure)
+            && self.dedicated.admits(server.dedicated.unwrap_or(true))
+            && self.punkbuster.admits(server.punkbuster)
+            && self.friendly_fire.admits(server.friendly_fire > 0)
+            && self.killcam.admits(server.killcam)
+            && self.jeeps.admits(server.jeeps)
+            && self.tanks.admits(server.tanks)
+            && self.modded.admits(!server.game.is_empty())
+            && (self.gametype.is_empty() || server.gametype.eq_ignore_ascii_case(&self.gametype))
+            && self
+                .max_ping
+                .is_none_or(|limit| server.ping_ms.is_some_and(|p| p <= limit))
+            && (!self.hide_unreachable || server.reachability == Reachability::Online)
+            && (needle.is_empty() || text_matches(server, needle))
+    }
+
+    fn compare(&self, a: &ServerInfo, b: &ServerInfo) -> Ordering {
+        let order = match self.sort {
+            Column::Name => plain_lower(&a.hostname).cmp(&plain_lower(&b.hostname)),
+            Column::Map => a.map.cmp(&b.map),
+            Column::Gametype => a.gametype.cmp(&b.gametype),
+            Column::Players => a.clients.cmp(&b.clients),
+            // Unknown pings sort after every known one either way round.
+            Column::Ping => match (a.ping_ms, b.ping_ms) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => return Ordering::Less,
+                (None, Some(_)) => return Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            Column::Mod => a.game.cmp(&b.game),
+        };
+        let order = if self.descending {
+            order.reverse()
+        } else {
+            order
+        };
+        order.then_with(|| a.addr.cmp(&b.addr))
+    }
+
+    /// The servers this view shows, in its order.
+    pub fn apply<'a>(
+        &self,
+        servers: impl IntoIterator<Item = &'a ServerInfo>,
+    ) -> Vec<&'a ServerInfo> {
+        let needle = plain_lower(&self.text);
+        let mut shown: Vec<&ServerInfo> = servers
+            .into_iter()
+            .filter(|s| self.admits(s, &needle))
+            .collect();
+        shown.sort_by(|a, b| self.compare(a, b));
+        shown
+    }
+
+    /// The URL query string for this view: only what differs from the default.
+    pub fn to_query(&self) -> String {
+        let default = Self::default();
+        let mut parts: Vec<String> = Vec::new();
+        let mut push = |key: &str, value: String| {
+            parts.push(alloc::format!("{key}={}", encode(&value)));
+        };
+        if !self.text.is_empty() {
+            push("q", self.text.clone());
+        }
+        if !self.show_empty {
+            push("empty", "0".into());
+        }
+        if !self.show_full {
+            push("full", "0".into());
+        }
+        for (key, value) in self.tris() {
+            if value != Tri::Any {
+                push(key, value.as_str().into());
+            }
+        }
+        if !self.gametype.is_empty() {
+            push("gametype", self.gametype.clone());
+        }
+        if let Some(ping) = self.max_ping {
+            push("ping", ping.to_string());
+        }
+        if self.hide_unreachable {
+            push("reachable", "1".into());
+        }
+        if self.sort != default.sort || self.descending != default.descending {
+            push("sort", self.sort.as_str().into());
+            push("order", if self.descending { "desc" } else { "asc" }.into());
+        }
+        parts.join("&")
+    }
+
+    fn tris(&self) -> [(&'static str, Tri); 9] {
+        [
+            ("password", self.password),
+            ("pure", self.pure),
+            ("dedicated", self.dedicated),
+            ("pb", self.punkbuster),
+            ("ff", self.friendly_fire),
+            ("killcam", self.killcam),
+            ("jeeps", self.jeeps),
+            ("tanks", self.tanks),
+            ("mod", self.modded),
+        ]
+    }
+
+    /// Reads a view back from a query string (with or without its `?`); unknown keys and bad
+    /// values are ignored, so an old or hand-edited link still opens.
+    pub fn from_query(query: &str) -> Self {
+        let mut view = Self::default();
+        for pair in query.trim_start_matches('?').split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = decode(value);
+            match key {
+                "q" => view.text = value,
+                "empty" => view.show_empty = value != "0",
+                "full" => view.show_full = value != "0",
+                "password" => view.password = Tri::parse(&value),
+                "pure" => view.pure = Tri::parse(&value),
+                "dedicated" => view.dedicated = Tri::parse(&value),
+                "pb" => view.punkbuster = Tri::parse(&value),
+                "ff" => view.friendly_fire = Tri::parse(&value),
+                "killcam" => view.killcam = Tri::parse(&value),
+                "jeeps" => view.jeeps = Tri::parse(&value),
+                "tanks" => view.tanks = Tri::parse(&value),
+                "mod" => view.modded = Tri::parse(&value),
+                "gametype" => view.gametype = value,
+                "ping" => view.max_ping = value.parse().ok(),
+                "reachable" => view.hide_unreachable = value == "1",
+                "sort" => view.sort = Column::parse(&value).unwrap_or(view.sort),
+                "order" => view.descending = value != "asc",
+                _ => {}
+            }
+        }
+        view
+    }
+}
+
+fn text_matches(server: &ServerInfo, needle: &str) -> bool {
+    plain_lower(&server.hostname).contains(needle)
+        || server.map.to_lowercase().contains(needle)
+        || server
+            .players
+            .iter()
+            .any(|p| plain_lower(&p.name).contains(needle))
+}
+
+/// A player found on a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sighting {
+    pub addr: String,
+    /// The player's name with its colour codes.
+    pub name: String,
+}
+
+/// Every player whose name contains `needle` (case-insensitive, colours ignored), on any server.
+pub fn find_player<'a>(
+    servers: impl IntoIterator<Item = &'a ServerInfo>,
+    needle: &str,
+) -> Vec<Sighting> {
+    let needle = plain_lower(needle);
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    servers
+        .into_iter()
+        .flat_map(|s| {
+            s.players
+                .iter()
+                .filter(|p| plain_lower(&p.name).contains(&needle))
+                .map(|p| Sighting {
+                    addr: s.addr.clone(),
+                    name: p.name.clone(),
+                })
+        })
+        .collect()
+}
+
+/// Percent-encodes everything but unreserved characters.
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&alloc::format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Reverses [`encode`] (and `+` for space); malformed escapes are kept as they are.
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match core::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relay_api::Player;
+    use alloc::vec;
+
+    fn server(addr: &str, name: &str, clients: u32, max: u32) -> ServerInfo {
+        ServerInfo {
+            addr: addr.into(),
+            hostname: name.into(),
+            map: "mp_foy".into(),
+            gametype: "tdm".into(),
+            game: String::new(),
+            protocol: 22,
+            clients,
+            bots: 0,
+            max_clients: max,
+            password: false,
+            punkbuster: false,
+            pure: true,
+            friendly_fire: 0,
+            killcam: true,
+            jeeps: false,
+            tanks: false,
+            dedicated: Some(true),
+            ping_ms: Some(40),
+            reachability: Reachability::Online,
+            updated_ms: Some(1),
+            sources: vec![],
+            players: vec![],
+            cvars: vec![],
+        }
+    }
+
+    fn addrs(shown: &[&ServerInfo]) -> Vec<String> {
+        shown.iter().map(|s| s.addr.clone()).collect()
+    }
+
+    #[test]
+    fn in_game_filters() {
+        let mut a = server("1.1.1.1:1", "^1Alpha", 0, 16);
+        a.password = true;
+        let mut b = server("2.2.2.2:2", "Bravo", 16, 16);
+        b.tanks = true;
+        b.game = "awe".into();
+        let mut c = server("3.3.3.3:3", "Charlie", 5, 16);
+        c.ping_ms = Some(300);
+        c.gametype = "sd".into();
+        let all = [a, b, c];
+        let view = |f: fn(&mut View)| {
+            let mut v = View::default();
+            f(&mut v);
+            addrs(&v.apply(&all))
+        };
+        assert_eq!(view(|v| v.show_empty = false), ["2.2.2.2:2", "3.3.3.3:3"]);
+        assert_eq!(view(|v| v.show_full = false), ["3.3.3.3:3", "1.1.1.1:1"]);
+        assert_eq!(view(|v| v.password = Tri::No), ["2.2.2.2:2", "3.3.3.3:3"]);
+        assert_eq!(view(|v| v.password = Tri::Yes), ["1.1.1.1:1"]);
+        assert_eq!(view(|v| v.tanks = Tri::Yes), ["2.2.2.2:2"]);
+        assert_eq!(view(|v| v.modded = Tri::No), ["3.3.3.3:3", "1.1.1.1:1"]);
+        assert_eq!(view(|v| v.gametype = "SD".into()), ["3.3.3.3:3"]);
+        assert_eq!(view(|v| v.max_ping = Some(100)), ["2.2.2.2:2", "1.1.1.1:1"]);
+    }
+
+    #[test]
+    fn text_search_ignores_case_and_colours_and_sees_players() {
+        let mut a = server("1.1.1.1:1", "^1Al^7pha", 1, 16);
+        a.players.push(Player {
+            name: "^2Sniper ^7Joe".into(),
+            score: 1,
+            ping: 50,
+            bot: false,
+        });
+        let b = server("2.2.2.2:2", "Bravo", 1, 16);
+        let all = [a, b];
+        let search = |text: &str| {
+            let v = View {
+                text: text.into(),
+                ..View::default()
+            };
+            addrs(&v.apply(&all))
+        };
+        assert_eq!(search("ALPHA"), ["1.1.1.1:1"]);
+        assert_eq!(search("sniper joe"), ["1.1.1.1:1"]);
+        assert_eq!(search("foy").len(), 2);
+        assert!(search("zulu").is_empty());
+        let found = find_player(&all, "JOE");
+        assert_eq!(
+            found,
+            vec![Sighting {
+                addr: "1.1.1.1:1".into(),
+                name: "^2Sniper ^7Joe".into()
+            }]
+        );
+        assert!(find_player(&all, "").is_empty());
+    }
+
+    #[test]
+    fn every_column_sorts_both_ways() {
+        let mut a = server("1.1.1.1:1", "Bravo", 3, 16);
+        a.ping_ms = None;
+        let mut b = server("2.2.2.2:2", "^3alpha", 9, 16);
+        b.ping_ms = Some(90);
+        b.map = "mp_kursk".into();
+        let c = server("3.3.3.3:3", "Charlie", 1, 16);
+        let all = [a, b, c];
+        let sorted = |sort: Column, descending: bool| {
+            let v = View {
+                sort,
+                descending,
+                ..View::default()
+            };
+            addrs(&v.apply(&all))
+        };
+        assert_eq!(
+            sorted(Column::Players, true),
+            ["2.2.2.2:2", "1.1.1.1:1", "3.3.3.3:3"]
+        );
+        assert_eq!(
+            sorted(Column::Name, false),
+            ["2.2.2.2:2", "1.1.1.1:1", "3.3.3.3:3"]
+        );
+        assert_eq!(
+            sorted(Column::Ping, false),
+            ["3.3.3.3:3", "2.2.2.2:2", "1.1.1.1:1"]
+        );
+        assert_eq!(
+            sorted(Column::Ping, true),
+            ["2.2.2.2:2", "3.3.3.3:3", "1.1.1.1:1"]
+        );
+        assert_eq!(sorted(Column::Map, true)[0], "2.2.2.2:2");
+        for column in Column::ALL {
+            assert_eq!(sorted(column, false).len(), 3);
+        }
+    }
+
+    #[test]
+    fn views_round_trip_through_the_url() {
+        let view = View {
+            text: "sniper & joe".into(),
+            show_empty: false,
+            password: Tri::No,
+            tanks: Tri::Yes,
+            gametype: "sd".into(),
+            max_ping: Some(120),
+            hide_unreachable: true,
+            sort: Column::Ping,
+            descending: false,
+            ..View::default()
+        };
+        let query = view.to_query();
+        assert_eq!(
+            query,
+            "q=sniper%20%26%20joe&empty=0&password=no&tanks=yes&gametype=sd&ping=120&reachable=1&sort=ping&order=asc"
+        );
+        assert_eq!(View::from_query(&query), view);
+        assert_eq!(View::from_query(&alloc::format!("?{query}")), view);
+        assert_eq!(View::default().to_query(), "");
+        assert_eq!(
+            View::from_query("bogus=1&ping=x&sort=nope&q=%zz"),
+            View {
+                text: "%zz".into(),
+                ..View::default()
+            }
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_query_string_opens(query in "\\PC{0,80}") {
+            let _ = View::from_query(&query);
+        }
+
+        #[test]
+        fn any_text_round_trips(text in "\\PC{0,40}") {
+            let view = View { text, ..View::default() };
+            proptest::prop_assert_eq!(View::from_query(&view.to_query()), view);
+        }
+    }
+}

@@ -5,7 +5,7 @@ use protocol::relay_api::MasterState;
 
 use crate::detail::Detail;
 use crate::feed::Feed;
-use crate::list::ServerList;
+use crate::list::{view_from_url, ServerList};
 use crate::tuning::{saved_bench, TuningPage};
 
 /// Which page the hash names: `#tuning`, or the server list.
@@ -21,6 +21,7 @@ pub fn App() -> impl IntoView {
     // The relay refreshes the server shown in detail more often.
     Effect::new(move |_| feed.watched.set(selected.get()));
     let bench = saved_bench();
+    let view = RwSignal::new(view_from_url());
     let tuning = RwSignal::new(tuning_in_hash());
     let on_hash = leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| {
         tuning.set(tuning_in_hash())
@@ -43,7 +44,7 @@ pub fn App() -> impl IntoView {
             when=move || tuning.get()
             fallback=move || view! {
                 <main>
-                    <ServerList feed=feed selected=selected />
+                    <ServerList feed=feed selected=selected view=view />
                     <Detail feed=feed selected=selected bench=bench />
                 </main>
             }

@@ -1,19 +1,91 @@
-//! The server list: one row per server, most players first.
+//! The server list: the in-game filters, free-text search and sorting on every column, kept in
+//! the URL; rows rendered only where the list is scrolled to, so thousands stay smooth.
 
 use leptos::prelude::*;
+use protocol::browse::{Column, Tri, View};
 use protocol::relay_api::{Reachability, ServerInfo};
 
 use crate::coloured::Coloured;
 use crate::feed::Feed;
 
-fn sorted(feed: &Feed) -> Vec<ServerInfo> {
-    let mut servers: Vec<ServerInfo> = feed.servers.with(|all| all.values().cloned().collect());
-    servers.sort_by(|a, b| b.clients.cmp(&a.clients).then_with(|| a.addr.cmp(&b.addr)));
-    servers
+/// Height of one row in pixels (the stylesheet fixes it too).
+const ROW_HEIGHT: f64 = 32.0;
+/// Rows rendered beyond the visible ones, above and below.
+const OVERSCAN: usize = 8;
+
+/// The view the page's URL describes.
+pub fn view_from_url() -> View {
+    View::from_query(&window().location().search().unwrap_or_default())
+}
+
+/// Keeps the URL in step with the view, without adding history entries.
+fn write_url(view: &View) {
+    let query = view.to_query();
+    let url = if query.is_empty() {
+        window()
+            .location()
+            .pathname()
+            .unwrap_or_else(|_| "/".into())
+    } else {
+        format!("?{query}")
+    };
+    let hash = window().location().hash().unwrap_or_default();
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{url}{hash}")),
+        );
+    }
+}
+
+/// "12 s", "3 min": how long ago a server last answered.
+fn age(now_ms: u64, then_ms: Option<u64>) -> String {
+    match then_ms {
+        None => "—".into(),
+        Some(then) => {
+            let seconds = now_ms.saturating_sub(then) / 1000;
+            if seconds < 90 {
+                format!("{seconds} s")
+            } else {
+                format!("{} min", seconds / 60)
+            }
+        }
+    }
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
 }
 
 #[component]
-pub fn ServerList(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView {
+pub fn ServerList(
+    feed: Feed,
+    selected: RwSignal<Option<String>>,
+    view: RwSignal<View>,
+) -> impl IntoView {
+    Effect::new(move |_| view.with(write_url));
+    let clock = RwSignal::new(now_ms());
+    let tick = set_interval_with_handle(
+        move || clock.set(now_ms()),
+        std::time::Duration::from_secs(5),
+    );
+    on_cleanup(move || {
+        if let Ok(tick) = tick {
+            tick.clear();
+        }
+    });
+    // The shown servers, recomputed when the directory or the view changes.
+    let shown = Memo::new(move |_| {
+        feed.servers.with(|all| {
+            view.with(|v| {
+                v.apply(all.values())
+                    .into_iter()
+                    .cloned()
+                    .collect::<Vec<ServerInfo>>()
+            })
+        })
+    });
     let online = move || {
         feed.servers.with(|all| {
             all.values()
@@ -21,52 +93,329 @@ pub fn ServerList(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoVi
                 .count()
         })
     };
-    view! {
-        <section class="list">
-            <p class="summary" data-testid="summary">
-                {move || format!("{} servers, {} answering", feed.servers.with(|s| s.len()), online())}
-            </p>
-            <p class="progress" data-testid="progress">
-                {move || {
-                    let p = feed.progress.get();
-                    if p.total == 0 || p.finished >= p.total {
-                        format!("refreshed: {}/{} answered", p.answered, p.total)
+    let scroll_top = RwSignal::new(0.0f64);
+    let viewport = RwSignal::new(640.0f64);
+    let container = NodeRef::<leptos::html::Div>::new();
+    let window_rows = move || {
+        let total = shown.with(Vec::len);
+        let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
+        let count = (viewport.get() / ROW_HEIGHT) as usize + 2 * OVERSCAN;
+        let first = first.min(total);
+        (first, (first + count).min(total), total)
+    };
+    let on_scroll = move |_| {
+        if let Some(el) = container.get() {
+            scroll_top.set(f64::from(el.scroll_top()));
+            viewport.set(f64::from(el.client_height()));
+        }
+    };
+    // Arrow keys move the selection through the shown servers; Enter keeps it.
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        let step: isize = match ev.key().as_str() {
+            "ArrowDown" => 1,
+            "ArrowUp" => -1,
+            _ => return,
+        };
+        ev.prevent_default();
+        let next = shown.with(|list| {
+            let at = selected
+                .get_untracked()
+                .and_then(|a| list.iter().position(|s| s.addr == a));
+            let index = match at {
+                Some(i) => (i as isize + step).clamp(0, list.len() as isize - 1) as usize,
+                None => 0,
+            };
+            list.get(index).map(|s| (index, s.addr.clone()))
+        });
+        if let Some((index, addr)) = next {
+            selected.set(Some(addr));
+            if let Some(el) = container.get() {
+                let top = index as f64 * ROW_HEIGHT;
+                let bottom = top + ROW_HEIGHT;
+                let visible = f64::from(el.scroll_top())
+                    ..f64::from(el.scroll_top() + el.client_height()) - ROW_HEIGHT;
+                if !visible.contains(&top) {
+                    el.set_scroll_top(if top < visible.start {
+                        top
                     } else {
-                        format!("refreshing: {}/{} answered", p.answered, p.total)
-                    }
-                }}
+                        bottom - f64::from(el.client_height()) + ROW_HEIGHT
+                    } as i32);
+                }
+            }
+        }
+    };
+    view! {
+        <section class="list" aria-label="Servers">
+            <Filters feed=feed view=view />
+            <p class="summary" data-testid="summary">
+                {move || format!(
+                    "{} servers, {} answering, {} shown",
+                    feed.servers.with(|s| s.len()),
+                    online(),
+                    shown.with(Vec::len)
+                )}
             </p>
-            <table>
-                <thead>
-                    <tr>
-                        <th scope="col">"Server"</th>
-                        <th scope="col">"Map"</th>
-                        <th scope="col">"Mode"</th>
-                        <th scope="col" class="num">"Players"</th>
-                        <th scope="col" class="num">"Ping"</th>
-                        <th scope="col">"Flags"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    <For
-                        each=move || sorted(&feed)
-                        key=|s| (s.addr.clone(), s.updated_ms, s.reachability)
-                        let:server
-                    >
-                        <Row server=server selected=selected />
-                    </For>
-                </tbody>
-            </table>
+            <Progress feed=feed />
+            <div
+                class="table-scroll"
+                node_ref=container
+                on:scroll=on_scroll
+                on:keydown=on_keydown
+                tabindex="-1"
+            >
+                <table class="servers">
+                    <thead>
+                        <tr>
+                            <SortHeader view=view column=Column::Name label="Server" />
+                            <SortHeader view=view column=Column::Map label="Map" />
+                            <SortHeader view=view column=Column::Gametype label="Mode" />
+                            <SortHeader view=view column=Column::Mod label="Mod" />
+                            <SortHeader view=view column=Column::Players label="Players" />
+                            <SortHeader view=view column=Column::Ping label="Ping" />
+                            <th scope="col">"Flags"</th>
+                            <th scope="col" class="num">"Seen"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <tr class="spacer" aria-hidden="true">
+                            <td colspan="8" style:height=move || format!("{}px", window_rows().0 as f64 * ROW_HEIGHT)></td>
+                        </tr>
+                        <For
+                            each=move || {
+                                let (first, last, _) = window_rows();
+                                shown.with(|list| list[first..last].to_vec())
+                            }
+                            key=|s| (s.addr.clone(), s.updated_ms, s.reachability)
+                            let:server
+                        >
+                            <Row server=server selected=selected clock=clock />
+                        </For>
+                        <tr class="spacer" aria-hidden="true">
+                            <td colspan="8" style:height=move || {
+                                let (_, last, total) = window_rows();
+                                format!("{}px", (total - last) as f64 * ROW_HEIGHT)
+                            }></td>
+                        </tr>
+                    </tbody>
+                </table>
+            </div>
         </section>
     }
 }
 
+/// The refresh progress bar: answered of total in the current refresh.
 #[component]
-fn Row(server: ServerInfo, selected: RwSignal<Option<String>>) -> impl IntoView {
+fn Progress(feed: Feed) -> impl IntoView {
+    view! {
+        <div class="progress" data-testid="progress">
+            <progress
+                max=move || feed.progress.get().total.max(1)
+                value=move || feed.progress.get().finished
+                aria-label="Refresh progress"
+            ></progress>
+            <span>
+                {move || {
+                    let p = feed.progress.get();
+                    let state = if p.total == 0 || p.finished >= p.total { "refreshed" } else { "refreshing" };
+                    format!("{state}: {}/{} answered", p.answered, p.total)
+                }}
+            </span>
+        </div>
+    }
+}
+
+#[component]
+fn SortHeader(view: RwSignal<View>, column: Column, label: &'static str) -> impl IntoView {
+    let sorted = move || view.with(|v| (v.sort == column).then_some(v.descending));
+    let aria = move || match sorted() {
+        Some(true) => "descending",
+        Some(false) => "ascending",
+        None => "none",
+    };
+    let arrow = move || match sorted() {
+        Some(true) => " ▼",
+        Some(false) => " ▲",
+        None => "",
+    };
+    let numeric = matches!(column, Column::Players | Column::Ping);
+    view! {
+        <th scope="col" aria-sort=aria class:num=numeric>
+            <button
+                type="button"
+                class="sort"
+                data-sort=column.as_str()
+                on:click=move |_| view.update(|v| {
+                    if v.sort == column {
+                        v.descending = !v.descending;
+                    } else {
+                        v.sort = column;
+                        // Numbers read best largest first, names A to Z.
+                        v.descending = numeric;
+                    }
+                })
+            >
+                {label}
+                {arrow}
+            </button>
+        </th>
+    }
+}
+
+/// One yes/no/any filter as a small select.
+fn tri_select(
+    view: RwSignal<View>,
+    id: &'static str,
+    label: &'static str,
+    get: fn(&View) -> Tri,
+    set: fn(&mut View, Tri),
+) -> impl IntoView {
+    let value = move || match get(&view.get()) {
+        Tri::Any => "any",
+        Tri::Yes => "yes",
+        Tri::No => "no",
+    };
+    view! {
+        <label for=id class="tri">
+            <span>{label}</span>
+            <select
+                id=id
+                prop:value=value
+                on:change=move |ev| {
+                    let tri = match event_target_value(&ev).as_str() {
+                        "yes" => Tri::Yes,
+                        "no" => Tri::No,
+                        _ => Tri::Any,
+                    };
+                    view.update(|v| set(v, tri));
+                }
+            >
+                <option value="any">"any"</option>
+                <option value="yes">"yes"</option>
+                <option value="no">"no"</option>
+            </select>
+        </label>
+    }
+}
+
+#[component]
+fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
+    let gametypes = Memo::new(move |_| {
+        let mut all: Vec<String> = feed.servers.with(|s| {
+            s.values()
+                .map(|s| s.gametype.clone())
+                .filter(|g| !g.is_empty())
+                .collect()
+        });
+        all.sort();
+        all.dedup();
+        all
+    });
+    view! {
+        <form class="filters" role="search" on:submit=|ev| ev.prevent_default()>
+            <label for="search" class="search">
+                <span>"Search"</span>
+                <input
+                    id="search"
+                    type="search"
+                    placeholder="server, map or player"
+                    autocomplete="off"
+                    prop:value=move || view.with(|v| v.text.clone())
+                    on:input=move |ev| {
+                        let text = event_target_value(&ev);
+                        view.update(|v| v.text = text);
+                    }
+                />
+            </label>
+            <label for="gametype">
+                <span>"Mode"</span>
+                <select
+                    id="gametype"
+                    prop:value=move || view.with(|v| v.gametype.clone())
+                    on:change=move |ev| {
+                        let g = event_target_value(&ev);
+                        view.update(|v| v.gametype = g);
+                    }
+                >
+                    <option value="">"all"</option>
+                    <For each=move || gametypes.get() key=|g| g.clone() let:g>
+                        <option value=g.clone()>{g.clone()}</option>
+                    </For>
+                </select>
+            </label>
+            <label for="max-ping">
+                <span>"Max ping"</span>
+                <input
+                    id="max-ping"
+                    type="number"
+                    min="0"
+                    placeholder="any"
+                    prop:value=move || view.with(|v| v.max_ping.map(|p| p.to_string()).unwrap_or_default())
+                    on:input=move |ev| {
+                        let limit = event_target_value(&ev).trim().parse().ok();
+                        view.update(|v| v.max_ping = limit);
+                    }
+                />
+            </label>
+            <label class="check">
+                <input
+                    id="show-empty"
+                    type="checkbox"
+                    prop:checked=move || view.with(|v| v.show_empty)
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        view.update(|v| v.show_empty = on);
+                    }
+                />
+                "empty"
+            </label>
+            <label class="check">
+                <input
+                    id="show-full"
+                    type="checkbox"
+                    prop:checked=move || view.with(|v| v.show_full)
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        view.update(|v| v.show_full = on);
+                    }
+                />
+                "full"
+            </label>
+            <label class="check">
+                <input
+                    id="hide-unreachable"
+                    type="checkbox"
+                    prop:checked=move || view.with(|v| v.hide_unreachable)
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        view.update(|v| v.hide_unreachable = on);
+                    }
+                />
+                "answering only"
+            </label>
+            {tri_select(view, "f-password", "Password", |v| v.password, |v, t| v.password = t)}
+            {tri_select(view, "f-pure", "Pure", |v| v.pure, |v, t| v.pure = t)}
+            {tri_select(view, "f-dedicated", "Dedicated", |v| v.dedicated, |v, t| v.dedicated = t)}
+            {tri_select(view, "f-pb", "PunkBuster", |v| v.punkbuster, |v, t| v.punkbuster = t)}
+            {tri_select(view, "f-mod", "Mod", |v| v.modded, |v, t| v.modded = t)}
+            {tri_select(view, "f-ff", "Friendly fire", |v| v.friendly_fire, |v, t| v.friendly_fire = t)}
+            {tri_select(view, "f-killcam", "Killcam", |v| v.killcam, |v, t| v.killcam = t)}
+            {tri_select(view, "f-jeeps", "Jeeps", |v| v.jeeps, |v, t| v.jeeps = t)}
+            {tri_select(view, "f-tanks", "Tanks", |v| v.tanks, |v, t| v.tanks = t)}
+            <button type="button" on:click=move |_| view.set(View::default())>"Reset"</button>
+        </form>
+    }
+}
+
+#[component]
+fn Row(
+    server: ServerInfo,
+    selected: RwSignal<Option<String>>,
+    clock: RwSignal<u64>,
+) -> impl IntoView {
     let addr = server.addr.clone();
     let is_selected = {
         let addr = addr.clone();
-        move || selected.with(|s| s.as_deref() == Some(addr.as_str()))
+        Memo::new(move |_| selected.with(|s| s.as_deref() == Some(addr.as_str())))
     };
     let state = match server.reachability {
         Reachability::Online => "online",
@@ -74,10 +423,20 @@ fn Row(server: ServerInfo, selected: RwSignal<Option<String>>) -> impl IntoView 
         Reachability::Unreachable => "unreachable",
         Reachability::Malformed => "malformed",
     };
-    let ping = server
-        .ping_ms
-        .map_or_else(|| "—".to_owned(), |p| p.to_string());
+    let ping = match server.reachability {
+        Reachability::Unreachable => "down".to_owned(),
+        Reachability::Malformed => "bad reply".to_owned(),
+        _ => server
+            .ping_ms
+            .map_or_else(|| "—".to_owned(), |p| p.to_string()),
+    };
     let players = format!("{}/{}", server.clients, server.max_clients);
+    let updated = server.updated_ms;
+    let select = {
+        let addr = addr.clone();
+        move || selected.set(Some(addr.clone()))
+    };
+    let select_on_key = select.clone();
     view! {
         <tr
             class=state
@@ -85,17 +444,21 @@ fn Row(server: ServerInfo, selected: RwSignal<Option<String>>) -> impl IntoView 
             data-testid="server-row"
             data-addr=addr.clone()
             tabindex="0"
-            on:click=move |_| selected.set(Some(addr.clone()))
+            aria-selected=move || is_selected.get().to_string()
+            on:click=move |_| select()
+            on:keydown=move |ev| if ev.key() == "Enter" { select_on_key() }
         >
             <td class="name"><Coloured text=server.hostname /></td>
             <td>{server.map}</td>
             <td>{server.gametype}</td>
+            <td>{server.game}</td>
             <td class="num" data-testid="players">{players}</td>
-            <td class="num">{ping}</td>
+            <td class="num" data-testid="ping">{ping}</td>
             <td class="flags">
                 {server.password.then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
                 {server.punkbuster.then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
             </td>
+            <td class="num age" title="Time since the server last answered">{move || age(clock.get(), updated)}</td>
         </tr>
     }
 }

@@ -135,7 +135,7 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
 
     eventually("the summary shows every server answering", async || {
         let summary = text_of(&client, "[data-testid=summary]").await?;
-        (summary == "10 servers, 10 answering")
+        (summary == "10 servers, 10 answering, 10 shown")
             .then_some(())
             .ok_or(summary)
     })

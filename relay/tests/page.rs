@@ -300,3 +300,150 @@ async fn set_input(client: &Client, id: &str, value: &str) {
         .await
         .unwrap();
 }
+
+/// The page's order of the rendered rows.
+async fn row_addrs(client: &Client) -> Result<Vec<String>, String> {
+    let mut addrs = Vec::new();
+    for row in client
+        .find_all(Locator::Css("[data-testid=server-row]"))
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        addrs.push(
+            row.attr("data-addr")
+                .await
+                .map_err(|e| e.to_string())?
+                .unwrap_or_default(),
+        );
+    }
+    Ok(addrs)
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn filters_sorting_and_search_match_the_browse_model_and_live_in_the_url() {
+    use protocol::browse::View;
+    let lab = Lab::start(lab_config(30, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(600)).await;
+    let directory = relay.directory.clone();
+    eventually("every server answered", async || {
+        let online = directory
+            .servers()
+            .iter()
+            .filter(|s| s.reachability == protocol::relay_api::Reachability::Online)
+            .count();
+        (online == 30).then_some(()).ok_or(online.to_string())
+    })
+    .await;
+    let servers = directory.servers();
+    let a_player = strip(&lab.servers[3].snapshot().players[0].name).to_lowercase();
+    let gametype = servers[0].gametype.clone();
+    let driver = start_driver().await;
+    let client = browser(&driver, 1400, 900).await;
+    let queries = [
+        String::new(),
+        "sort=name&order=asc".into(),
+        "sort=ping&order=asc".into(),
+        "sort=map&order=desc".into(),
+        "sort=mod&order=asc".into(),
+        "sort=gametype&order=asc".into(),
+        format!("gametype={gametype}"),
+        "empty=0&full=0".into(),
+        "password=no&pb=yes".into(),
+        "pure=yes&killcam=yes&ff=no".into(),
+        "jeeps=yes&tanks=no&mod=no&dedicated=yes".into(),
+        "ping=0".into(),
+        format!("q={}", a_player.replace(' ', "%20")),
+    ];
+    for query in &queries {
+        let view = View::from_query(query);
+        let expected: Vec<String> = view
+            .apply(&servers)
+            .iter()
+            .map(|s| s.addr.clone())
+            .collect();
+        client
+            .goto(&format!("http://{}/?{query}", relay.addr))
+            .await
+            .unwrap();
+        let shown = eventually(&format!("the page shows ?{query}"), async || {
+            let summary = text_of(&client, "[data-testid=summary]").await?;
+            if !summary.ends_with(&format!("{} shown", expected.len()))
+                || !summary.starts_with("30 servers")
+            {
+                return Err(summary);
+            }
+            row_addrs(&client).await
+        })
+        .await;
+        assert!(!shown.is_empty() || expected.is_empty());
+        assert_eq!(shown, expected[..shown.len()], "order for ?{query}");
+    }
+
+    // Clicking a header sorts and writes the view into the URL; a reload restores it.
+    client
+        .goto(&format!("http://{}/", relay.addr))
+        .await
+        .unwrap();
+    eventually("rows", async || {
+        row_addrs(&client).await.and_then(|r| {
+            if r.is_empty() {
+                Err("none".into())
+            } else {
+                Ok(())
+            }
+        })
+    })
+    .await;
+    client
+        .find(Locator::Css("button[data-sort=name]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    set_input(&client, "search", "mp_").await;
+    let url = eventually("the URL holds the view", async || {
+        let url = client.current_url().await.map_err(|e| e.to_string())?;
+        let query = url.query().unwrap_or_default().to_owned();
+        (query.contains("sort=name") && query.contains("q=mp_"))
+            .then_some(query.clone())
+            .ok_or(query)
+    })
+    .await;
+    client.refresh().await.unwrap();
+    let restored = eventually("the view survives a reload", async || {
+        let value = client
+            .find(Locator::Id("search"))
+            .await
+            .map_err(|e| e.to_string())?
+            .prop("value")
+            .await
+            .map_err(|e| e.to_string())?;
+        (value.as_deref() == Some("mp_"))
+            .then_some(())
+            .ok_or(format!("{value:?}"))
+    })
+    .await;
+    assert_eq!(restored, ());
+    let expected: Vec<String> = View::from_query(&url)
+        .apply(&servers)
+        .iter()
+        .map(|s| s.addr.clone())
+        .collect();
+    let shown = eventually("sorted by name after the reload", async || {
+        let rows = row_addrs(&client).await?;
+        (rows.len() >= 10 && rows == expected[..rows.len()])
+            .then_some(rows.clone())
+            .ok_or(format!("{rows:?}"))
+    })
+    .await;
+    assert!(!shown.is_empty());
+    screenshot(&client, "sorted.png").await;
+
+    // Phone width: the same page, one column.
+    client.set_window_size(390, 844).await.unwrap();
+    screenshot(&client, "phone.png").await;
+    client.close().await.unwrap();
+}

@@ -6,6 +6,8 @@ use protocol::relay_api::MasterState;
 use crate::detail::Detail;
 use crate::feed::Feed;
 use crate::list::{view_from_url, ServerList};
+use crate::personal::Personal;
+use crate::tools::{FindPlayer, Toasts, WatchList};
 use crate::tuning::{saved_bench, TuningPage};
 
 /// Which page the hash names: `#tuning`, or the server list.
@@ -22,6 +24,23 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| feed.watched.set(selected.get()));
     let bench = saved_bench();
     let view = RwSignal::new(view_from_url());
+    let personal = Personal::load();
+    Effect::new(move |_| {
+        if let Some(addr) = selected.get() {
+            personal.viewed(&addr);
+        }
+    });
+    // Watched names: the first directory only records where they are; later ones alert.
+    let looked = StoredValue::new(false);
+    Effect::new(move |_| {
+        personal.watch.track();
+        feed.servers.with(|all| {
+            if !all.is_empty() {
+                personal.check(all, !looked.get_value());
+                looked.set_value(true);
+            }
+        })
+    });
     let tuning = RwSignal::new(tuning_in_hash());
     let on_hash = leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| {
         tuning.set(tuning_in_hash())
@@ -44,8 +63,12 @@ pub fn App() -> impl IntoView {
             when=move || tuning.get()
             fallback=move || view! {
                 <main>
-                    <ServerList feed=feed selected=selected view=view />
-                    <Detail feed=feed selected=selected bench=bench />
+                    <ServerList feed=feed selected=selected view=view personal=personal />
+                    <div class="side">
+                        <Detail feed=feed selected=selected bench=bench personal=personal />
+                        <FindPlayer feed=feed selected=selected />
+                        <WatchList feed=feed personal=personal selected=selected />
+                    </div>
                 </main>
             }
         >
@@ -53,6 +76,7 @@ pub fn App() -> impl IntoView {
                 <TuningPage bench=bench />
             </main>
         </Show>
+        <Toasts personal=personal selected=selected />
     }
 }
 

@@ -5,6 +5,8 @@ use protocol::relay_api::ServerInfo;
 
 use crate::coloured::Coloured;
 use crate::feed::Feed;
+use crate::list::Star;
+use crate::personal::Personal;
 use crate::tuning::{Bench, TuningPanel};
 
 #[component]
@@ -12,6 +14,7 @@ pub fn Detail(
     feed: Feed,
     selected: RwSignal<Option<String>>,
     bench: RwSignal<Bench>,
+    personal: Personal,
 ) -> impl IntoView {
     let server = move || {
         let addr = selected.get()?;
@@ -21,20 +24,43 @@ pub fn Detail(
         <aside class="detail" aria-live="polite">
             {move || match server() {
                 None => view! { <p class="hint">"Select a server to see its players and settings."</p> }.into_any(),
-                Some(server) => view! { <ServerDetail server=server bench=bench /> }.into_any(),
+                Some(server) => view! { <ServerDetail server=server bench=bench personal=personal /> }.into_any(),
             }}
         </aside>
     }
 }
 
 #[component]
-fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>) -> impl IntoView {
+fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>, personal: Personal) -> impl IntoView {
     let tuning_server = server.clone();
+    let connect = format!("/connect {}", server.addr);
+    let copied = RwSignal::new(false);
+    let copy = {
+        let connect = connect.clone();
+        move |_| {
+            let clipboard = window().navigator().clipboard();
+            let _ = clipboard.write_text(&connect);
+            copied.set(true);
+        }
+    };
+    let cvar_filter = RwSignal::new(String::new());
+    let mut cvars = server.cvars.clone();
+    cvars.sort_by_key(|(k, _)| k.to_lowercase());
     let mut players = server.players.clone();
     players.sort_by_key(|p| std::cmp::Reverse(p.score));
     view! {
-        <h2 data-testid="detail-name"><Coloured text=server.hostname.clone() /></h2>
-        <p class="connect"><code>{format!("/connect {}", server.addr)}</code></p>
+        <h2>
+            <span data-testid="detail-name"><Coloured text=server.hostname.clone() /></span>
+            " "
+            <Star addr=server.addr.clone() personal=personal />
+        </h2>
+        <p class="connect">
+            <code data-testid="connect">{connect}</code>
+            " "
+            <button type="button" on:click=copy data-testid="copy">
+                {move || if copied.get() { "Copied" } else { "Copy" }}
+            </button>
+        </p>
         <h3>{format!("Players ({})", players.len())}</h3>
         <table data-testid="players-table">
             <thead>
@@ -48,7 +74,14 @@ fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>) -> impl IntoView {
                 {players
                     .into_iter()
                     .map(|p| {
-                        let ping = if p.bot { "bot".to_owned() } else { p.ping.to_string() };
+                        // Stock shows a client still connecting with ping 999.
+                        let ping = if p.bot {
+                            "bot".to_owned()
+                        } else if p.ping >= 999 {
+                            "connecting".to_owned()
+                        } else {
+                            p.ping.to_string()
+                        };
                         view! {
                             <tr data-testid="player-row">
                                 <td><Coloured text=p.name /></td>
@@ -62,13 +95,35 @@ fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>) -> impl IntoView {
         </table>
         <TuningPanel server=tuning_server bench=bench />
         <h3>"Settings"</h3>
+        <input
+            id="cvar-search"
+            type="search"
+            placeholder="find a setting"
+            aria-label="Find a setting"
+            prop:value=move || cvar_filter.get()
+            on:input=move |ev| cvar_filter.set(event_target_value(&ev))
+        />
         <table class="cvars" data-testid="cvars-table">
             <tbody>
-                {server
-                    .cvars
-                    .into_iter()
-                    .map(|(k, v)| view! { <tr><th scope="row">{k}</th><td><Coloured text=v /></td></tr> })
-                    .collect_view()}
+                {move || {
+                    let needle = cvar_filter.get().to_lowercase();
+                    cvars
+                        .iter()
+                        .filter(|(k, v)| {
+                            needle.is_empty()
+                                || k.to_lowercase().contains(&needle)
+                                || v.to_lowercase().contains(&needle)
+                        })
+                        .map(|(k, v)| {
+                            view! {
+                                <tr>
+                                    <th scope="row">{k.clone()}</th>
+                                    <td><Coloured text=v.clone() /></td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()
+                }}
             </tbody>
         </table>
     }

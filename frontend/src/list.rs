@@ -7,6 +7,15 @@ use protocol::relay_api::{Reachability, ServerInfo};
 
 use crate::coloured::Coloured;
 use crate::feed::Feed;
+use crate::personal::Personal;
+
+/// Which servers the list draws from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tab {
+    All,
+    Favorites,
+    Recent,
+}
 
 /// Height of one row in pixels (the stylesheet fixes it too).
 const ROW_HEIGHT: f64 = 32.0;
@@ -63,7 +72,9 @@ pub fn ServerList(
     feed: Feed,
     selected: RwSignal<Option<String>>,
     view: RwSignal<View>,
+    personal: Personal,
 ) -> impl IntoView {
+    let tab = RwSignal::new(Tab::All);
     Effect::new(move |_| view.with(write_url));
     let clock = RwSignal::new(now_ms());
     let tick = set_interval_with_handle(
@@ -146,6 +157,23 @@ pub fn ServerList(
     };
     view! {
         <section class="list" aria-label="Servers">
+            <div class="tabs" role="tablist">
+                {[(Tab::All, "All servers"), (Tab::Favorites, "Favorites"), (Tab::Recent, "Recently viewed")]
+                    .into_iter()
+                    .map(|(t, label)| view! {
+                        <button
+                            type="button"
+                            role="tab"
+                            data-tab=label
+                            aria-selected=move || (tab.get() == t).to_string()
+                            class:current=move || tab.get() == t
+                            on:click=move |_| tab.set(t)
+                        >
+                            {label}
+                        </button>
+                    })
+                    .collect_view()}
+            </div>
             <Filters feed=feed view=view />
             <p class="summary" data-testid="summary">
                 {move || format!(
@@ -174,11 +202,12 @@ pub fn ServerList(
                             <SortHeader view=view column=Column::Ping label="Ping" />
                             <th scope="col">"Flags"</th>
                             <th scope="col" class="num">"Seen"</th>
+                            <th scope="col"><span class="visually-hidden">"Favorite"</span></th>
                         </tr>
                     </thead>
                     <tbody>
                         <tr class="spacer" aria-hidden="true">
-                            <td colspan="8" style:height=move || format!("{}px", window_rows().0 as f64 * ROW_HEIGHT)></td>
+                            <td colspan="9" style:height=move || format!("{}px", window_rows().0 as f64 * ROW_HEIGHT)></td>
                         </tr>
                         <For
                             each=move || {
@@ -188,10 +217,10 @@ pub fn ServerList(
                             key=|s| (s.addr.clone(), s.updated_ms, s.reachability)
                             let:server
                         >
-                            <Row server=server selected=selected clock=clock />
+                            <Row server=server selected=selected clock=clock personal=personal />
                         </For>
                         <tr class="spacer" aria-hidden="true">
-                            <td colspan="8" style:height=move || {
+                            <td colspan="9" style:height=move || {
                                 let (_, last, total) = window_rows();
                                 format!("{}px", (total - last) as f64 * ROW_HEIGHT)
                             }></td>
@@ -411,6 +440,7 @@ fn Row(
     server: ServerInfo,
     selected: RwSignal<Option<String>>,
     clock: RwSignal<u64>,
+    personal: Personal,
 ) -> impl IntoView {
     let addr = server.addr.clone();
     let is_selected = {
@@ -459,6 +489,34 @@ fn Row(
                 {server.punkbuster.then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
             </td>
             <td class="num age" title="Time since the server last answered">{move || age(clock.get(), updated)}</td>
+            <td><Star addr=addr.clone() personal=personal /></td>
         </tr>
+    }
+}
+
+/// The favourite toggle; it does not select the row it sits in.
+#[component]
+pub fn Star(addr: String, personal: Personal) -> impl IntoView {
+    let favorite = {
+        let addr = addr.clone();
+        Memo::new(move |_| {
+            personal.favorites.track();
+            personal.is_favorite(&addr)
+        })
+    };
+    view! {
+        <button
+            type="button"
+            class="star"
+            data-testid="star"
+            aria-pressed=move || favorite.get().to_string()
+            aria-label=move || if favorite.get() { "Remove from favorites" } else { "Add to favorites" }
+            on:click=move |ev| {
+                ev.stop_propagation();
+                personal.toggle_favorite(&addr);
+            }
+        >
+            {move || if favorite.get() { "★" } else { "☆" }}
+        </button>
     }
 }

@@ -5,6 +5,8 @@ mod coloured;
 mod detail;
 mod feed;
 mod list;
+mod personal;
+mod tools;
 mod tuning;
 
 fn main() {

@@ -60,7 +60,13 @@ async fn start_driver() -> Driver {
 }
 
 async fn browser(driver: &Driver, width: u32, height: u32) -> Client {
-    let profile = std::env::temp_dir().join(format!("muster-chromium-{}", std::process::id()));
+    // One profile per browser: tests in this file run side by side.
+    let profile = std::env::temp_dir().join(format!(
+        "muster-chromium-{}-{}",
+        std::process::id(),
+        driver.url.rsplit(':').next().unwrap_or_default()
+    ));
+    let _ = std::fs::remove_dir_all(&profile);
     let capabilities = serde_json::json!({
         "goog:chromeOptions": {
             "binary": "/usr/bin/chromium",

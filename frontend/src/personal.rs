@@ -1,0 +1,159 @@
+//! What a player keeps in this browser: favourite servers, recently viewed ones, and the names
+//! on their watch list, each saved in localStorage; and the alerts when a watched name appears.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use leptos::prelude::*;
+use protocol::cod::text::strip;
+use protocol::relay_api::ServerInfo;
+
+/// Servers the recent list keeps.
+const RECENT: usize = 20;
+
+/// A string list saved under one localStorage key.
+fn saved_list(key: &'static str) -> RwSignal<Vec<String>> {
+    let storage = || window().local_storage().ok().flatten();
+    let saved: Vec<String> = storage()
+        .and_then(|s| s.get_item(key).ok().flatten())
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default();
+    let list = RwSignal::new(saved);
+    Effect::new(move |_| {
+        if let (Some(storage), Ok(json)) = (storage(), serde_json::to_string(&list.get())) {
+            let _ = storage.set_item(key, &json);
+        }
+    });
+    list
+}
+
+/// A toast in the page: a watched name appeared on a server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Toast {
+    pub id: u64,
+    pub name: String,
+    pub addr: String,
+    pub hostname: String,
+}
+
+#[derive(Clone, Copy)]
+pub struct Personal {
+    pub favorites: RwSignal<Vec<String>>,
+    pub recent: RwSignal<Vec<String>>,
+    pub watch: RwSignal<Vec<String>>,
+    pub toasts: RwSignal<Vec<Toast>>,
+    /// Where each watched name was last seen, so only a new appearance alerts.
+    seen: StoredValue<BTreeMap<String, BTreeSet<String>>>,
+    next_toast: StoredValue<u64>,
+}
+
+impl Personal {
+    pub fn load() -> Self {
+        Self {
+            favorites: saved_list("muster.favorites"),
+            recent: saved_list("muster.recent"),
+            watch: saved_list("muster.watch"),
+            toasts: RwSignal::new(Vec::new()),
+            seen: StoredValue::new(BTreeMap::new()),
+            next_toast: StoredValue::new(0),
+        }
+    }
+
+    pub fn is_favorite(&self, addr: &str) -> bool {
+        self.favorites.with(|f| f.iter().any(|a| a == addr))
+    }
+
+    pub fn toggle_favorite(&self, addr: &str) {
+        self.favorites.update(|f| {
+            if let Some(i) = f.iter().position(|a| a == addr) {
+                f.remove(i);
+            } else {
+                f.push(addr.to_owned());
+            }
+        });
+    }
+
+    /// Puts `addr` first in the recently viewed list.
+    pub fn viewed(&self, addr: &str) {
+        self.recent.update(|r| {
+            r.retain(|a| a != addr);
+            r.insert(0, addr.to_owned());
+            r.truncate(RECENT);
+        });
+    }
+
+    pub fn add_watch(&self, name: &str) {
+        let name = name.trim();
+        if !name.is_empty() {
+            self.watch.update(|w| {
+                if !w.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                    w.push(name.to_owned());
+                }
+            });
+        }
+    }
+
+    pub fn remove_watch(&self, name: &str) {
+        self.watch.update(|w| w.retain(|n| n != name));
+    }
+
+    /// Compares the directory with what was seen before: every watched name that appears on a
+    /// server where it was not before raises a toast and, if allowed, a notification. The first
+    /// look at the directory only records, so opening the page does not alert for everyone.
+    pub fn check(&self, servers: &BTreeMap<String, ServerInfo>, first_look: bool) {
+        let watched: Vec<String> = self.watch.get_untracked();
+        for name in watched {
+            let needle = strip(&name).to_lowercase();
+            let now: BTreeSet<String> = servers
+                .values()
+                .filter(|s| {
+                    s.players
+                        .iter()
+                        .any(|p| strip(&p.name).to_lowercase().contains(&needle))
+                })
+                .map(|s| s.addr.clone())
+                .collect();
+            let before = self
+                .seen
+                .with_value(|seen| seen.get(&name).cloned().unwrap_or_default());
+            if !first_look {
+                for addr in now.difference(&before) {
+                    if let Some(server) = servers.get(addr) {
+                        self.alert(&name, server);
+                    }
+                }
+            }
+            self.seen.update_value(|seen| {
+                seen.insert(name.clone(), now);
+            });
+        }
+    }
+
+    fn alert(&self, name: &str, server: &ServerInfo) {
+        let id = self.next_toast.get_value();
+        self.next_toast.set_value(id + 1);
+        let hostname = strip(&server.hostname);
+        self.toasts.update(|t| {
+            t.push(Toast {
+                id,
+                name: name.to_owned(),
+                addr: server.addr.clone(),
+                hostname: hostname.clone(),
+            })
+        });
+        if web_sys::Notification::permission() == web_sys::NotificationPermission::Granted {
+            let options = web_sys::NotificationOptions::new();
+            options.set_body(&format!("{hostname} ({})", server.addr));
+            let _ =
+                web_sys::Notification::new_with_options(&format!("{name} is playing"), &options);
+        }
+    }
+}
+
+/// Asks for notification permission only when the player clicks for it.
+pub fn ask_for_notifications() {
+    let _ = web_sys::Notification::request_permission();
+}
+
+pub fn notifications_allowed() -> bool {
+    web_sys::Notification::permission() == web_sys::NotificationPermission::Granted
+}

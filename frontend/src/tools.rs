@@ -1,0 +1,180 @@
+//! Find player, the watch list, and the toasts a watched name raises.
+
+use leptos::prelude::*;
+use protocol::browse::find_player;
+use protocol::cod::text::strip;
+
+use crate::coloured::Coloured;
+use crate::feed::Feed;
+use crate::personal::{ask_for_notifications, notifications_allowed, Personal};
+
+/// Players whose names contain the text, on every server, each a link to its server.
+#[component]
+pub fn FindPlayer(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let results = move || {
+        feed.servers
+            .with(|all| find_player(all.values(), &text.get()))
+    };
+    let hostname = move |addr: &str| {
+        feed.servers.with(|all| {
+            all.get(addr)
+                .map(|s| strip(&s.hostname))
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <section class="tool" aria-labelledby="find-player-title">
+            <h2 id="find-player-title">"Find player"</h2>
+            <input
+                id="find-player"
+                type="search"
+                placeholder="part of a name"
+                autocomplete="off"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+            />
+            <ul class="found" data-testid="found">
+                {move || {
+                    results()
+                        .into_iter()
+                        .take(50)
+                        .map(|s| {
+                            let addr = s.addr.clone();
+                            let where_ = hostname(&addr);
+                            view! {
+                                <li data-testid="found-player" data-addr=s.addr.clone()>
+                                    <button type="button" on:click=move |_| selected.set(Some(addr.clone()))>
+                                        <Coloured text=s.name />
+                                    </button>
+                                    " on "
+                                    {where_}
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+        </section>
+    }
+}
+
+/// The names a player watches; where each is now; and the notification permission button.
+#[component]
+pub fn WatchList(
+    feed: Feed,
+    personal: Personal,
+    selected: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let entry = RwSignal::new(String::new());
+    let allowed = RwSignal::new(notifications_allowed());
+    let add = move || {
+        personal.add_watch(&entry.get_untracked());
+        entry.set(String::new());
+    };
+    view! {
+        <section class="tool" aria-labelledby="watch-title">
+            <h2 id="watch-title">"Watch list"</h2>
+            <form on:submit=move |ev| {
+                ev.prevent_default();
+                add();
+            }>
+                <input
+                    id="watch-name"
+                    type="text"
+                    placeholder="a friend's name"
+                    prop:value=move || entry.get()
+                    on:input=move |ev| entry.set(event_target_value(&ev))
+                />
+                <button type="submit">"Watch"</button>
+            </form>
+            <Show when=move || !allowed.get()>
+                <button
+                    type="button"
+                    class="ask"
+                    on:click=move |_| {
+                        ask_for_notifications();
+                        allowed.set(notifications_allowed());
+                    }
+                >
+                    "Notify me when they join"
+                </button>
+            </Show>
+            <ul class="watched" data-testid="watched">
+                {move || {
+                    personal
+                        .watch
+                        .get()
+                        .into_iter()
+                        .map(|name| {
+                            let online = feed
+                                .servers
+                                .with(|all| find_player(all.values(), &name))
+                                .into_iter()
+                                .next();
+                            let remove = name.clone();
+                            view! {
+                                <li>
+                                    <strong>{name.clone()}</strong>
+                                    {match online {
+                                        Some(s) => {
+                                            let addr = s.addr.clone();
+                                            view! {
+                                                " playing on "
+                                                <button type="button" on:click=move |_| selected.set(Some(addr.clone()))>
+                                                    {s.addr.clone()}
+                                                </button>
+                                            }
+                                                .into_any()
+                                        }
+                                        None => view! { " not online" }.into_any(),
+                                    }}
+                                    <button
+                                        type="button"
+                                        class="remove"
+                                        aria-label=format!("Stop watching {name}")
+                                        on:click=move |_| personal.remove_watch(&remove)
+                                    >
+                                        "×"
+                                    </button>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+        </section>
+    }
+}
+
+/// In-page alerts: a watched name appeared; each links to its server.
+#[component]
+pub fn Toasts(personal: Personal, selected: RwSignal<Option<String>>) -> impl IntoView {
+    view! {
+        <div class="toasts" role="status" aria-live="polite">
+            <For each=move || personal.toasts.get() key=|t| t.id let:toast>
+                {
+                    let id = toast.id;
+                    let addr = toast.addr.clone();
+                    view! {
+                        <div class="toast" data-testid="toast">
+                            <strong>{toast.name.clone()}</strong>
+                            " joined "
+                            <button type="button" on:click=move |_| selected.set(Some(addr.clone()))>
+                                {toast.hostname.clone()}
+                            </button>
+                            <button
+                                type="button"
+                                class="remove"
+                                aria-label="Dismiss"
+                                on:click=move |_| personal.toasts.update(|t| t.retain(|x| x.id != id))
+                            >
+                                "×"
+                            </button>
+                        </div>
+                    }
+                }
+            </For>
+        </div>
+    }
+}

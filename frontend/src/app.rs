@@ -65,9 +65,9 @@ pub fn App() -> impl IntoView {
                 <main>
                     <ServerList feed=feed selected=selected view=view personal=personal />
                     <div class="side">
-                        <Detail feed=feed selected=selected bench=bench personal=personal />
                         <FindPlayer feed=feed selected=selected />
                         <WatchList feed=feed personal=personal selected=selected />
+                        <Detail feed=feed selected=selected bench=bench personal=personal />
                     </div>
                 </main>
             }

@@ -86,11 +86,19 @@ pub fn ServerList(
             tick.clear();
         }
     });
-    // The shown servers, recomputed when the directory or the view changes.
+    // The shown servers, recomputed when the directory, the tab or the view changes.
     let shown = Memo::new(move |_| {
+        let keep: Option<Vec<String>> = match tab.get() {
+            Tab::All => None,
+            Tab::Favorites => Some(personal.favorites.get()),
+            Tab::Recent => Some(personal.recent.get()),
+        };
         feed.servers.with(|all| {
             view.with(|v| {
-                v.apply(all.values())
+                let pool = all
+                    .values()
+                    .filter(|s| keep.as_ref().is_none_or(|k| k.contains(&s.addr)));
+                v.apply(pool)
                     .into_iter()
                     .cloned()
                     .collect::<Vec<ServerInfo>>()

@@ -70,6 +70,8 @@ async fn browser(driver: &Driver, width: u32, height: u32) -> Client {
     let capabilities = serde_json::json!({
         "goog:chromeOptions": {
             "binary": "/usr/bin/chromium",
+            // The watch-list test needs notifications allowed, as a user would allow them.
+            "prefs": { "profile.default_content_setting_values.notifications": 1 },
             "args": [
                 "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking",
@@ -451,5 +453,132 @@ async fn filters_sorting_and_search_match_the_browse_model_and_live_in_the_url()
     // Phone width: the same page, one column.
     client.set_window_size(390, 844).await.unwrap();
     screenshot(&client, "phone.png").await;
+    client.close().await.unwrap();
+}
+
+async fn click(client: &Client, css: &str) {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn favorites_recent_find_player_and_the_watch_list() {
+    let lab = Lab::start(lab_config(8, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(600)).await;
+    let driver = start_driver().await;
+    let client = browser(&driver, 1400, 900).await;
+    let url = format!("http://{}/", relay.addr);
+    client.goto(&url).await.unwrap();
+    let all_rows = async || {
+        let rows = row_addrs(&client).await?;
+        if rows.len() == 8 {
+            Ok(rows)
+        } else {
+            Err(format!("{rows:?}"))
+        }
+    };
+    eventually("every server listed", all_rows).await;
+    let favorite = lab.servers[2].addr.to_string();
+    let viewed = lab.servers[4].addr.to_string();
+
+    // A favorite survives a reload.
+    click(
+        &client,
+        &format!("tr[data-addr=\"{favorite}\"] [data-testid=star]"),
+    )
+    .await;
+    client.refresh().await.unwrap();
+    eventually("every server listed again", all_rows).await;
+    click(&client, "button[data-tab=Favorites]").await;
+    let shown = eventually("only the favorite", async || {
+        let rows = row_addrs(&client).await?;
+        (rows == [favorite.clone()])
+            .then_some(rows.clone())
+            .ok_or(format!("{rows:?}"))
+    })
+    .await;
+    assert_eq!(shown.len(), 1);
+
+    // Recently viewed: the server just opened.
+    click(&client, "button[data-tab='All servers']").await;
+    click(&client, &format!("tr[data-addr=\"{viewed}\"]")).await;
+    click(&client, "button[data-tab='Recently viewed']").await;
+    eventually("the viewed server is recent", async || {
+        let rows = row_addrs(&client).await?;
+        (rows == [viewed.clone()])
+            .then_some(())
+            .ok_or(format!("{rows:?}"))
+    })
+    .await;
+
+    // Find player: part of a name, any case, colours ignored.
+    let player = lab.servers[5]
+        .snapshot()
+        .players
+        .iter()
+        .find(|p| !p.bot)
+        .map(|p| strip(&p.name))
+        .expect("a human on server 5");
+    let part: String = player.to_uppercase().chars().take(4).collect();
+    set_input(&client, "find-player", &part).await;
+    let target = lab.servers[5].addr.to_string();
+    eventually("the player is found on their server", async || {
+        let found = client
+            .find_all(Locator::Css("[data-testid=found-player]"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut addrs = Vec::new();
+        for f in found {
+            addrs.push(
+                f.attr("data-addr")
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .unwrap_or_default(),
+            );
+        }
+        addrs
+            .contains(&target)
+            .then_some(())
+            .ok_or(format!("{addrs:?}"))
+    })
+    .await;
+
+    // Watch list: with notifications allowed, watching a name that is online raises a browser
+    // notification and a toast linking to the server.
+    let permission = client
+        .execute("return Notification.permission;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(permission, "granted");
+    client
+        .execute(
+            "window.__notified = []; const Original = window.Notification; \
+             window.Notification = class extends Original { \
+               constructor(title, options) { super(title, options); window.__notified.push(title); } }; \
+             Object.defineProperty(window.Notification, 'permission', { get: () => Original.permission });",
+            vec![],
+        )
+        .await
+        .unwrap();
+    set_input(&client, "watch-name", &player).await;
+    click(&client, "#watch-name + button").await;
+    let toast = eventually("a toast for the watched name", async || {
+        text_of(&client, "[data-testid=toast]").await
+    })
+    .await;
+    assert!(toast.contains(&player), "{toast}");
+    let notified = client
+        .execute("return window.__notified;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(notified[0], format!("{player} is playing").as_str());
+    screenshot(&client, "watch.png").await;
     client.close().await.unwrap();
 }

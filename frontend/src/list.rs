@@ -2,7 +2,7 @@
 //! the URL; rows rendered only where the list is scrolled to, so thousands stay smooth.
 
 use leptos::prelude::*;
-use protocol::browse::{Column, Tri, View};
+use protocol::browse::{search_text, Column, Tri, View};
 use protocol::relay_api::{Reachability, ServerInfo};
 
 use crate::coloured::Coloured;
@@ -86,7 +86,9 @@ pub fn ServerList(
             tick.clear();
         }
     });
-    // The shown servers, recomputed when the directory, the tab or the view changes.
+    // The shown servers' addresses, recomputed when the directory, the tab or the view changes.
+    // Each server's search text, rebuilt only when that server changes.
+    let index = StoredValue::new(std::collections::HashMap::<String, (Option<u64>, String)>::new());
     let shown = Memo::new(move |_| {
         let keep: Option<Vec<String>> = match tab.get() {
             Tab::All => None,
@@ -94,14 +96,32 @@ pub fn ServerList(
             Tab::Recent => Some(personal.recent.get()),
         };
         feed.servers.with(|all| {
-            view.with(|v| {
-                let pool = all
-                    .values()
-                    .filter(|s| keep.as_ref().is_none_or(|k| k.contains(&s.addr)));
-                v.apply(pool)
-                    .into_iter()
-                    .cloned()
-                    .collect::<Vec<ServerInfo>>()
+            index.update_value(|index| {
+                index.retain(|addr, _| all.contains_key(addr));
+                for server in all.values() {
+                    let stale = index
+                        .get(&server.addr)
+                        .is_none_or(|(updated, _)| *updated != server.updated_ms);
+                    if stale {
+                        index.insert(
+                            server.addr.clone(),
+                            (server.updated_ms, search_text(server)),
+                        );
+                    }
+                }
+            });
+            index.with_value(|index| {
+                view.with(|v| {
+                    let pool = all
+                        .values()
+                        .filter(|s| keep.as_ref().is_none_or(|k| k.contains(&s.addr)))
+                        .map(|s| (s, index.get(&s.addr).map_or("", |(_, t)| t.as_str())));
+                    // Addresses only: rows fetch their server when they are drawn.
+                    v.apply_indexed(pool)
+                        .into_iter()
+                        .map(|s| s.addr.clone())
+                        .collect::<Vec<String>>()
+                })
             })
         })
     });
@@ -139,12 +159,12 @@ pub fn ServerList(
         let next = shown.with(|list| {
             let at = selected
                 .get_untracked()
-                .and_then(|a| list.iter().position(|s| s.addr == a));
+                .and_then(|a| list.iter().position(|s| *s == a));
             let index = match at {
                 Some(i) => (i as isize + step).clamp(0, list.len() as isize - 1) as usize,
                 None => 0,
             };
-            list.get(index).map(|s| (index, s.addr.clone()))
+            list.get(index).map(|s| (index, s.clone()))
         });
         if let Some((index, addr)) = next {
             selected.set(Some(addr));
@@ -220,7 +240,10 @@ pub fn ServerList(
                         <For
                             each=move || {
                                 let (first, last, _) = window_rows();
-                                shown.with(|list| list[first..last].to_vec())
+                                let addrs = shown.with(|list| list[first..last].to_vec());
+                                feed.servers.with(|all| {
+                                    addrs.iter().filter_map(|a| all.get(a).cloned()).collect::<Vec<_>>()
+                                })
                             }
                             key=|s| (s.addr.clone(), s.updated_ms, s.reachability)
                             let:server

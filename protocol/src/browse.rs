@@ -138,8 +138,8 @@ pub fn plain_lower(text: &str) -> String {
 
 impl View {
     /// Whether `server` passes every filter. `needle` is [`plain_lower`] of `self.text`,
-    /// computed once per pass over the list.
-    pub fn admits(&self, server: &ServerInfo, needle: &str) -> bool {
+    /// computed once per pass over the list; `text` is the server's [`search_text`].
+    pub fn admits(&self, server: &ServerInfo, needle: &str, text: &str) -> bool {
         let empty = server.clients == 0;
         let full = server.max_clients > 0 && server.clients >= server.max_clients;
         (self.show_empty || !empty)
@@ -158,12 +158,16 @@ impl View {
                 .max_ping
                 .is_none_or(|limit| server.ping_ms.is_some_and(|p| p <= limit))
             && (!self.hide_unreachable || server.reachability == Reachability::Online)
-            && (needle.is_empty() || text_matches(server, needle))
+            && (needle.is_empty() || text.contains(needle))
     }
 
-    fn compare(&self, a: &ServerInfo, b: &ServerInfo) -> Ordering {
+    fn compare(
+        &self,
+        (a, a_text): (&ServerInfo, &str),
+        (b, b_text): (&ServerInfo, &str),
+    ) -> Ordering {
         let order = match self.sort {
-            Column::Name => plain_lower(&a.hostname).cmp(&plain_lower(&b.hostname)),
+            Column::Name => first_line(a_text).cmp(first_line(b_text)),
             Column::Map => a.map.cmp(&b.map),
             Column::Gametype => a.gametype.cmp(&b.gametype),
             Column::Players => a.clients.cmp(&b.clients),
@@ -189,13 +193,24 @@ impl View {
         &self,
         servers: impl IntoIterator<Item = &'a ServerInfo>,
     ) -> Vec<&'a ServerInfo> {
+        let indexed: Vec<(&ServerInfo, String)> =
+            servers.into_iter().map(|s| (s, search_text(s))).collect();
+        self.apply_indexed(indexed.iter().map(|(s, t)| (*s, t.as_str())))
+    }
+
+    /// [`Self::apply`] over servers whose [`search_text`] the caller keeps, so a keystroke
+    /// costs one substring test per server rather than re-reading every name.
+    pub fn apply_indexed<'s, 't>(
+        &self,
+        servers: impl IntoIterator<Item = (&'s ServerInfo, &'t str)>,
+    ) -> Vec<&'s ServerInfo> {
         let needle = plain_lower(&self.text);
-        let mut shown: Vec<&ServerInfo> = servers
+        let mut shown: Vec<(&'s ServerInfo, &'t str)> = servers
             .into_iter()
-            .filter(|s| self.admits(s, &needle))
+            .filter(|(s, text)| self.admits(s, &needle, text))
             .collect();
-        shown.sort_by(|a, b| self.compare(a, b));
-        shown
+        shown.sort_by(|a, b| self.compare(*a, *b));
+        shown.into_iter().map(|(s, _)| s).collect()
     }
 
     /// The URL query string for this view: only what differs from the default.
@@ -281,13 +296,21 @@ impl View {
     }
 }
 
-fn text_matches(server: &ServerInfo, needle: &str) -> bool {
-    plain_lower(&server.hostname).contains(needle)
-        || server.map.to_lowercase().contains(needle)
-        || server
-            .players
-            .iter()
-            .any(|p| plain_lower(&p.name).contains(needle))
+/// What a text search looks through, lowercase and without colour codes: the server name on
+/// the first line, then the map, then each player's name on a line of its own.
+pub fn search_text(server: &ServerInfo) -> String {
+    let mut text = plain_lower(&server.hostname);
+    text.push('\n');
+    text.push_str(&server.map.to_lowercase());
+    for player in &server.players {
+        text.push('\n');
+        text.push_str(&plain_lower(&player.name));
+    }
+    text
+}
+
+fn first_line(text: &str) -> &str {
+    text.split('\n').next().unwrap_or_default()
 }
 
 /// A player found on a server.

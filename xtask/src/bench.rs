@@ -13,7 +13,8 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("wire") => wire(root),
         Some("query") => query(root),
-        other => bail!("usage: cargo xtask bench wire|query (got {other:?})"),
+        Some("page") => page(root),
+        other => bail!("usage: cargo xtask bench wire|query|page (got {other:?})"),
     }
 }
 
@@ -241,4 +242,22 @@ fn query(root: &Path) -> Result<()> {
     let _ = lab.kill();
     let _ = lab.wait();
     result
+}
+
+/// The page against a 5,000-server fleet in headless Chromium (relay/examples/page_bench.rs).
+fn page(root: &Path) -> Result<()> {
+    tools::ensure(root, tools::Needs::Test)?;
+    crate::build_page(root)?;
+    crate::status(Command::new("cargo").args([
+        "build",
+        "--release",
+        "-p",
+        "muster-relay",
+        "--example",
+        "page_bench",
+    ]))?;
+    crate::status(
+        Command::new(root.join("target/release/examples/page_bench"))
+            .env("MUSTER_DIST", root.join("dist")),
+    )
 }

@@ -21,6 +21,7 @@ commands:
                       gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium)
   bench wire          fixed-Huffman throughput, ours beside q3huff2's; last line is JSON
   bench query         a 2,000-server lab refreshed by QStat and by muster query; last line JSON
+  bench page          the page with 5,000 servers in Chromium: render, keystroke, size; JSON
   fuzz [--seconds N] [TARGET...]
                       long cargo-fuzz runs (default 300 s per target, every target)";
 
@@ -61,7 +62,7 @@ pub fn status(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
-fn build_page(root: &Path) -> Result<()> {
+pub fn build_page(root: &Path) -> Result<()> {
     status(
         Command::new("trunk")
             .args(["build", "--release", "--skip-version-check"])

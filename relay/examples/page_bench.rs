@@ -1,0 +1,187 @@
+//! `cargo xtask bench page`: a 5,000-server lab fleet behind the relay, the page in headless
+//! Chromium, and three figures: the render of the full list, the time from a keystroke in the
+//! search box to the updated list, and the page's wasm + JS size gzipped. The last line printed
+//! is one JSON object.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{ClientBuilder, Locator};
+use lab::{FaultPlan, Lab, LabConfig, ListEnd};
+use relay::{PollerConfig, Relay, ServeConfig};
+use serde_json::{json, Value};
+
+const SERVERS: usize = 5000;
+const RUNS: usize = 15;
+
+/// In the page: time from a change to the list's re-render, as the median of `RUNS` changes.
+/// The search box is set to `before` (and the list given time to settle), then to `after`; the
+/// clock stops when the summary shows the new count.
+const MEASURE: &str = r#"
+const [before, after, runs] = arguments;
+const input = document.getElementById('search');
+const summary = document.querySelector('[data-testid=summary]');
+const settle = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+const type = v => { input.value = v; input.dispatchEvent(new Event('input', { bubbles: true })); };
+const times = [];
+for (let i = 0; i < runs; i++) {
+  type(before);
+  await settle();
+  const was = summary.textContent;
+  const t0 = performance.now();
+  type(after);
+  let spins = 0;
+  while (summary.textContent === was && spins < 1000) { await Promise.resolve(); spins++; }
+  if (summary.textContent === was) { await settle(); }
+  times.push(performance.now() - t0);
+}
+times.sort((a, b) => a - b);
+return times[Math.floor(times.length / 2)];
+"#;
+
+fn gzipped(path: &std::path::Path) -> u64 {
+    let out = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(path)
+        .output()
+        .expect("gzip runs");
+    out.stdout.len() as u64
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let dist = PathBuf::from(std::env::var("MUSTER_DIST").unwrap_or_else(|_| "dist".into()));
+    let lab = Lab::start(LabConfig {
+        servers: SERVERS,
+        base_port: 0,
+        master_port: 0,
+        seed: 7,
+        churn: None,
+        heartbeat: Duration::from_secs(180),
+        list_packet_size: 200,
+        list_end: ListEnd::Eof,
+        faults: FaultPlan::default(),
+    })
+    .await?;
+    lab.wait_registered(Duration::from_secs(60)).await?;
+    let relay = Relay::start(ServeConfig {
+        listen: "127.0.0.1:0".parse()?,
+        dist: dist.clone(),
+        poller: PollerConfig {
+            masters: vec![lab.master.to_string()],
+            lan: vec![],
+            refresh_interval: Duration::from_secs(3600),
+            ..PollerConfig::default()
+        },
+    })
+    .await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while relay.directory.progress().finished < SERVERS as u32 {
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the fleet never answered"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let mut driver = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let profile = std::env::temp_dir().join(format!("muster-bench-{port}"));
+    let capabilities = json!({
+        "goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--window-size=1400,900",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }
+    });
+    let Value::Object(capabilities) = capabilities else {
+        unreachable!()
+    };
+    let client = ClientBuilder::rustls()?
+        .capabilities(capabilities)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await?;
+    client.goto(&format!("http://{}/", relay.addr)).await?;
+    // Load: navigation start to the full list on screen (wasm, WebSocket, JSON, render).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let summary = client
+            .find(Locator::Css("[data-testid=summary]"))
+            .await?
+            .text()
+            .await?;
+        if summary.ends_with(&format!("{SERVERS} shown")) {
+            break;
+        }
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the page never listed the fleet: {summary}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let load_ms = client.execute("return performance.now();", vec![]).await?;
+    // Full list: from an empty list (a search nothing matches) to all 5,000, sorted.
+    let full_list_ms = client
+        .execute_async_wrap(MEASURE, vec!["zzzz-nothing".into(), "".into(), RUNS.into()])
+        .await?;
+    // Keystroke: one more character in a search over every name, map and player.
+    let keystroke_ms = client
+        .execute_async_wrap(MEASURE, vec!["mp_".into(), "mp_u".into(), RUNS.into()])
+        .await?;
+    client.close().await?;
+    let _ = driver.kill();
+
+    let mut wasm = 0;
+    let mut js = 0;
+    for entry in std::fs::read_dir(&dist)? {
+        let path = entry?.path();
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("wasm") => wasm += gzipped(&path),
+            Some("js") => js += gzipped(&path),
+            _ => {}
+        }
+    }
+    let round = |v: &Value| v.as_f64().map(|f| (f * 100.0).round() / 100.0);
+    println!(
+        "{}",
+        json!({
+            "bench": "page",
+            "servers": SERVERS,
+            "load_ms": round(&load_ms),
+            "full_list_render_ms": round(&full_list_ms),
+            "keystroke_to_list_ms": round(&keystroke_ms),
+            "wasm_gzip_bytes": wasm,
+            "js_gzip_bytes": js,
+            "total_gzip_kb": ((wasm + js) as f64 / 1024.0 * 10.0).round() / 10.0,
+            "goals": {"full_list_render_ms": 100, "keystroke_to_list_ms": 16, "total_gzip_kb": 300},
+        })
+    );
+    Ok(())
+}
+
+/// fantoccini's `execute_async` passes a callback as the last argument; this wraps a script
+/// that returns a promise.
+trait ExecuteAsyncWrap {
+    async fn execute_async_wrap(&self, script: &str, args: Vec<Value>) -> anyhow::Result<Value>;
+}
+
+impl ExecuteAsyncWrap for fantoccini::Client {
+    async fn execute_async_wrap(&self, script: &str, args: Vec<Value>) -> anyhow::Result<Value> {
+        let wrapped = format!(
+            "const done = arguments[arguments.length - 1]; \
+             (async function() {{ {script} }}).apply(null, Array.from(arguments).slice(0, -1)).then(done);"
+        );
+        Ok(self.execute_async(&wrapped, args).await?)
+    }
+}

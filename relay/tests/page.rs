@@ -582,3 +582,114 @@ async fn favorites_recent_find_player_and_the_watch_list() {
     screenshot(&client, "watch.png").await;
     client.close().await.unwrap();
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_selection() {
+    use fantoccini::key::Key;
+    let lab = Lab::start(lab::LabConfig {
+        churn: Some(Duration::from_millis(100)),
+        ..lab_config(60, 100)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(1)).await;
+    let driver = start_driver().await;
+    let client = browser(&driver, 1400, 700).await;
+    client
+        .goto(&format!("http://{}/", relay.addr))
+        .await
+        .unwrap();
+    eventually("the fleet is listed", async || {
+        let summary = text_of(&client, "[data-testid=summary]").await?;
+        summary
+            .starts_with("60 servers, 60 answering")
+            .then_some(())
+            .ok_or(summary)
+    })
+    .await;
+    set_input(&client, "max-ping", "999").await;
+    let scrolled = client
+        .execute(
+            "const el = document.querySelector('.table-scroll'); el.scrollTop = 320; \
+             el.dispatchEvent(new Event('scroll')); return el.scrollTop;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(scrolled, 320);
+    let rows = eventually("rows after the scroll", async || {
+        let rows = row_addrs(&client).await?;
+        (rows.len() > 12)
+            .then_some(rows.clone())
+            .ok_or(format!("{rows:?}"))
+    })
+    .await;
+    let chosen = rows[12].clone();
+    client
+        .execute(
+            "document.querySelector(`tr[data-addr='${arguments[0]}']`).click();",
+            vec![chosen.clone().into()],
+        )
+        .await
+        .unwrap();
+    // Several refreshes come in (scores and counts change every 100 ms, refreshes every 1 s).
+    // Selecting may scroll the row fully into view; from here on only updates arrive.
+    let scroll = client
+        .execute(
+            "return document.querySelector('.table-scroll').scrollTop;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(scroll.as_f64().unwrap() >= 300.0, "{scroll}");
+    let updated = || relay.directory.server(&chosen).and_then(|s| s.updated_ms);
+    let before = updated();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_ne!(updated(), before, "updates kept arriving");
+    let state = client
+        .execute(
+            "return [document.querySelector('.table-scroll').scrollTop, \
+                     document.getElementById('max-ping').value, \
+                     document.querySelector('tr.selected')?.dataset.addr];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(state[0], scroll, "scroll position kept");
+    assert_eq!(state[1], "999", "typed text kept");
+    assert_eq!(state[2], chosen.as_str(), "selection kept");
+
+    // Arrow keys move the selection along the list as shown.
+    let order = row_addrs(&client).await.unwrap();
+    let at = order.iter().position(|a| *a == chosen).unwrap();
+    client
+        .find(Locator::Css("tr.selected"))
+        .await
+        .unwrap()
+        .send_keys(&Key::Down.to_string())
+        .await
+        .unwrap();
+    let moved = eventually("ArrowDown selects the next server", async || {
+        let selected = client
+            .execute(
+                "return document.querySelector('tr.selected')?.dataset.addr;",
+                vec![],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let next = row_addrs(&client).await?;
+        (selected.as_str().is_some_and(|s| s != chosen))
+            .then(|| (selected.as_str().unwrap_or_default().to_owned(), next))
+            .ok_or(format!("{selected}"))
+    })
+    .await;
+    let next_in_order = &order[at + 1];
+    // Counts change while we look, so the order may shift by a place; the selection moved on.
+    assert!(
+        moved.0 == *next_in_order || moved.1.contains(&moved.0),
+        "{moved:?}"
+    );
+    client.close().await.unwrap();
+}

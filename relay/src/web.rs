@@ -38,10 +38,13 @@ async fn ws_upgrade(
     ws: WebSocketUpgrade,
     State(directory): State<Arc<Directory>>,
 ) -> impl IntoResponse {
-    ws.on_upgrade(move |socket: WebSocket| {
-        let (sink, stream) = socket.split();
-        feed_page(directory, sink, stream)
-    })
+    // A page only ever sends a short watch message.
+    ws.max_message_size(4096)
+        .max_frame_size(4096)
+        .on_upgrade(move |socket: WebSocket| {
+            let (sink, stream) = socket.split();
+            feed_page(directory, sink, stream)
+        })
 }
 
 fn encode(message: &RelayMessage) -> Message {

@@ -13,7 +13,50 @@ use std::fmt::Write as _;
 /// Bits resolved by one lookup of the decode table.
 const LOOKUP_BITS: u32 = 12;
 
+/// The ordered delta descriptor tables, one `.tsv` each: (file, constant name).
+const FIELD_TABLES: &[(&str, &str)] = &[
+    ("entity_fields.tsv", "ENTITY_FIELDS"),
+    ("entity_fields_vehicle.tsv", "VEHICLE_FIELDS"),
+    ("client_fields.tsv", "CLIENT_FIELDS"),
+    ("playerstate_fields.tsv", "PLAYER_STATE_FIELDS"),
+    ("objective_fields.tsv", "OBJECTIVE_FIELDS"),
+    ("hudelem_fields.tsv", "HUD_FIELDS"),
+];
+
+/// Turns the descriptor tables into `const` arrays of `Field`, in wire order, as data.
+fn field_tables() {
+    let mut out = String::new();
+    for (file, name) in FIELD_TABLES {
+        let path = format!("data/{file}");
+        println!("cargo:rerun-if-changed={path}");
+        let text = std::fs::read_to_string(&path).expect("descriptor table");
+        let rows: Vec<(String, i32)> = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("index") && !l.trim().is_empty())
+            .enumerate()
+            .map(|(i, line)| {
+                let cols: Vec<&str> = line.split('\t').collect();
+                assert_eq!(
+                    cols[0].parse::<usize>().ok(),
+                    Some(i),
+                    "{file}: rows in order"
+                );
+                (cols[1].to_owned(), cols[2].parse().expect("bits"))
+            })
+            .collect();
+        writeln!(out, "/// From `{file}`, in wire order.").unwrap();
+        write!(out, "pub const {name}: [Field; {}] = [", rows.len()).unwrap();
+        for (field, bits) in rows {
+            write!(out, "Field {{ name: {field:?}, bits: {bits} }},").unwrap();
+        }
+        writeln!(out, "];").unwrap();
+    }
+    let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("fields.rs");
+    std::fs::write(dest, out).unwrap();
+}
+
 fn main() {
+    field_tables();
     let seed_path = "data/huffman_seed.txt";
     println!("cargo:rerun-if-changed={seed_path}");
     println!("cargo:rerun-if-changed=src/cod/huffman/tree.rs");

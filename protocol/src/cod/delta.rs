@@ -224,7 +224,7 @@ mod tests {
         // Float mode: 1, compact selector 0, then 13 bits.
         assert_eq!(
             written(Codec::PlayerState, FLOAT, 0, 3.0f32.to_bits()),
-            [0b0_0011_01, 0x80]
+            [0b0000_1101, 0x80]
         );
         // Angle16 keeps its zero bit.
         assert_eq!(written(Codec::PlayerState, ANGLE16, 1, 0), [0b01]);

@@ -1,6 +1,7 @@
 //! Call of Duty: United Offensive 1.51, network protocol 22.
 
 pub mod delta;
+pub mod entity;
 pub mod fields;
 pub mod huffman;
 pub mod info;

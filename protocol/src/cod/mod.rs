@@ -3,6 +3,7 @@
 pub mod delta;
 pub mod entity;
 pub mod fields;
+pub mod gamestate;
 pub mod huffman;
 pub mod info;
 pub mod master;

@@ -321,6 +321,30 @@ fn SortHeader(view: RwSignal<View>, column: Column, label: &'static str) -> impl
     }
 }
 
+/// One on/off filter as a labelled checkbox.
+fn check_box(
+    view: RwSignal<View>,
+    id: &'static str,
+    label: &'static str,
+    get: fn(&View) -> bool,
+    set: fn(&mut View, bool),
+) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input
+                id=id
+                type="checkbox"
+                prop:checked=move || get(&view.get())
+                on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    view.update(|v| set(v, on));
+                }
+            />
+            {label}
+        </label>
+    }
+}
+
 /// One yes/no/any filter as a small select.
 fn tri_select(
     view: RwSignal<View>,
@@ -416,42 +440,9 @@ fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
                     }
                 />
             </label>
-            <label class="check">
-                <input
-                    id="show-empty"
-                    type="checkbox"
-                    prop:checked=move || view.with(|v| v.show_empty)
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        view.update(|v| v.show_empty = on);
-                    }
-                />
-                "empty"
-            </label>
-            <label class="check">
-                <input
-                    id="show-full"
-                    type="checkbox"
-                    prop:checked=move || view.with(|v| v.show_full)
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        view.update(|v| v.show_full = on);
-                    }
-                />
-                "full"
-            </label>
-            <label class="check">
-                <input
-                    id="hide-unreachable"
-                    type="checkbox"
-                    prop:checked=move || view.with(|v| v.hide_unreachable)
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        view.update(|v| v.hide_unreachable = on);
-                    }
-                />
-                "answering only"
-            </label>
+            {check_box(view, "show-empty", "empty", |v| v.show_empty, |v, on| v.show_empty = on)}
+            {check_box(view, "show-full", "full", |v| v.show_full, |v, on| v.show_full = on)}
+            {check_box(view, "hide-unreachable", "answering only", |v| v.hide_unreachable, |v, on| v.hide_unreachable = on)}
             {tri_select(view, "f-password", "Password", |v| v.password, |v, t| v.password = t)}
             {tri_select(view, "f-pure", "Pure", |v| v.pure, |v, t| v.pure = t)}
             {tri_select(view, "f-dedicated", "Dedicated", |v| v.dedicated, |v, t| v.dedicated = t)}

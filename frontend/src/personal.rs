@@ -10,20 +10,24 @@ use protocol::relay_api::ServerInfo;
 /// Servers the recent list keeps.
 const RECENT: usize = 20;
 
-/// A string list saved under one localStorage key.
-fn saved_list(key: &'static str) -> RwSignal<Vec<String>> {
+/// A value kept in localStorage under `key`: loaded once (the default when absent or
+/// unreadable), saved again on every change.
+pub fn saved<T>(key: &'static str) -> RwSignal<T>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Default + Send + Sync + 'static,
+{
     let storage = || window().local_storage().ok().flatten();
-    let saved: Vec<String> = storage()
+    let loaded: T = storage()
         .and_then(|s| s.get_item(key).ok().flatten())
         .and_then(|json| serde_json::from_str(&json).ok())
         .unwrap_or_default();
-    let list = RwSignal::new(saved);
+    let value = RwSignal::new(loaded);
     Effect::new(move |_| {
-        if let (Some(storage), Ok(json)) = (storage(), serde_json::to_string(&list.get())) {
+        if let (Some(storage), Ok(json)) = (storage(), value.with(serde_json::to_string)) {
             let _ = storage.set_item(key, &json);
         }
     });
-    list
+    value
 }
 
 /// A toast in the page: a watched name appeared on a server.
@@ -49,9 +53,9 @@ pub struct Personal {
 impl Personal {
     pub fn load() -> Self {
         Self {
-            favorites: saved_list("muster.favorites"),
-            recent: saved_list("muster.recent"),
-            watch: saved_list("muster.watch"),
+            favorites: saved("muster.favorites"),
+            recent: saved("muster.recent"),
+            watch: saved("muster.watch"),
             toasts: RwSignal::new(Vec::new()),
             seen: StoredValue::new(BTreeMap::new()),
             next_toast: StoredValue::new(0),

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 use protocol::cod::tuning::{
-    advise, cadence, recommended_profiles, Advice, ClientSettings, ServerSettings, Severity,
-    MAX_CHARGED_MESSAGE,
+    advise, cadence, published_settings, recommended_profiles, Advice, ClientSettings,
+    ServerSettings, Severity, MAX_CHARGED_MESSAGE,
 };
 use protocol::relay_api::ServerInfo;
 
@@ -28,40 +28,21 @@ impl Default for Bench {
     }
 }
 
-fn storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
-
 /// The player's saved settings, stock defaults when there are none; saved on every change.
 pub fn saved_bench() -> RwSignal<Bench> {
-    let saved = storage()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default();
-    let bench = RwSignal::new(saved);
-    Effect::new(move |_| {
-        if let (Some(storage), Ok(json)) = (storage(), serde_json::to_string(&bench.get())) {
-            let _ = storage.set_item(STORAGE_KEY, &json);
-        }
-    });
-    bench
+    crate::personal::saved(STORAGE_KEY)
 }
 
 /// What a server's status reveals of its settings: `sv_fps` if published, and `sv_maxRate`.
 pub fn server_settings(server: &ServerInfo) -> (ServerSettings, bool) {
-    let cvar = |name: &str| {
-        server
-            .cvars
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .and_then(|(_, v)| v.trim().parse::<i32>().ok())
-    };
+    let (fps, rate) =
+        published_settings(server.cvars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let stock = ServerSettings::default();
     let settings = ServerSettings {
-        sv_fps: cvar("sv_fps").unwrap_or(stock.sv_fps),
-        sv_max_rate: cvar("sv_maxRate").unwrap_or(stock.sv_max_rate),
+        sv_fps: fps.unwrap_or(stock.sv_fps),
+        sv_max_rate: rate.unwrap_or(stock.sv_max_rate),
     };
-    (settings, cvar("sv_fps").is_some())
+    (settings, fps.is_some())
 }
 
 /// The four independent clocks side by side.

@@ -2,8 +2,8 @@
 
 use anyhow::bail;
 use protocol::cod::tuning::{
-    advise, cadence, recommended_profiles, Advice, Cadence, ClientProfile, ClientSettings,
-    ServerSettings,
+    advise, cadence, published_settings, recommended_profiles, Advice, Cadence, ClientProfile,
+    ClientSettings, ServerSettings,
 };
 use serde::Serialize;
 
@@ -34,20 +34,15 @@ impl ServerSource {
         let Some(server) = &result.server else {
             bail!("{} did not answer ({})", result.addr, result.outcome);
         };
-        let cvar = |name: &str| {
-            server
-                .cvars
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .and_then(|(_, v)| v.trim().parse::<i32>().ok())
-        };
+        let (fps, rate) =
+            published_settings(server.cvars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let mut source = Self::stock();
         source.addr = Some(result.addr.clone());
-        if let Some(fps) = cvar("sv_fps") {
+        if let Some(fps) = fps {
             source.settings.sv_fps = fps;
             source.sv_fps_from = "server";
         }
-        if let Some(rate) = cvar("sv_maxRate") {
+        if let Some(rate) = rate {
             source.settings.sv_max_rate = rate;
             source.sv_max_rate_from = "server";
         }

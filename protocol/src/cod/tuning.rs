@@ -61,6 +61,21 @@ impl Default for ServerSettings {
     }
 }
 
+/// What a server's status cvars reveal: `sv_fps` and `sv_maxRate` when published (stock does
+/// not publish `sv_fps`; some admins do).
+pub fn published_settings<'a>(
+    cvars: impl IntoIterator<Item = (&'a str, &'a str)> + Clone,
+) -> (Option<i32>, Option<i32>) {
+    let cvar = |name: &str| {
+        cvars
+            .clone()
+            .into_iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .and_then(|(_, v)| v.trim().parse::<i32>().ok())
+    };
+    (cvar("sv_fps"), cvar("sv_maxRate"))
+}
+
 /// `floor(1000 / com_maxfps)` ms; a non-positive cap leaves the frame loop at its 1 ms floor.
 pub fn client_frame_ms(com_maxfps: i32) -> u32 {
     if com_maxfps > 0 {

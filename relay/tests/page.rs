@@ -211,15 +211,18 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
             .ok_or(format!("{watched:?}"))
     })
     .await;
-    let players = client
-        .find_all(Locator::Css("[data-testid=player-row]"))
-        .await
-        .unwrap();
-    assert_eq!(players.len(), profile.players.len());
-    let mut seen = Vec::new();
-    for row in players {
-        seen.push(row.text().await.unwrap());
-    }
+    // Read in one step: the watched server's detail re-renders as its refreshes land.
+    let seen: Vec<String> = serde_json::from_value(
+        client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=player-row]')].map(r => r.innerText);",
+                vec![],
+            )
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(seen.len(), profile.players.len());
     for player in &profile.players {
         assert!(
             seen.iter().any(|row| row.starts_with(&strip(&player.name))),
@@ -309,22 +312,16 @@ async fn set_input(client: &Client, id: &str, value: &str) {
         .unwrap();
 }
 
-/// The page's order of the rendered rows.
+/// The page's order of the rendered rows, read in one step (rows are replaced as updates land).
 async fn row_addrs(client: &Client) -> Result<Vec<String>, String> {
-    let mut addrs = Vec::new();
-    for row in client
-        .find_all(Locator::Css("[data-testid=server-row]"))
+    let addrs = client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=server-row]')].map(r => r.dataset.addr);",
+            vec![],
+        )
         .await
-        .map_err(|e| e.to_string())?
-    {
-        addrs.push(
-            row.attr("data-addr")
-                .await
-                .map_err(|e| e.to_string())?
-                .unwrap_or_default(),
-        );
-    }
-    Ok(addrs)
+        .map_err(|e| e.to_string())?;
+    serde_json::from_value(addrs).map_err(|e| e.to_string())
 }
 
 #[tokio::test]
@@ -664,13 +661,17 @@ async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_sel
     // Arrow keys move the selection along the list as shown.
     let order = row_addrs(&client).await.unwrap();
     let at = order.iter().position(|a| *a == chosen).unwrap();
-    client
-        .find(Locator::Css("tr.selected"))
-        .await
-        .unwrap()
-        .send_keys(&Key::Down.to_string())
-        .await
-        .unwrap();
+    // The selected row may be replaced by an update between finding it and typing: try again.
+    eventually("the key reaches the selected row", async || {
+        let row = client
+            .find(Locator::Css("tr.selected"))
+            .await
+            .map_err(|e| e.to_string())?;
+        row.send_keys(&Key::Down.to_string())
+            .await
+            .map_err(|e| e.to_string())
+    })
+    .await;
     let moved = eventually("ArrowDown selects the next server", async || {
         let selected = client
             .execute(

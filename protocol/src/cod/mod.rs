@@ -14,6 +14,7 @@ pub mod reliable;
 pub mod sequenced;
 pub mod text;
 pub mod tuning;
+pub mod usercmd;
 pub mod xor;
 
 /// The protocol number UO 1.51 advertises and requires.

@@ -1,6 +1,7 @@
 //! Call of Duty: United Offensive 1.51, network protocol 22.
 
 pub mod delta;
+pub mod download;
 pub mod entity;
 pub mod fields;
 pub mod gamestate;

@@ -11,6 +11,7 @@ pub mod master;
 pub mod msg;
 pub mod netchan;
 pub mod oob;
+pub mod playerstate;
 pub mod reliable;
 pub mod sequenced;
 pub mod text;

@@ -14,6 +14,7 @@ pub mod oob;
 pub mod playerstate;
 pub mod reliable;
 pub mod sequenced;
+pub mod snapshot;
 pub mod text;
 pub mod tuning;
 pub mod usercmd;

@@ -7,12 +7,15 @@
 
 use std::collections::BTreeMap;
 
+use protocol::cod::entity::EntityState;
+use protocol::cod::gamestate::Gamestate;
 use protocol::cod::huffman::{adaptive, fixed};
 use protocol::cod::info::InfoString;
 use protocol::cod::msg::MsgReader;
 use protocol::cod::netchan::{Delivered, Header, Netchan, Side};
 use protocol::cod::oob::{Packet, MARKER};
 use protocol::cod::sequenced::{decode_body, ClientHeader, ServerHeader};
+use protocol::cod::snapshot::{Base, History, Snapshot};
 use protocol::cod::{xor, MAX_MSGLEN};
 use serde_json::{json, Value};
 
@@ -107,6 +110,7 @@ pub struct Dissector {
     from_server: Netchan,
     client_commands: Commands,
     server_commands: Commands,
+    world: World,
     index: usize,
 }
 
@@ -119,6 +123,7 @@ impl Dissector {
             from_server: Netchan::new(Side::Client, 0),
             client_commands: Commands::new(),
             server_commands: Commands::new(),
+            world: World::default(),
             index: 0,
         }
     }
@@ -227,7 +232,12 @@ impl Dissector {
                 out["body_hex"] = json!(to_hex(&body));
                 out["commands"] = match from {
                     Side::Client => client_commands(&body, &mut self.client_commands),
-                    Side::Server => server_commands(&body, &mut self.server_commands),
+                    Side::Server => server_commands(
+                        &body,
+                        delivered.sequence,
+                        &mut self.server_commands,
+                        &mut self.world,
+                    ),
                 };
             }
             Err(e) => out["error"] = json!(e.to_string()),
@@ -286,8 +296,16 @@ const SERVICE_NAMES: [&str; 9] = [
     "svc_EOF",
 ];
 
-/// The leading service records of a server body, up to the first one not decoded here.
-fn server_commands(body: &[u8], seen: &mut Commands) -> Value {
+/// What the dissector keeps of the server's world to decode later snapshots.
+#[derive(Default)]
+struct World {
+    baselines: std::collections::BTreeMap<u16, EntityState>,
+    history: History,
+}
+
+/// The service records of a server body: reliable commands, the gamestate, the snapshot, and
+/// download records, up to `svc_EOF` or the first one that does not decode.
+fn server_commands(body: &[u8], sequence: u32, seen: &mut Commands, world: &mut World) -> Value {
     let mut reader = MsgReader::new(body);
     let mut found = Vec::new();
     while let Ok(opcode) = reader.read_byte() {
@@ -295,20 +313,77 @@ fn server_commands(body: &[u8], seen: &mut Commands) -> Value {
             .get(usize::from(opcode))
             .copied()
             .unwrap_or("unknown");
-        match opcode {
-            1 => found.push(json!({"type": name})),
+        let record = match opcode {
+            1 => Ok(json!({"type": name})),
             5 => match (reader.read_long(), reader.read_string()) {
                 (Ok(sequence), Ok(text)) => {
-                    found.push(json!({"type": name, "sequence": sequence, "text": text}));
-                    seen.insert(sequence, text);
+                    seen.insert(sequence, text.clone());
+                    Ok(json!({"type": name, "sequence": sequence, "text": text}))
                 }
-                _ => {
-                    found.push(json!({"type": name, "error": "truncated"}));
-                    break;
-                }
+                _ => Err("truncated".to_owned()),
             },
-            _ => {
-                found.push(json!({"type": name, "opcode": opcode}));
+            2 => {
+                // Read from the opcode again: the gamestate reader checks it.
+                let mut from_opcode = MsgReader::new(&body[reader.position() - 1..]);
+                match Gamestate::read(&mut from_opcode) {
+                    Ok(g) => {
+                        let consumed = reader.position() - 1 + from_opcode.position();
+                        reader = MsgReader::new(body);
+                        let _ = reader.read_data(consumed);
+                        world.baselines = g.baselines.clone();
+                        world.history = History::new();
+                        Ok(json!({
+                            "type": name,
+                            "server_command_sequence": g.server_command_sequence,
+                            "configstrings": g.configstrings.len(),
+                            "baselines": g.baselines.len(),
+                            "client_num": g.client_num,
+                            "checksum_feed": g.checksum_feed,
+                        }))
+                    }
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            7 => {
+                let start = reader.position() - 1;
+                let peek = body.get(start + 5).copied().unwrap_or(0);
+                let (base, usable) = match world.history.base(sequence, peek) {
+                    Base::Full => (None, true),
+                    Base::Delta(s) => (Some(s.clone()), true),
+                    Base::Unusable => (None, false),
+                };
+                let mut from_opcode = MsgReader::new(&body[start..]);
+                match Snapshot::read(&mut from_opcode, base.as_ref(), &world.baselines) {
+                    Ok(snapshot) => {
+                        // Bit bytes interleave, so the rest of the body is not walked further.
+                        let summary = json!({
+                            "type": name,
+                            "server_time": snapshot.server_time,
+                            "delta_num": snapshot.delta_num,
+                            "flags": snapshot.flags,
+                            "usable": usable,
+                            "entities": snapshot.entities.len(),
+                            "clients": snapshot.clients.len(),
+                        });
+                        if usable {
+                            world.history.store(sequence, snapshot);
+                        }
+                        found.push(summary);
+                        break;
+                    }
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            8 => {
+                found.push(json!({"type": name}));
+                break;
+            }
+            _ => Err(format!("opcode {opcode} not decoded here")),
+        };
+        match record {
+            Ok(value) => found.push(value),
+            Err(error) => {
+                found.push(json!({"type": name, "error": error}));
                 break;
             }
         }

@@ -186,3 +186,80 @@ fn huffman_codecs_on_hex() {
     let (_, ok) = muster(&["wire", "huffman", "decode", "--adaptive"], "00");
     assert!(!ok, "a truncated tail is an error");
 }
+
+#[test]
+fn dissects_a_gamestate_and_its_snapshots() {
+    use protocol::cod::entity::EntityState;
+    use protocol::cod::gamestate::Gamestate;
+    use protocol::cod::snapshot::Snapshot;
+
+    let mut server = Netchan::new(Side::Server, 1);
+    let header = ServerHeader {
+        last_client_command: 0,
+    };
+    let mut gamestate = Gamestate {
+        server_command_sequence: 4,
+        client_num: 2,
+        checksum_feed: 99,
+        ..Gamestate::default()
+    };
+    gamestate
+        .configstrings
+        .insert(0, "\\g_gametype\\sd\\mapname\\mp_foy".into());
+    let mut base = EntityState::zero(40);
+    base.fields[0] = 77;
+    gamestate.baselines.insert(40, base.clone());
+    let mut lines = Vec::new();
+    let mut send = |body: Vec<u8>, server: &mut Netchan| {
+        let seq = server.outgoing_sequence();
+        server
+            .transmit(&server_message(&header, &body, seq, CHALLENGE, b""))
+            .unwrap();
+        lines.push(format!("s2c {}", to_hex(&server.poll_transmit().unwrap())));
+    };
+    let mut w = MsgWriter::new();
+    gamestate.write(&mut w);
+    w.write_byte(8);
+    send(w.into_bytes(), &mut server);
+
+    let mut first = Snapshot {
+        server_time: 5000,
+        ..Snapshot::default()
+    };
+    let mut moved = base.clone();
+    moved.fields[0] = 78;
+    first.entities.insert(40, moved);
+    let mut w = MsgWriter::new();
+    first.write(&mut w, None, &gamestate.baselines);
+    send(w.into_bytes(), &mut server);
+
+    let mut second = first.clone();
+    second.server_time = 5050;
+    second.delta_num = 1;
+    second.entities.insert(41, EntityState::zero(41));
+    let mut w = MsgWriter::new();
+    second.write(&mut w, Some(&first), &gamestate.baselines);
+    send(w.into_bytes(), &mut server);
+
+    let input = lines.join("\n") + "\n";
+    let (out, ok) = muster(&["wire", "--challenge", &CHALLENGE.to_string()], &input);
+    assert!(ok);
+    let objects: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let g = &objects[0]["message"]["commands"][0];
+    assert_eq!(g["type"], "svc_gamestate");
+    assert_eq!(g["configstrings"], 1);
+    assert_eq!(g["baselines"], 1);
+    assert_eq!(g["checksum_feed"], 99);
+    assert_eq!(objects[0]["message"]["commands"][1]["type"], "svc_EOF");
+    let s1 = &objects[1]["message"]["commands"][0];
+    assert_eq!(s1["type"], "svc_snapshot");
+    assert_eq!(s1["server_time"], 5000);
+    assert_eq!(s1["entities"], 1);
+    let s2 = &objects[2]["message"]["commands"][0];
+    assert_eq!(s2["delta_num"], 1);
+    assert_eq!(s2["usable"], true);
+    assert_eq!(s2["entities"], 2);
+}

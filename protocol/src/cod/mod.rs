@@ -1,5 +1,6 @@
 //! Call of Duty: United Offensive 1.51, network protocol 22.
 
+pub mod client;
 pub mod delta;
 pub mod download;
 pub mod entity;

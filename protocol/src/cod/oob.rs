@@ -217,8 +217,9 @@ impl Packet {
         {
             return Ok(Self::ServerList(ServerList::parse(datagram)?));
         }
-        // Stock decompresses from offset 12 whenever the payload starts with "connect".
-        if body.starts_with(b"connect") {
+        // The compressed tail follows the command `connect` (stock servers decompress from
+        // offset 12 whenever the payload starts with it; `connectResponse` is a reply).
+        if name == b"connect" {
             return parse_connect(datagram);
         }
         // Connectionless text may end in NUL (gamedig, rcon): the text stops there.

@@ -7,15 +7,14 @@
 
 use std::collections::BTreeMap;
 
-use protocol::cod::entity::EntityState;
-use protocol::cod::gamestate::Gamestate;
+use protocol::cod::download::DownloadRecord;
 use protocol::cod::huffman::{adaptive, fixed};
 use protocol::cod::info::InfoString;
 use protocol::cod::msg::MsgReader;
 use protocol::cod::netchan::{Delivered, Header, Netchan, Side};
 use protocol::cod::oob::{Packet, MARKER};
 use protocol::cod::sequenced::{decode_body, ClientHeader, ServerHeader};
-use protocol::cod::snapshot::{Base, History, Snapshot};
+use protocol::cod::service::{read_records, Record, World};
 use protocol::cod::{xor, MAX_MSGLEN};
 use serde_json::{json, Value};
 
@@ -284,109 +283,48 @@ fn client_commands(body: &[u8], seen: &mut Commands) -> Value {
     Value::Array(found)
 }
 
-const SERVICE_NAMES: [&str; 9] = [
-    "svc_bad",
-    "svc_nop",
-    "svc_gamestate",
-    "svc_configstring",
-    "svc_baseline",
-    "svc_serverCommand",
-    "svc_download",
-    "svc_snapshot",
-    "svc_EOF",
-];
-
-/// What the dissector keeps of the server's world to decode later snapshots.
-#[derive(Default)]
-struct World {
-    baselines: std::collections::BTreeMap<u16, EntityState>,
-    history: History,
-}
-
-/// The service records of a server body: reliable commands, the gamestate, the snapshot, and
-/// download records, up to `svc_EOF` or the first one that does not decode.
+/// The service records of a server body, as the client session reads them.
 fn server_commands(body: &[u8], sequence: u32, seen: &mut Commands, world: &mut World) -> Value {
-    let mut reader = MsgReader::new(body);
-    let mut found = Vec::new();
-    while let Ok(opcode) = reader.read_byte() {
-        let name = SERVICE_NAMES
-            .get(usize::from(opcode))
-            .copied()
-            .unwrap_or("unknown");
-        let record = match opcode {
-            1 => Ok(json!({"type": name})),
-            5 => match (reader.read_long(), reader.read_string()) {
-                (Ok(sequence), Ok(text)) => {
-                    seen.insert(sequence, text.clone());
-                    Ok(json!({"type": name, "sequence": sequence, "text": text}))
-                }
-                _ => Err("truncated".to_owned()),
-            },
-            2 => {
-                // Read from the opcode again: the gamestate reader checks it.
-                let mut from_opcode = MsgReader::new(&body[reader.position() - 1..]);
-                match Gamestate::read(&mut from_opcode) {
-                    Ok(g) => {
-                        let consumed = reader.position() - 1 + from_opcode.position();
-                        reader = MsgReader::new(body);
-                        let _ = reader.read_data(consumed);
-                        world.baselines = g.baselines.clone();
-                        world.history = History::new();
-                        Ok(json!({
-                            "type": name,
-                            "server_command_sequence": g.server_command_sequence,
-                            "configstrings": g.configstrings.len(),
-                            "baselines": g.baselines.len(),
-                            "client_num": g.client_num,
-                            "checksum_feed": g.checksum_feed,
-                        }))
-                    }
-                    Err(e) => Err(e.to_string()),
-                }
+    let (records, stopped) = read_records(body, sequence, world);
+    let mut found: Vec<Value> = records
+        .into_iter()
+        .map(|record| match record {
+            Record::Nop => json!({"type": "svc_nop"}),
+            Record::ServerCommand { sequence, text } => {
+                seen.insert(sequence, text.clone());
+                json!({"type": "svc_serverCommand", "sequence": sequence, "text": text})
             }
-            7 => {
-                let start = reader.position() - 1;
-                let peek = body.get(start + 5).copied().unwrap_or(0);
-                let (base, usable) = match world.history.base(sequence, peek) {
-                    Base::Full => (None, true),
-                    Base::Delta(s) => (Some(s.clone()), true),
-                    Base::Unusable => (None, false),
-                };
-                let mut from_opcode = MsgReader::new(&body[start..]);
-                match Snapshot::read(&mut from_opcode, base.as_ref(), &world.baselines) {
-                    Ok(snapshot) => {
-                        // Bit bytes interleave, so the rest of the body is not walked further.
-                        let summary = json!({
-                            "type": name,
-                            "server_time": snapshot.server_time,
-                            "delta_num": snapshot.delta_num,
-                            "flags": snapshot.flags,
-                            "usable": usable,
-                            "entities": snapshot.entities.len(),
-                            "clients": snapshot.clients.len(),
-                        });
-                        if usable {
-                            world.history.store(sequence, snapshot);
-                        }
-                        found.push(summary);
-                        break;
-                    }
-                    Err(e) => Err(e.to_string()),
-                }
+            Record::Gamestate(g) => json!({
+                "type": "svc_gamestate",
+                "server_command_sequence": g.server_command_sequence,
+                "configstrings": g.configstrings.len(),
+                "baselines": g.baselines.len(),
+                "client_num": g.client_num,
+                "checksum_feed": g.checksum_feed,
+            }),
+            Record::Snapshot { snapshot, usable } => json!({
+                "type": "svc_snapshot",
+                "server_time": snapshot.server_time,
+                "delta_num": snapshot.delta_num,
+                "flags": snapshot.flags,
+                "usable": usable,
+                "entities": snapshot.entities.len(),
+                "clients": snapshot.clients.len(),
+            }),
+            Record::Download(DownloadRecord::Block { number, total_size, data }) => json!({
+                "type": "svc_download", "block": number, "total_size": total_size, "length": data.len(),
+            }),
+            Record::Download(DownloadRecord::Failure { error }) => {
+                json!({"type": "svc_download", "failure": error})
             }
-            8 => {
-                found.push(json!({"type": name}));
-                break;
+            Record::Download(DownloadRecord::Redirect { url, size, flags }) => {
+                json!({"type": "svc_download", "redirect": url, "size": size, "flags": flags})
             }
-            _ => Err(format!("opcode {opcode} not decoded here")),
-        };
-        match record {
-            Ok(value) => found.push(value),
-            Err(error) => {
-                found.push(json!({"type": name, "error": error}));
-                break;
-            }
-        }
+            Record::Eof => json!({"type": "svc_EOF"}),
+        })
+        .collect();
+    if let Some(error) = stopped {
+        found.push(json!({"error": error.to_string()}));
     }
     Value::Array(found)
 }

@@ -2,6 +2,7 @@
 
 mod common;
 
+use protocol::cod::download::DownloadRecord;
 use protocol::cod::info::{InfoString, MAX_INFO_STRING};
 use protocol::cod::msg::MsgWriter;
 use protocol::cod::netchan::{Netchan, Side};
@@ -98,10 +99,21 @@ fn capture() -> String {
 
     let seq = server.outgoing_sequence();
     let noise: Vec<u8> = (0..3000u32).map(|i| (i * 37 % 251) as u8).collect();
+    // A file in two in-band download blocks.
     let body = server_body(|w| {
         w.write_byte(1);
-        w.write_byte(6);
-        w.write_data(&noise);
+        DownloadRecord::Block {
+            number: 0,
+            total_size: Some(3000),
+            data: noise[..2048].to_vec(),
+        }
+        .write(w);
+        DownloadRecord::Block {
+            number: 1,
+            total_size: None,
+            data: noise[2048..].to_vec(),
+        }
+        .write(w);
     });
     server
         .transmit(&server_message(&header, &body, seq, CHALLENGE, b"say hi"))
@@ -157,6 +169,10 @@ fn dissects_a_session_both_ways() {
     let whole = &objects[8]["message"];
     assert_eq!(whole["sequence"], 3);
     assert_eq!(whole["commands"][1]["type"], "svc_download");
+    assert_eq!(whole["commands"][1]["total_size"], 3000);
+    assert_eq!(whole["commands"][2]["block"], 1);
+    assert_eq!(whole["commands"][2]["length"], 952);
+    assert_eq!(whole["commands"][3]["type"], "svc_EOF");
 
     assert!(objects[9]["error"].as_str().unwrap().contains("hex"));
     assert_eq!(objects.len(), 10);

@@ -9,14 +9,15 @@ use alloc::collections::VecDeque;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::gamestate::{Gamestate, SVC_EOF, SVC_GAMESTATE};
+use super::gamestate::Gamestate;
 use super::info::{InfoString, MAX_INFO_STRING};
-use super::msg::{MsgReader, MsgWriter};
+use super::msg::MsgWriter;
 use super::netchan::{Netchan, Side};
 use super::oob::Packet;
 use super::reliable::{IncomingCommands, OutgoingCommands};
 use super::sequenced::{client_message, decode_body, ClientHeader, ServerHeader};
-use super::snapshot::{Base, History, Snapshot, SVC_SNAPSHOT};
+use super::service::{read_records, Record, World};
+use super::snapshot::Snapshot;
 use super::usercmd::{bundle_key, write_usercmd, UserCmd};
 use super::{xor, PROTOCOL_VERSION};
 
@@ -34,8 +35,6 @@ pub enum State {
 
 /// How often `getchallenge` and `connect` are resent.
 pub const RESEND_MS: u64 = 3000;
-const SVC_NOP: u8 = 1;
-const SVC_SERVER_COMMAND: u8 = 5;
 
 /// Who the client says it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +84,7 @@ pub struct Client {
     incoming: IncomingCommands,
     outgoing: OutgoingCommands,
     gamestate: Option<Gamestate>,
-    history: History,
+    world: World,
     server_message_sequence: u32,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
@@ -104,7 +103,7 @@ impl Client {
             incoming: IncomingCommands::default(),
             outgoing: OutgoingCommands::default(),
             gamestate: None,
-            history: History::new(),
+            world: World::default(),
             server_message_sequence: 0,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
@@ -239,19 +238,14 @@ impl Client {
 
     /// The service records of one server message.
     fn service(&mut self, body: &[u8], sequence: u32) {
-        let mut r = MsgReader::new(body);
-        while let Ok(opcode) = r.read_byte() {
-            match opcode {
-                SVC_NOP => {}
-                SVC_SERVER_COMMAND => {
-                    let (Ok(seq), Ok(text)) = (r.read_long(), r.read_string()) else {
-                        return;
-                    };
-                    match self.incoming.receive(seq, &text) {
-                        Ok(true) => self.events.push_back(Event::ServerCommand {
-                            sequence: seq,
-                            text,
-                        }),
+        let (records, _stopped) = read_records(body, sequence, &mut self.world);
+        for record in records {
+            match record {
+                Record::ServerCommand { sequence, text } => {
+                    match self.incoming.receive(sequence, &text) {
+                        Ok(true) => self
+                            .events
+                            .push_back(Event::ServerCommand { sequence, text }),
                         Ok(false) => {}
                         Err(e) => {
                             self.drop_session(&e.to_string());
@@ -259,53 +253,22 @@ impl Client {
                         }
                     }
                 }
-                SVC_GAMESTATE => {
-                    let start = r.position() - 1;
-                    let mut from_opcode = MsgReader::new(&body[start..]);
-                    let Ok(gamestate) = Gamestate::read(&mut from_opcode) else {
-                        return;
-                    };
-                    let consumed = start + from_opcode.position();
-                    r = MsgReader::new(body);
-                    let _ = r.read_data(consumed);
+                Record::Gamestate(gamestate) => {
                     // The gamestate assigns the command sequence.
                     self.incoming.reset(gamestate.server_command_sequence);
-                    self.history = History::new();
                     self.enter(State::Loading);
-                    self.events
-                        .push_back(Event::Gamestate(alloc::boxed::Box::new(gamestate.clone())));
-                    self.gamestate = Some(gamestate);
+                    self.gamestate = Some((*gamestate).clone());
+                    self.events.push_back(Event::Gamestate(gamestate));
                     self.enter(State::Primed);
                 }
-                SVC_SNAPSHOT => {
-                    let start = r.position() - 1;
-                    let delta = body.get(start + 5).copied().unwrap_or(0);
-                    let Some(gamestate) = &self.gamestate else {
-                        return;
-                    };
-                    let (base, usable) = match self.history.base(sequence, delta) {
-                        Base::Full => (None, true),
-                        Base::Delta(s) => (Some(s.clone()), true),
-                        Base::Unusable => (None, false),
-                    };
-                    let mut from_opcode = MsgReader::new(&body[start..]);
-                    let Ok(snapshot) =
-                        Snapshot::read(&mut from_opcode, base.as_ref(), &gamestate.baselines)
-                    else {
-                        return;
-                    };
-                    if usable {
-                        self.history.store(sequence, snapshot.clone());
-                        self.enter(State::Active);
-                        self.events
-                            .push_back(Event::Snapshot(alloc::boxed::Box::new(snapshot)));
-                    }
-                    // Records after a snapshot follow its bit stream; stock writes only
-                    // downloads and EOF there.
-                    return;
+                Record::Snapshot {
+                    snapshot,
+                    usable: true,
+                } => {
+                    self.enter(State::Active);
+                    self.events.push_back(Event::Snapshot(snapshot));
                 }
-                SVC_EOF => return,
-                _ => return,
+                _ => {}
             }
         }
     }
@@ -392,8 +355,10 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cod::gamestate::SVC_EOF;
     use crate::cod::reliable::IncomingCommands as ServerIncoming;
     use crate::cod::sequenced::server_message;
+    use crate::cod::service::SVC_SERVER_COMMAND;
     use alloc::vec;
 
     /// Plays the server's side of the handshake with the protocol pieces.

@@ -15,6 +15,7 @@ pub mod oob;
 pub mod playerstate;
 pub mod reliable;
 pub mod sequenced;
+pub mod service;
 pub mod snapshot;
 pub mod text;
 pub mod tuning;

@@ -240,15 +240,12 @@ pub fn ServerList(
                         <For
                             each=move || {
                                 let (first, last, _) = window_rows();
-                                let addrs = shown.with(|list| list[first..last].to_vec());
-                                feed.servers.with(|all| {
-                                    addrs.iter().filter_map(|a| all.get(a).cloned()).collect::<Vec<_>>()
-                                })
+                                shown.with(|list| list[first..last].to_vec())
                             }
-                            key=|s| (s.addr.clone(), s.updated_ms, s.reachability)
-                            let:server
+                            key=|addr| addr.clone()
+                            let:addr
                         >
-                            <Row server=server selected=selected clock=clock personal=personal />
+                            <Row addr=addr feed=feed selected=selected clock=clock personal=personal />
                         </For>
                         <tr class="spacer" aria-hidden="true">
                             <td colspan="9" style:height=move || {
@@ -459,22 +456,52 @@ fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
 
 #[component]
 fn Row(
-    server: ServerInfo,
+    addr: String,
+    feed: Feed,
     selected: RwSignal<Option<String>>,
     clock: RwSignal<u64>,
     personal: Personal,
 ) -> impl IntoView {
-    let addr = server.addr.clone();
+    // The row stays while its server changes, so focus and selection survive live updates;
+    // only its cells are redrawn.
+    let server = {
+        let addr = addr.clone();
+        Memo::new(move |_| feed.servers.with(|all| all.get(&addr).cloned()))
+    };
     let is_selected = {
         let addr = addr.clone();
         Memo::new(move |_| selected.with(|s| s.as_deref() == Some(addr.as_str())))
     };
-    let state = match server.reachability {
-        Reachability::Online => "online",
-        Reachability::Pending => "pending",
-        Reachability::Unreachable => "unreachable",
-        Reachability::Malformed => "malformed",
+    let reachability = move |state: Reachability| {
+        move || server.with(|s| s.as_ref().is_some_and(|s| s.reachability == state))
     };
+    let select = {
+        let addr = addr.clone();
+        move || selected.set(Some(addr.clone()))
+    };
+    let select_on_key = select.clone();
+    view! {
+        <tr
+            class:online=reachability(Reachability::Online)
+            class:pending=reachability(Reachability::Pending)
+            class:unreachable=reachability(Reachability::Unreachable)
+            class:malformed=reachability(Reachability::Malformed)
+            class:selected=is_selected
+            data-testid="server-row"
+            data-addr=addr.clone()
+            tabindex="0"
+            aria-selected=move || is_selected.get().to_string()
+            on:click=move |_| select()
+            on:keydown=move |ev| if ev.key() == "Enter" { select_on_key() }
+        >
+            {move || server.get().map(|s| cells(s, clock))}
+            <td><Star addr=addr.clone() personal=personal /></td>
+        </tr>
+    }
+}
+
+/// A server's cells in the list.
+fn cells(server: ServerInfo, clock: RwSignal<u64>) -> impl IntoView {
     let ping = match server.reachability {
         Reachability::Unreachable => "down".to_owned(),
         Reachability::Malformed => "bad reply".to_owned(),
@@ -484,35 +511,18 @@ fn Row(
     };
     let players = format!("{}/{}", server.clients, server.max_clients);
     let updated = server.updated_ms;
-    let select = {
-        let addr = addr.clone();
-        move || selected.set(Some(addr.clone()))
-    };
-    let select_on_key = select.clone();
     view! {
-        <tr
-            class=state
-            class:selected=is_selected
-            data-testid="server-row"
-            data-addr=addr.clone()
-            tabindex="0"
-            aria-selected=move || is_selected.get().to_string()
-            on:click=move |_| select()
-            on:keydown=move |ev| if ev.key() == "Enter" { select_on_key() }
-        >
-            <td class="name"><Coloured text=server.hostname /></td>
-            <td>{server.map}</td>
-            <td>{server.gametype}</td>
-            <td>{server.game}</td>
-            <td class="num" data-testid="players">{players}</td>
-            <td class="num" data-testid="ping">{ping}</td>
-            <td class="flags">
-                {server.password.then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
-                {server.punkbuster.then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
-            </td>
-            <td class="num age" title="Time since the server last answered">{move || age(clock.get(), updated)}</td>
-            <td><Star addr=addr.clone() personal=personal /></td>
-        </tr>
+        <td class="name"><Coloured text=server.hostname /></td>
+        <td>{server.map}</td>
+        <td>{server.gametype}</td>
+        <td>{server.game}</td>
+        <td class="num" data-testid="players">{players}</td>
+        <td class="num" data-testid="ping">{ping}</td>
+        <td class="flags">
+            {server.password.then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
+            {server.punkbuster.then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
+        </td>
+        <td class="num age" title="Time since the server last answered">{move || age(clock.get(), updated)}</td>
     }
 }
 

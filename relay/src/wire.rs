@@ -7,10 +7,10 @@
 
 use std::collections::BTreeMap;
 
+use protocol::cod::client_records::{read_client_body, ClientRecord};
 use protocol::cod::download::DownloadRecord;
 use protocol::cod::huffman::{adaptive, fixed};
 use protocol::cod::info::InfoString;
-use protocol::cod::msg::MsgReader;
 use protocol::cod::netchan::{Delivered, Header, Netchan, Side};
 use protocol::cod::oob::{Packet, MARKER};
 use protocol::cod::sequenced::{decode_body, ClientHeader, ServerHeader};
@@ -245,40 +245,25 @@ impl Dissector {
     }
 }
 
-/// The reliable commands at the head of a client body (selector 2), remembered by sequence.
+/// The records of a client body (reliable commands, then the bundle left unread: its key needs
+/// the session's checksum feed), remembered by sequence.
 fn client_commands(body: &[u8], seen: &mut Commands) -> Value {
-    let mut reader = MsgReader::new(body);
-    let mut found = Vec::new();
-    loop {
-        let selector = match reader.read_bits(2) {
-            Ok(s) => s,
-            Err(e) => {
-                found.push(json!({"error": e.to_string()}));
-                break;
+    let (records, stopped) = read_client_body(body, None);
+    let mut found: Vec<Value> = records
+        .into_iter()
+        .map(|record| match record {
+            ClientRecord::Command { sequence, text } => {
+                seen.insert(sequence, text.clone());
+                json!({"type": "clientCommand", "sequence": sequence, "text": text})
             }
-        };
-        match selector {
-            2 => match (reader.read_long(), reader.read_string()) {
-                (Ok(sequence), Ok(text)) => {
-                    found
-                        .push(json!({"type": "clientCommand", "sequence": sequence, "text": text}));
-                    seen.insert(sequence, text);
-                }
-                _ => {
-                    found.push(json!({"error": "truncated clientCommand"}));
-                    break;
-                }
-            },
-            0 | 1 => {
-                let name = if selector == 0 { "move" } else { "moveNoDelta" };
-                found.push(json!({"type": name}));
-                break;
+            ClientRecord::Move { no_delta, .. } | ClientRecord::Unread { no_delta } => {
+                json!({"type": if no_delta { "moveNoDelta" } else { "move" }})
             }
-            _ => {
-                found.push(json!({"type": "EOF"}));
-                break;
-            }
-        }
+            ClientRecord::Eof => json!({"type": "EOF"}),
+        })
+        .collect();
+    if let Some(error) = stopped {
+        found.push(json!({"error": error.to_string()}));
     }
     Value::Array(found)
 }

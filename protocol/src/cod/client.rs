@@ -5,20 +5,23 @@
 //! in milliseconds. Outputs, drained after every input: [`Client::poll_transmit`] (datagrams for
 //! the server) and [`Client::poll_event`]; [`Client::poll_timeout`] says when to call again.
 
+use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use super::client_records::{write_client_body, BundleContext};
+use super::download::{DownloadCommand, DownloadRecord, Transfer};
 use super::gamestate::Gamestate;
 use super::info::{InfoString, MAX_INFO_STRING};
-use super::msg::MsgWriter;
 use super::netchan::{Netchan, Side};
-use super::oob::Packet;
+use super::oob::{tokenize, Packet};
+use super::playerstate::PlayerState;
 use super::reliable::{IncomingCommands, OutgoingCommands};
 use super::sequenced::{client_message, decode_body, ClientHeader, ServerHeader};
 use super::service::{read_records, Record, World};
 use super::snapshot::Snapshot;
-use super::usercmd::{bundle_key, write_usercmd, UserCmd};
+use super::usercmd::{bundle_key, default_usercmd, UserCmd};
 use super::{xor, PROTOCOL_VERSION};
 
 /// The handshake and session states, numbered as stock numbers them.
@@ -33,8 +36,27 @@ pub enum State {
     Active = 6,
 }
 
+impl State {
+    /// The stock name, for tools.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Disconnected => "DISCONNECTED",
+            Self::Connecting => "CONNECTING",
+            Self::Challenging => "CHALLENGING",
+            Self::Connected => "CONNECTED",
+            Self::Loading => "LOADING",
+            Self::Primed => "PRIMED",
+            Self::Active => "ACTIVE",
+        }
+    }
+}
+
 /// How often `getchallenge` and `connect` are resent.
 pub const RESEND_MS: u64 = 3000;
+/// A server's connectionless `disconnect` counts only after this much sequenced silence.
+pub const DISCONNECT_SILENCE_MS: u64 = 3000;
+/// Times the final packet carrying `disconnect` is sent, as stock does, against loss.
+const DISCONNECT_COPIES: usize = 3;
 
 /// Who the client says it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +65,8 @@ pub struct ClientConfig {
     pub name: String,
     pub rate: u32,
     pub snaps: u32,
+    /// `cl_maxpackets`: sequenced packets per second at most.
+    pub cl_maxpackets: u32,
     /// Silence after which the session is considered lost.
     pub timeout_ms: u64,
 }
@@ -54,6 +78,7 @@ impl Default for ClientConfig {
             name: "Muster".into(),
             rate: 25000,
             snaps: 20,
+            cl_maxpackets: 30,
             timeout_ms: 30_000,
         }
     }
@@ -63,14 +88,43 @@ impl Default for ClientConfig {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     State(State),
-    Gamestate(alloc::boxed::Box<Gamestate>),
+    /// The server is changing map; a new gamestate follows.
+    LoadingNewMap {
+        mapname: String,
+        gametype: String,
+    },
+    Gamestate(Box<Gamestate>),
+    /// A configstring changed after the gamestate (`d`, or `x`/`y`/`z` chunks completed).
+    Configstring {
+        index: u16,
+        value: String,
+    },
     ServerCommand {
         sequence: i32,
         text: String,
     },
-    Snapshot(alloc::boxed::Box<Snapshot>),
-    /// The server refused or dropped us, or went silent; the text says why.
+    Snapshot(Box<Snapshot>),
+    Download(DownloadEvent),
+    /// The server refused or dropped us, we left, or it went silent; the text says why.
     Disconnected(String),
+}
+
+/// Progress of an in-band download.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DownloadEvent {
+    Progress {
+        name: String,
+        received: usize,
+        total: Option<usize>,
+    },
+    Complete {
+        name: String,
+        data: Vec<u8>,
+    },
+    Failed {
+        name: String,
+        reason: String,
+    },
 }
 
 /// One client session with one server.
@@ -86,6 +140,12 @@ pub struct Client {
     gamestate: Option<Gamestate>,
     world: World,
     server_message_sequence: u32,
+    /// The latest snapshot's server time and when it arrived, for usercmd times.
+    clock: Option<(i32, u64)>,
+    player: PlayerState,
+    /// A configstring arriving in `x`/`y` chunks.
+    chunked: Option<(u16, String)>,
+    download: Option<(String, Transfer)>,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
 }
@@ -105,6 +165,10 @@ impl Client {
             gamestate: None,
             world: World::default(),
             server_message_sequence: 0,
+            clock: None,
+            player: PlayerState::default(),
+            chunked: None,
+            download: None,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
         };
@@ -115,6 +179,11 @@ impl Client {
 
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// The current gamestate, with configstring changes applied.
+    pub fn gamestate(&self) -> Option<&Gamestate> {
+        self.gamestate.as_ref()
     }
 
     fn enter(&mut self, state: State) {
@@ -146,6 +215,27 @@ impl Client {
         self.outgoing.push(text)
     }
 
+    /// Asks the server for a file by its server-relative name.
+    pub fn download(&mut self, name: &str) -> Result<(), super::reliable::ReliableError> {
+        self.command(&DownloadCommand::Download(name.into()).to_string())?;
+        self.download = Some((name.into(), Transfer::default()));
+        Ok(())
+    }
+
+    /// Leaves cleanly: a reliable `disconnect`, sent in three copies, then DISCONNECTED.
+    pub fn disconnect(&mut self) {
+        if self.netchan.is_some() && self.command("disconnect").is_ok() {
+            for _ in 0..DISCONNECT_COPIES {
+                self.send_packet();
+            }
+        }
+        self.drop_session("disconnected");
+    }
+
+    fn packet_interval_ms(&self) -> u64 {
+        u64::from(1000 / self.config.cl_maxpackets.clamp(15, 100))
+    }
+
     pub fn handle_timeout(&mut self, now: u64) {
         match self.state {
             State::Connecting | State::Challenging if now >= self.next_send => {
@@ -159,17 +249,23 @@ impl Client {
                 self.transmits.push_back(packet.emit());
                 self.next_send = now + RESEND_MS;
             }
-            State::Connected | State::Loading | State::Primed | State::Active
-                if now.saturating_sub(self.last_heard) >= self.config.timeout_ms =>
-            {
-                self.drop_session("server timed out");
+            State::Connected | State::Loading | State::Primed | State::Active => {
+                if now.saturating_sub(self.last_heard) >= self.config.timeout_ms {
+                    self.drop_session("server timed out");
+                } else if now >= self.next_send {
+                    self.send_packet_at(now);
+                }
             }
             _ => {}
         }
     }
 
     fn drop_session(&mut self, why: &str) {
+        if self.state == State::Disconnected {
+            return;
+        }
         self.netchan = None;
+        self.download = None;
         self.enter(State::Disconnected);
         self.events.push_back(Event::Disconnected(why.into()));
     }
@@ -199,9 +295,27 @@ impl Client {
                 self.netchan = Some(Netchan::new(Side::Client, self.config.qport));
                 self.last_heard = now;
                 self.enter(State::Connected);
-                self.send_packet();
+                self.send_packet_at(now);
             }
-            (State::Connecting | State::Challenging, Packet::Error(text)) => {
+            (state, Packet::Other { command, rest })
+                if state >= State::Connected && command == "loadingnewmap" =>
+            {
+                let text = String::from_utf8_lossy(&rest);
+                let mut lines = text.trim_start_matches('\n').lines();
+                let mapname = lines.next().unwrap_or_default().into();
+                let gametype = lines.next().unwrap_or_default().into();
+                self.events
+                    .push_back(Event::LoadingNewMap { mapname, gametype });
+                self.enter(State::Connected);
+            }
+            (state, Packet::Other { command, .. })
+                if state >= State::Connected
+                    && command == "disconnect"
+                    && now.saturating_sub(self.last_heard) >= DISCONNECT_SILENCE_MS =>
+            {
+                self.drop_session("server disconnected");
+            }
+            (state, Packet::Error(text)) if state >= State::Connecting => {
                 self.drop_session(text.trim());
             }
             _ => {}
@@ -230,27 +344,19 @@ impl Client {
         let Ok(body) = decode_body(encoded, key, command.as_bytes()) else {
             return;
         };
-        self.service(&body, delivered.sequence);
-        if self.state >= State::Connected {
-            self.send_packet();
-        }
+        self.service(now, &body, delivered.sequence);
     }
 
     /// The service records of one server message.
-    fn service(&mut self, body: &[u8], sequence: u32) {
+    fn service(&mut self, now: u64, body: &[u8], sequence: u32) {
         let (records, _stopped) = read_records(body, sequence, &mut self.world);
         for record in records {
             match record {
                 Record::ServerCommand { sequence, text } => {
                     match self.incoming.receive(sequence, &text) {
-                        Ok(true) => self
-                            .events
-                            .push_back(Event::ServerCommand { sequence, text }),
+                        Ok(true) => self.server_command(sequence, text),
                         Ok(false) => {}
-                        Err(e) => {
-                            self.drop_session(&e.to_string());
-                            return;
-                        }
+                        Err(e) => self.drop_session(&e.to_string()),
                     }
                 }
                 Record::Gamestate(gamestate) => {
@@ -258,6 +364,8 @@ impl Client {
                     self.incoming.reset(gamestate.server_command_sequence);
                     self.enter(State::Loading);
                     self.gamestate = Some((*gamestate).clone());
+                    self.player = PlayerState::default();
+                    self.clock = None;
                     self.events.push_back(Event::Gamestate(gamestate));
                     self.enter(State::Primed);
                 }
@@ -265,11 +373,133 @@ impl Client {
                     snapshot,
                     usable: true,
                 } => {
+                    self.clock = Some((snapshot.server_time, now));
+                    self.player = snapshot.player.clone();
                     self.enter(State::Active);
                     self.events.push_back(Event::Snapshot(snapshot));
                 }
+                Record::Download(record) => self.download_record(record),
                 _ => {}
             }
+            if self.state == State::Disconnected {
+                return;
+            }
+        }
+    }
+
+    /// Applies engine server commands (configstring changes, `disconnect`) and reports all.
+    fn server_command(&mut self, sequence: i32, text: String) {
+        let (verb, rest) = text.split_once(' ').unwrap_or((text.as_str(), ""));
+        let update = match verb {
+            "d" | "x" | "y" | "z" => rest
+                .split_once(' ')
+                .or(Some((rest, "")))
+                .and_then(|(index, value)| Some((index.parse::<u16>().ok()?, value.to_string()))),
+            _ => None,
+        };
+        if verb == "disconnect" {
+            let reason = tokenize(rest).into_iter().next().unwrap_or_default();
+            self.events
+                .push_back(Event::ServerCommand { sequence, text });
+            return self.drop_session(if reason.is_empty() {
+                "server disconnected"
+            } else {
+                &reason
+            });
+        }
+        self.events.push_back(Event::ServerCommand {
+            sequence,
+            text: text.clone(),
+        });
+        if let Some((index, value)) = update {
+            let whole = match verb {
+                "d" => Some(value),
+                "x" => {
+                    self.chunked = Some((index, value));
+                    None
+                }
+                _ => match self.chunked.take() {
+                    Some((i, mut acc)) if i == index => {
+                        acc.push_str(&value);
+                        if verb == "z" {
+                            Some(acc)
+                        } else {
+                            self.chunked = Some((i, acc));
+                            None
+                        }
+                    }
+                    _ => None,
+                },
+            };
+            if let Some(value) = whole {
+                if let Some(gamestate) = self.gamestate.as_mut() {
+                    gamestate.configstrings.insert(index, value.clone());
+                }
+                self.events.push_back(Event::Configstring { index, value });
+            }
+        }
+    }
+
+    fn download_record(&mut self, record: DownloadRecord) {
+        let Some((name, transfer)) = self.download.as_mut() else {
+            return;
+        };
+        let name = name.clone();
+        let reply = match record {
+            DownloadRecord::Block {
+                number,
+                total_size,
+                data,
+            } => match transfer.block(number, total_size, &data) {
+                Ok(ack) => Some(ack),
+                // Blocks out of order are dropped; the server restarts after its timeout.
+                Err(super::download::DownloadError::OutOfOrder { .. }) => None,
+                Err(e) => {
+                    self.download = None;
+                    let _ = self.command(&DownloadCommand::Stop.to_string());
+                    self.events
+                        .push_back(Event::Download(DownloadEvent::Failed {
+                            name,
+                            reason: e.to_string(),
+                        }));
+                    return;
+                }
+            },
+            DownloadRecord::Failure { error } => {
+                self.download = None;
+                self.events
+                    .push_back(Event::Download(DownloadEvent::Failed {
+                        name,
+                        reason: error,
+                    }));
+                return;
+            }
+            DownloadRecord::Redirect { .. } => {
+                // Redirects are not followed: ask for the in-band fallback.
+                Some(DownloadCommand::Www("fail".into()))
+            }
+        };
+        if let Some(reply) = reply {
+            let _ = self.command(&reply.to_string());
+        }
+        let Some((_, transfer)) = self.download.as_ref() else {
+            return;
+        };
+        if transfer.is_done() {
+            if let Some((name, transfer)) = self.download.take() {
+                self.events
+                    .push_back(Event::Download(DownloadEvent::Complete {
+                        name,
+                        data: transfer.into_data(),
+                    }));
+            }
+        } else {
+            self.events
+                .push_back(Event::Download(DownloadEvent::Progress {
+                    name,
+                    received: transfer.received(),
+                    total: transfer.declared(),
+                }));
         }
     }
 
@@ -283,48 +513,51 @@ impl Client {
             .unwrap_or(0) as u8
     }
 
-    /// One sequenced packet: pending reliable commands, then (once primed) a move bundle.
+    fn send_packet_at(&mut self, now: u64) {
+        let server_time = self.clock.map_or(0, |(time, at)| {
+            time.wrapping_add(now.saturating_sub(at) as i32)
+        });
+        self.next_send = now + self.packet_interval_ms();
+        self.send_packet_with(server_time);
+    }
+
     fn send_packet(&mut self) {
+        let server_time = self.clock.map_or(0, |(time, _)| time);
+        self.send_packet_with(server_time);
+    }
+
+    /// One sequenced packet: pending reliable commands, then (once primed) a move bundle of
+    /// one user command: moveNoDelta until a snapshot is in hand, then move.
+    fn send_packet_with(&mut self, server_time: i32) {
         let header = ClientHeader {
             server_id: self.server_id(),
             message_acknowledge: self.server_message_sequence as i32,
             reliable_acknowledge: self.incoming.sequence(),
         };
-        let mut w = MsgWriter::new();
-        for (sequence, text) in self.outgoing.pending() {
-            w.write_bits(2, 2);
-            w.write_long(sequence);
-            w.write_string(text.as_bytes());
-        }
-        if self.state >= State::Primed {
-            let feed = self.gamestate.as_ref().map_or(0, |g| g.checksum_feed);
-            let acked = self
-                .incoming
-                .get(self.incoming.sequence())
-                .unwrap_or_default()
-                .as_bytes()
-                .to_vec();
-            let key = bundle_key(header.message_acknowledge, feed, &acked);
-            // moveNoDelta until a snapshot is in hand, then move.
-            let selector = if self.state == State::Active { 0 } else { 1 };
-            w.write_bits(selector, 2);
-            w.write_byte(1);
-            let base = UserCmd::default();
-            let cmd = UserCmd {
-                server_time: 0,
-                ..base
-            };
-            write_usercmd(&mut w, key, &base, &cmd);
-        }
-        w.write_bits(3, 2);
-        let body = w.into_bytes();
-        let command = self
+        let acked = self
             .incoming
-            .get(header.reliable_acknowledge)
+            .get(self.incoming.sequence())
             .unwrap_or_default()
             .as_bytes()
             .to_vec();
-        let logical = client_message(&header, &body, self.challenge, &command);
+        let feed = self.gamestate.as_ref().map_or(0, |g| g.checksum_feed);
+        let context = BundleContext {
+            key: bundle_key(header.message_acknowledge, feed, &acked),
+            base: default_usercmd(&self.player),
+        };
+        let cmd = UserCmd {
+            server_time,
+            ..context.base
+        };
+        let bundle = (self.state >= State::Primed).then(|| {
+            (
+                self.state != State::Active,
+                &context,
+                core::slice::from_ref(&cmd),
+            )
+        });
+        let body = write_client_body(self.outgoing.pending(), bundle);
+        let logical = client_message(&header, &body, self.challenge, &acked);
         if let Some(netchan) = self.netchan.as_mut() {
             if netchan.transmit(&logical).is_ok() {
                 while let Some(datagram) = netchan.poll_transmit() {
@@ -347,7 +580,7 @@ impl Client {
         match self.state {
             State::Connecting | State::Challenging => Some(self.next_send),
             State::Disconnected => None,
-            _ => Some(self.last_heard + self.config.timeout_ms),
+            _ => Some(self.next_send.min(self.last_heard + self.config.timeout_ms)),
         }
     }
 }
@@ -355,69 +588,116 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cod::gamestate::SVC_EOF;
-    use crate::cod::reliable::IncomingCommands as ServerIncoming;
-    use crate::cod::sequenced::server_message;
-    use crate::cod::service::SVC_SERVER_COMMAND;
+    use crate::cod::entity::EntityState;
+    use crate::cod::server::{Frame, Map, Server, ServerConfig, ServerEvent};
     use alloc::vec;
+    use core::net::{IpAddr, Ipv4Addr, SocketAddr};
 
-    /// Plays the server's side of the handshake with the protocol pieces.
-    struct Server {
-        challenge: i32,
-        netchan: Netchan,
-        client_commands: ServerIncoming,
+    const CLIENT: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 50000);
+
+    /// A client and a protocol server on a perfect link, advanced in 10 ms steps.
+    struct Link {
+        now: u64,
+        client: Client,
+        server: Server,
+        frame: Frame,
+        client_events: Vec<Event>,
+        server_events: Vec<ServerEvent>,
     }
 
-    impl Server {
-        fn message(&mut self, body: &[u8]) -> Vec<u8> {
-            let header = ServerHeader {
-                last_client_command: self.client_commands.sequence(),
+    fn map() -> Map {
+        let mut map = Map {
+            checksum_feed: 0x0bad_cafe,
+            server_id: 0x31,
+            ..Map::default()
+        };
+        map.configstrings
+            .insert(0, "\\mapname\\mp_lab\\g_gametype\\tdm".into());
+        let mut flag = EntityState::zero(70);
+        flag.fields[11] = 3;
+        map.baselines.insert(70, flag);
+        map
+    }
+
+    impl Link {
+        fn new() -> Self {
+            let mut frame = Frame {
+                server_time: 1000,
+                ..Frame::default()
             };
-            let seq = self.netchan.outgoing_sequence();
-            let logical = server_message(
-                &header,
-                body,
-                seq,
-                self.challenge,
-                self.client_commands.storage(),
-            );
-            self.netchan.transmit(&logical).unwrap();
-            self.netchan.poll_transmit().unwrap()
+            let mut e = EntityState::zero(70);
+            e.fields[11] = 3;
+            e.fields[1] = 128.0f32.to_bits();
+            frame.entities.insert(70, e);
+            Self {
+                now: 0,
+                client: Client::new(ClientConfig::default(), 0),
+                server: Server::new(ServerConfig::default(), map()),
+                frame,
+                client_events: Vec::new(),
+                server_events: Vec::new(),
+            }
         }
 
-        /// Decodes a client packet; returns its header and body.
-        fn receive(&mut self, datagram: &[u8], server_command: &[u8]) -> (ClientHeader, Vec<u8>) {
-            let delivered = self.netchan.handle_datagram(datagram).unwrap().unwrap();
-            let (header, encoded) = ClientHeader::parse(&delivered.payload).unwrap();
-            let body = decode_body(encoded, header.key(self.challenge), server_command).unwrap();
-            (header, body)
+        fn step(&mut self) {
+            self.now += 10;
+            // The world moves every 50 ms server frame.
+            if self.now % 50 == 0 {
+                self.frame.server_time += 50;
+                if let Some(e) = self.frame.entities.get_mut(&70) {
+                    e.fields[1] = (f32::from_bits(e.fields[1]) + 1.0).to_bits();
+                }
+                self.server.frame(self.now, &self.frame);
+            }
+            self.client.handle_timeout(self.now);
+            while let Some(datagram) = self.client.poll_transmit() {
+                self.server.handle_datagram(self.now, CLIENT, &datagram);
+            }
+            while let Some((to, datagram)) = self.server.poll_transmit() {
+                assert_eq!(to, CLIENT);
+                self.client.handle_datagram(self.now, &datagram);
+            }
+            self.client_events
+                .extend(core::iter::from_fn(|| self.client.poll_event()));
+            self.server_events
+                .extend(core::iter::from_fn(|| self.server.poll_event()));
         }
-    }
 
-    fn drain_states(client: &mut Client) -> Vec<State> {
-        core::iter::from_fn(|| client.poll_event())
-            .filter_map(|e| match e {
-                Event::State(s) => Some(s),
-                _ => None,
-            })
-            .collect()
+        fn run_until(&mut self, what: &str, done: impl Fn(&Self) -> bool) {
+            for _ in 0..2000 {
+                if done(self) {
+                    return;
+                }
+                self.step();
+            }
+            panic!("{what} did not happen: {:?}", self.client_events);
+        }
+
+        fn states(&self) -> Vec<State> {
+            self.client_events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::State(s) => Some(*s),
+                    _ => None,
+                })
+                .collect()
+        }
     }
 
     #[test]
-    fn handshake_gamestate_and_first_snapshot() {
+    fn challenge_and_connect_are_resent_every_3000_ms() {
         let mut client = Client::new(ClientConfig::default(), 0);
         assert_eq!(client.poll_transmit().unwrap(), Packet::GetChallenge.emit());
         assert_eq!(client.poll_transmit(), None);
-        // Resent every 3,000 ms.
         assert_eq!(client.poll_timeout(), Some(3000));
+        client.handle_timeout(2999);
+        assert_eq!(client.poll_transmit(), None);
         client.handle_timeout(3000);
         assert_eq!(client.poll_transmit().unwrap(), Packet::GetChallenge.emit());
-
-        let challenge = -424_242;
         client.handle_datagram(
             3100,
             &Packet::ChallengeResponse {
-                challenge,
+                challenge: -424_242,
                 extra: vec![],
             }
             .emit(),
@@ -429,78 +709,188 @@ mod tests {
         assert_eq!(userinfo.get("protocol"), Some("22"));
         assert_eq!(userinfo.get("challenge"), Some("-424242"));
         assert_eq!(userinfo.get("qport"), Some("4660"));
+        assert_eq!(userinfo.get("snaps"), Some("20"));
+        assert_eq!(client.poll_timeout(), Some(6100));
+    }
 
-        let mut server = Server {
-            challenge,
-            netchan: Netchan::new(Side::Server, 0x1234),
-            client_commands: ServerIncoming::default(),
-        };
-        let mut response = vec![0xff; 4];
-        response.extend_from_slice(b"connectResponse");
-        client.handle_datagram(3200, &response);
-        let first = client.poll_transmit().expect("a first sequenced packet");
-        let (header, body) = server.receive(&first, b"");
-        assert_eq!(header.message_acknowledge, 0);
-        assert_eq!(body[0] & 3, 3, "just EOF before the gamestate");
-
-        // The gamestate: one configstring, a server command before it.
-        let mut gamestate = Gamestate {
-            server_command_sequence: 1,
-            client_num: 0,
-            checksum_feed: 1234,
-            ..Gamestate::default()
-        };
-        gamestate
-            .configstrings
-            .insert(1, "\\sv_serverid\\33".into());
-        let mut w = MsgWriter::new();
-        gamestate.write(&mut w);
-        w.write_byte(SVC_EOF);
-        let datagram = server.message(&w.into_bytes());
-        client.handle_datagram(3300, &datagram);
+    #[test]
+    fn a_session_goes_active_and_decodes_what_the_server_sent() {
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
         assert_eq!(
-            drain_states(&mut client),
+            link.states(),
             [
                 State::Connecting,
                 State::Challenging,
                 State::Connected,
                 State::Loading,
-                State::Primed
+                State::Primed,
+                State::Active
             ]
         );
-        let moved = client.poll_transmit().expect("a move bundle");
-        let (header, body) = server.receive(&moved, b"");
-        assert_eq!(header.server_id, 33);
-        assert_eq!(header.reliable_acknowledge, 1);
-        assert_eq!(body[0] & 3, 1, "moveNoDelta until a snapshot arrives");
+        let gamestate = link.client.gamestate().unwrap().clone();
+        assert_eq!(gamestate.checksum_feed, 0x0bad_cafe);
+        assert_eq!(gamestate.baselines, link.server.map().baselines);
+        assert!(gamestate.configstrings[&1].contains("sv_serverid\\49"));
+        assert!(link
+            .server_events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Active { client: 0 })));
 
-        // A server command, then a full snapshot: ACTIVE.
-        let mut w = MsgWriter::new();
-        w.write_byte(SVC_SERVER_COMMAND);
-        w.write_long(2);
-        w.write_string(b"print \"hello\"");
-        let snapshot = Snapshot {
-            server_time: 10_000,
-            ..Snapshot::default()
-        };
-        snapshot.write(&mut w, None, &gamestate.baselines);
-        let datagram = server.message(&w.into_bytes());
-        client.handle_datagram(3400, &datagram);
-        let events: Vec<Event> = core::iter::from_fn(|| client.poll_event()).collect();
-        assert!(events.contains(&Event::ServerCommand {
-            sequence: 2,
-            text: "print \"hello\"".into()
+        // Commands both ways, a configstring change, and delta snapshots.
+        link.server.broadcast("print \"hello\"");
+        link.server.set_configstring(5, "changed");
+        link.client.command("say hi").unwrap();
+        link.run_until("three snapshots", |l| {
+            l.client_events
+                .iter()
+                .filter(|e| matches!(e, Event::Snapshot(s) if s.delta_num > 0))
+                .count()
+                >= 3
+        });
+        link.run_until("the chat", |l| {
+            l.server_events.iter().any(|e| {
+                *e == ServerEvent::Command {
+                    client: 0,
+                    text: "say hi".into(),
+                }
+            })
+        });
+        assert!(link.client_events.iter().any(|e| matches!(
+            e,
+            Event::ServerCommand { text, .. } if text == "print \"hello\""
+        )));
+        assert!(link.client_events.contains(&Event::Configstring {
+            index: 5,
+            value: "changed".into()
         }));
-        assert!(events.contains(&Event::State(State::Active)));
-        assert!(events.contains(&Event::Snapshot(alloc::boxed::Box::new(snapshot))));
-        let moved = client.poll_transmit().expect("a move bundle");
-        let (header, body) = server.receive(&moved, b"print \"hello\"");
-        assert_eq!(header.reliable_acknowledge, 2);
-        assert_eq!(body[0] & 3, 0, "move once a snapshot is in hand");
+        assert_eq!(
+            link.client.gamestate().unwrap().configstrings[&5],
+            "changed"
+        );
+        // Every snapshot decoded equals the one the server sent.
+        let sent: Vec<&Snapshot> = link
+            .server_events
+            .iter()
+            .filter_map(|e| match e {
+                ServerEvent::SnapshotSent { snapshot, .. } => Some(&**snapshot),
+                _ => None,
+            })
+            .collect();
+        let decoded: Vec<&Snapshot> = link
+            .client_events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Snapshot(s) => Some(&**s),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent, decoded);
+        // User commands arrive with the client's running server time.
+        for _ in 0..20 {
+            link.step();
+        }
+        let times: Vec<i32> = link
+            .server_events
+            .iter()
+            .filter_map(|e| match e {
+                ServerEvent::Moves { commands, .. } => Some(commands[0].server_time),
+                _ => None,
+            })
+            .filter(|&t| t > 0)
+            .collect();
+        assert!(
+            times.len() > 5 && times.windows(2).all(|w| w[0] <= w[1]),
+            "{times:?}"
+        );
+    }
 
-        // Silence ends the session.
-        client.handle_timeout(3400 + 30_000);
-        assert_eq!(client.state(), State::Disconnected);
+    #[test]
+    fn a_map_change_brings_a_new_gamestate() {
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.client_events.clear();
+        let mut next = map();
+        next.configstrings.insert(0, "\\mapname\\mp_second".into());
+        link.server.change_map(link.now, next, "mp_second", "sd");
+        link.run_until("ACTIVE again", |l| {
+            l.client_events.contains(&Event::State(State::Active))
+        });
+        assert_eq!(
+            link.client_events[0],
+            Event::LoadingNewMap {
+                mapname: "mp_second".into(),
+                gametype: "sd".into()
+            }
+        );
+        assert_eq!(
+            link.states(),
+            [
+                State::Connected,
+                State::Loading,
+                State::Primed,
+                State::Active
+            ]
+        );
+        let gamestate = link.client.gamestate().unwrap();
+        assert!(gamestate.configstrings[&1].contains("sv_serverid\\65"));
+        assert_eq!(gamestate.configstrings[&0], "\\mapname\\mp_second");
+    }
+
+    #[test]
+    fn a_file_downloads_in_band() {
+        let mut link = Link::new();
+        let data: Vec<u8> = (0..9000u32).map(|i| (i * 7) as u8).collect();
+        link.server.offer_file("lab/readme.txt", data.clone());
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.client.download("lab/readme.txt").unwrap();
+        link.run_until("the file", |l| {
+            l.client_events
+                .iter()
+                .any(|e| matches!(e, Event::Download(DownloadEvent::Complete { .. })))
+        });
+        let complete = link.client_events.iter().find_map(|e| match e {
+            Event::Download(DownloadEvent::Complete { name, data }) => Some((name, data)),
+            _ => None,
+        });
+        assert_eq!(complete, Some((&"lab/readme.txt".to_string(), &data)));
+        link.client.download("nothing/here").unwrap();
+        link.run_until("the failure", |l| {
+            l.client_events
+                .iter()
+                .any(|e| matches!(e, Event::Download(DownloadEvent::Failed { .. })))
+        });
+    }
+
+    #[test]
+    fn leaving_and_being_dropped() {
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.client.disconnect();
+        link.step();
+        assert!(link.server_events.contains(&ServerEvent::Disconnected {
+            client: 0,
+            reason: "disconnected".into()
+        }));
+        assert_eq!(link.client.state(), State::Disconnected);
+
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.server.drop_client(0, "EXE_KICKED");
+        link.step();
+        assert_eq!(link.client.state(), State::Disconnected);
+        assert!(link
+            .client_events
+            .contains(&Event::Disconnected("EXE_KICKED".into())));
+    }
+
+    #[test]
+    fn silence_ends_the_session() {
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        let now = link.now + 30_000;
+        link.client.handle_timeout(now);
+        assert_eq!(link.client.state(), State::Disconnected);
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Downloads: the `svc_download` records (in-band blocks, end of file, failure, HTTP redirect)
 //! and the reliable client commands that drive them.
 
-use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
@@ -236,12 +235,14 @@ impl Transfer {
         self.data
     }
 
-    /// `received/declared` for display.
-    pub fn progress(&self) -> String {
-        match self.declared {
-            Some(total) => format!("{}/{total}", self.data.len()),
-            None => format!("{}", self.data.len()),
-        }
+    /// Bytes received so far.
+    pub fn received(&self) -> usize {
+        self.data.len()
+    }
+
+    /// The size block 0 declared.
+    pub fn declared(&self) -> Option<usize> {
+        self.declared
     }
 }
 
@@ -367,7 +368,7 @@ mod tests {
         assert!(!t.is_done());
         assert_eq!(t.block(2, None, b""), Ok(DownloadCommand::NextBlock(2)));
         assert!(t.is_done());
-        assert_eq!(t.progress(), "5/5");
+        assert_eq!((t.received(), t.declared()), (5, Some(5)));
         assert_eq!(t.into_data(), b"abcde");
     }
 

@@ -17,6 +17,11 @@ pub const ANGLE16: i32 = -100;
 
 include!(concat!(env!("OUT_DIR"), "/fields.rs"));
 
+/// The wire position of the field named `name` in `table`.
+pub fn index_of(table: &[Field], name: &str) -> Option<usize> {
+    table.iter().position(|f| f.name == name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

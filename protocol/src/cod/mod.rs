@@ -1,6 +1,7 @@
 //! Call of Duty: United Offensive 1.51, network protocol 22.
 
 pub mod client;
+pub mod client_records;
 pub mod delta;
 pub mod download;
 pub mod entity;
@@ -15,6 +16,7 @@ pub mod oob;
 pub mod playerstate;
 pub mod reliable;
 pub mod sequenced;
+pub mod server;
 pub mod service;
 pub mod snapshot;
 pub mod text;

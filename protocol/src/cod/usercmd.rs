@@ -5,7 +5,9 @@
 //! bits choose "unchanged", the compact form or the full form. Every command of a bundle starts
 //! from the same bundle key; the key is XORed with the command time part-way, as stock does.
 
-use super::msg::{MsgError, MsgReader, MsgWriter};
+use super::fields::{index_of, PLAYER_STATE_FIELDS};
+use super::msg::{angle16_encode, MsgError, MsgReader, MsgWriter};
+use super::playerstate::PlayerState;
 
 /// Commands one bundle may carry.
 pub const MAX_PACKET_USERCMDS: usize = 32;
@@ -41,6 +43,51 @@ pub struct UserCmd {
     pub right: i8,
     pub up: i8,
 }
+
+/// `MSG_SetDefaultUserCmd`: the first delta base of a bundle, derived from a player state.
+pub fn default_usercmd(ps: &PlayerState) -> UserCmd {
+    let field = |name: &str| {
+        index_of(&PLAYER_STATE_FIELDS, name)
+            .and_then(|i| ps.fields.get(i))
+            .copied()
+            .unwrap_or(0)
+    };
+    let mut cmd = UserCmd {
+        weapon: field("weapon") as u8,
+        ..UserCmd::default()
+    };
+    for (i, angle) in cmd.angles.iter_mut().take(2).enumerate() {
+        let view = angle16_encode(f32::from_bits(field(VIEWANGLES[i])));
+        let delta = field(DELTA_ANGLES[i]);
+        *angle = (u32::from(view).wrapping_sub(delta) & 0xffff) as i32;
+    }
+    if field("pm_flags") & 0x80000 != 0 {
+        let e_flags = field("eFlags");
+        if e_flags & 0x40 != 0 {
+            cmd.wbuttons |= 0x40;
+            cmd.up = -127;
+        } else if e_flags & 0x20 != 0 {
+            cmd.wbuttons |= 0x80;
+            cmd.up = -127;
+        }
+        let lean = f32::from_bits(field("leanf"));
+        if lean > 0.0 {
+            cmd.wbuttons |= 0x20;
+        } else if lean < 0.0 {
+            cmd.wbuttons |= 0x10;
+        }
+        if f32::from_bits(field("fWeaponPosFrac")) != 0.0 {
+            cmd.buttons |= 0x10;
+        }
+        if field("pm_flags") & 0x10000 != 0 {
+            cmd.buttons |= 0x08;
+        }
+    }
+    cmd
+}
+
+const VIEWANGLES: [&str; 2] = ["viewangles[0]", "viewangles[1]"];
+const DELTA_ANGLES: [&str; 2] = ["delta_angles[0]", "delta_angles[1]"];
 
 /// Movement is quantized before it is compared: past ±10 it is full, otherwise none.
 pub fn quantize(move_: i8) -> i8 {
@@ -254,6 +301,22 @@ mod tests {
         // 0xff counts as -1: -119, and arithmetic shifts keep the sign.
         assert_eq!(hash_key(b"\xff", 32), -119 ^ -1 ^ -1);
         assert_eq!(bundle_key(5, 3, b""), 5 ^ 3);
+    }
+
+    #[test]
+    fn the_default_base_follows_the_player_state() {
+        let mut ps = PlayerState::default();
+        let at = |name| index_of(&PLAYER_STATE_FIELDS, name).unwrap();
+        ps.fields[at("weapon")] = 5;
+        ps.fields[at("viewangles[1]")] = 90.0f32.to_bits();
+        ps.fields[at("delta_angles[1]")] = 0x1000;
+        ps.fields[at("pm_flags")] = 0x80000;
+        ps.fields[at("eFlags")] = 0x20;
+        let cmd = default_usercmd(&ps);
+        assert_eq!(cmd.weapon, 5);
+        assert_eq!(cmd.angles, [0, 0x4000 - 0x1000, 0]);
+        assert_eq!((cmd.wbuttons, cmd.up), (0x80, -127));
+        assert_eq!(default_usercmd(&PlayerState::default()), UserCmd::default());
     }
 
     #[test]

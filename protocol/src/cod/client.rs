@@ -642,7 +642,7 @@ mod tests {
         fn step(&mut self) {
             self.now += 10;
             // The world moves every 50 ms server frame.
-            if self.now % 50 == 0 {
+            if self.now.is_multiple_of(50) {
                 self.frame.server_time += 50;
                 if let Some(e) = self.frame.entities.get_mut(&70) {
                     e.fields[1] = (f32::from_bits(e.fields[1]) + 1.0).to_bits();

@@ -1,9 +1,11 @@
 //! A loopback fleet of protocol-22 game servers and a master that speak the real wire format,
 //! for the demo, the tests and the benchmarks. All encoding goes through `protocol`.
 
+pub mod game;
 pub mod master;
 pub mod profile;
 pub mod server;
+pub mod sessions;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Mutex};

@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::Rng;
 
-const MAPS: &[&str] = &[
+pub const MAPS: &[&str] = &[
     "mp_arnhem",
     "mp_berlin",
     "mp_cassino",
@@ -81,6 +81,8 @@ pub struct LabPlayer {
     /// Milliseconds; bots report 0, as stock shows them.
     pub ping: i32,
     pub bot: bool,
+    /// A session watching through the lab's game server; churn leaves it alone.
+    pub spectator: bool,
 }
 
 /// The settings and players of one lab server.
@@ -168,6 +170,7 @@ impl ServerProfile {
             score: rng.random_range(-2..40),
             ping: if bot { 0 } else { rng.random_range(15..220) },
             bot,
+            spectator: false,
         });
     }
 
@@ -180,12 +183,38 @@ impl ServerProfile {
             }
         }
         match rng.random_range(0..4) {
-            0 if !self.players.is_empty() => {
-                let leaving = rng.random_range(0..self.players.len());
-                self.players.remove(leaving);
+            0 if self.players.iter().any(|p| !p.spectator) => {
+                let playing: Vec<usize> = (0..self.players.len())
+                    .filter(|&i| !self.players[i].spectator)
+                    .collect();
+                if let Some(&leaving) = playing.choose(rng) {
+                    self.players.remove(leaving);
+                }
             }
             1 if (self.players.len() as u32) < self.public_slots() => self.add_player(rng),
             _ => {}
+        }
+    }
+
+    /// A session joins the player list, as stock lists clients from CONNECTED on.
+    pub fn join_spectator(&mut self, name: &str) {
+        self.players.push(LabPlayer {
+            name: name.to_owned(),
+            score: 0,
+            ping: 0,
+            bot: false,
+            spectator: true,
+        });
+    }
+
+    /// A session leaves the player list.
+    pub fn leave_spectator(&mut self, name: &str) {
+        if let Some(i) = self
+            .players
+            .iter()
+            .position(|p| p.spectator && p.name == name)
+        {
+            self.players.remove(i);
         }
     }
 

@@ -28,15 +28,18 @@ use slot::{Outcome, Slot};
 /// Configstring values this long or longer go out in 999-byte `x`/`y`/`z` chunks.
 const CONFIGSTRING_CHUNK: usize = 999;
 const CONFIGSTRING_SPLIT: usize = 1000;
+/// `sv_reconnectlimit`: seconds before the same address and qport may connect again.
+pub const RECONNECT_LIMIT_MS: u64 = 3000;
+/// Client numbers have six bits.
+const MAX_CLIENT_NUMBERS: u8 = 64;
 /// Challenges remembered at once; the oldest is forgotten first.
 const CHALLENGES: usize = 1024;
 
 /// How the server runs.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Client numbers sessions may take: `first_client..max_clients` (the game's bots hold the
-    /// numbers below).
-    pub first_client: u8,
+    /// `sv_maxclients`: sessions plus the clients the game holds itself (see
+    /// [`Server::reserve`]).
     pub max_clients: u8,
     /// Silence after which a client is dropped.
     pub timeout_ms: u64,
@@ -47,7 +50,6 @@ pub struct ServerConfig {
 impl Default for ServerConfig {
     fn default() -> Self {
         Self {
-            first_client: 0,
             max_clients: 20,
             timeout_ms: 30_000,
             seed: 22,
@@ -176,6 +178,8 @@ pub struct Server {
     map: Map,
     challenges: Challenges,
     slots: BTreeMap<u8, Slot>,
+    /// Client numbers the game holds without a session (bots).
+    reserved: Vec<u8>,
     files: Vec<(String, Arc<Vec<u8>>)>,
     transmits: VecDeque<(SocketAddr, Vec<u8>)>,
     events: VecDeque<ServerEvent>,
@@ -184,6 +188,11 @@ pub struct Server {
 impl Server {
     pub fn new(config: ServerConfig, mut map: Map) -> Self {
         let seed = config.seed | 1;
+        // A spawned map never has a zero high nibble, so a client without a gamestate (which
+        // sends 0) is always of a stale generation.
+        if map.server_id >> 4 == 0 {
+            map.server_id = next_server_id(map.server_id);
+        }
         publish_server_id(&mut map);
         Self {
             config,
@@ -193,6 +202,7 @@ impl Server {
                 issued: VecDeque::new(),
             },
             slots: BTreeMap::new(),
+            reserved: Vec::new(),
             files: Vec::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
@@ -211,6 +221,12 @@ impl Server {
     /// A session's userinfo.
     pub fn userinfo(&self, client: u8) -> Option<&InfoString> {
         self.slots.get(&client).map(|s| &s.userinfo)
+    }
+
+    /// The client numbers the game holds without a session, such as bots: sessions take other
+    /// numbers, and they count toward `max_clients`.
+    pub fn reserve(&mut self, numbers: Vec<u8>) {
+        self.reserved = numbers;
     }
 
     /// Makes a file available for in-band download under a server-relative name.
@@ -293,9 +309,18 @@ impl Server {
             .values()
             .find(|s| s.addr.ip() == from.ip() && Some(s.qport) == qport)
             .map(|s| s.number);
+        let full = self.slots.len() + self.reserved.len() >= usize::from(self.config.max_clients);
+        // Stock's reconnect interval: a repeated or duplicated `connect` soon after the first
+        // must not reset the session the client has already started.
+        if let Some(slot) = existing.and_then(|n| self.slots.get(&n)) {
+            if now.saturating_sub(slot.connected_at) < RECONNECT_LIMIT_MS {
+                return;
+            }
+        }
         let number = existing.or_else(|| {
-            (self.config.first_client..self.config.max_clients)
-                .find(|n| !self.slots.contains_key(n))
+            (0..MAX_CLIENT_NUMBERS)
+                .find(|n| !self.slots.contains_key(n) && !self.reserved.contains(n))
+                .filter(|_| !full)
         });
         let Some(number) = number else {
             return self.reply(from, Packet::Error("EXE_SERVERISFULL".into()));

@@ -1,21 +1,18 @@
-//! Any bytes read as a usercmd bundle body under any key: commands or an error.
+//! Any bytes read as a client message body under any bundle key: records or an error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use protocol::cod::msg::MsgReader;
-use protocol::cod::usercmd::{read_usercmd, UserCmd, MAX_PACKET_USERCMDS};
+use protocol::cod::client_records::{read_client_body, BundleContext};
+use protocol::cod::usercmd::UserCmd;
 
 fuzz_target!(|data: &[u8]| {
     let Some((key_bytes, body)) = data.split_first_chunk::<4>() else {
         return;
     };
-    let key = i32::from_le_bytes(*key_bytes);
-    let mut r = MsgReader::new(body);
-    let mut base = UserCmd::default();
-    for _ in 0..MAX_PACKET_USERCMDS {
-        match read_usercmd(&mut r, key, &base) {
-            Ok(cmd) => base = cmd,
-            Err(_) => break,
-        }
-    }
+    let context = BundleContext {
+        key: i32::from_le_bytes(*key_bytes),
+        base: UserCmd::default(),
+    };
+    let _ = read_client_body(body, Some(&context));
+    let _ = read_client_body(body, None);
 });

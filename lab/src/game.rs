@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use protocol::cod::entity::{EntityState, ET_VEHICLE};
-use protocol::cod::fields::{index_of, Field, CLIENT_FIELDS, ENTITY_FIELDS, PLAYER_STATE_FIELDS};
+use protocol::cod::fields::Named;
 use protocol::cod::msg::{angle16_decode, angle16_encode};
 use protocol::cod::playerstate::PlayerState;
 use protocol::cod::server::{Frame, Map};
@@ -55,20 +55,10 @@ const CHAT: &[&str] = &[
     "who has the flag?",
 ];
 
-fn set(fields: &mut [u32], table: &[Field], name: &str, value: u32) {
-    if let Some(i) = index_of(table, name) {
-        fields[i] = value;
-    }
-}
-
 /// An angle as the wire carries it: snapped to a 16-bit angle, so what a client decodes is
 /// exactly what the server holds.
 fn angle(degrees: f32) -> u32 {
     angle16_decode(angle16_encode(degrees)).to_bits()
-}
-
-fn get(fields: &[u32], table: &[Field], name: &str) -> u32 {
-    index_of(table, name).map_or(0, |i| fields[i])
 }
 
 /// One soldier on the field.
@@ -131,12 +121,9 @@ impl Match {
         {
             let number = FIRST_STATIC + i as u16;
             let mut e = EntityState::zero(number);
-            set(&mut e.fields, &ENTITY_FIELDS, "eType", ET_GENERAL);
-            set(&mut e.fields, &ENTITY_FIELDS, "index", 40 + i as u32);
-            for (axis, v) in at.iter().enumerate() {
-                let name = ["pos.trBase[0]", "pos.trBase[1]", "pos.trBase[2]"][axis];
-                set(&mut e.fields, &ENTITY_FIELDS, name, v.to_bits());
-            }
+            e.set("eType", ET_GENERAL);
+            e.set("index", 40 + i as u32);
+            e.set_origin(*at);
             game.statics.insert(number, e);
         }
         game
@@ -337,29 +324,21 @@ fn scores(profile: &ServerProfile, soldiers: &[Soldier]) -> String {
     text
 }
 
-fn put_origin(fields: &mut [u32], origin: [f32; 3]) {
-    for (axis, v) in origin.iter().enumerate() {
-        let name = ["pos.trBase[0]", "pos.trBase[1]", "pos.trBase[2]"][axis];
-        set(fields, &ENTITY_FIELDS, name, v.to_bits());
-    }
-}
-
 fn soldier_entity(s: &Soldier, time: i32) -> EntityState {
     let mut e = EntityState::zero(u16::from(s.number));
-    let f = &mut e.fields;
-    set(f, &ENTITY_FIELDS, "eType", ET_PLAYER);
-    set(f, &ENTITY_FIELDS, "clientNum", u32::from(s.number));
-    set(f, &ENTITY_FIELDS, "pos.trType", 1);
-    set(f, &ENTITY_FIELDS, "pos.trTime", time as u32);
-    put_origin(f, s.origin);
-    set(f, &ENTITY_FIELDS, "apos.trBase[1]", angle(s.yaw));
-    set(f, &ENTITY_FIELDS, "weapon", WEAPONS[s.weapon].1);
+    e.set("eType", ET_PLAYER);
+    e.set("clientNum", u32::from(s.number));
+    e.set("pos.trType", 1);
+    e.set("pos.trTime", time as u32);
+    e.set_origin(s.origin);
+    e.set("apos.trBase[1]", angle(s.yaw));
+    e.set("weapon", WEAPONS[s.weapon].1);
     let dead = s.dead_until.is_some();
-    set(f, &ENTITY_FIELDS, "eFlags", if dead { EF_DEAD } else { 0 });
-    set(f, &ENTITY_FIELDS, "legsAnim", if dead { 20 } else { 3 });
-    set(f, &ENTITY_FIELDS, "torsoAnim", if dead { 20 } else { 5 });
-    set(f, &ENTITY_FIELDS, "eventSequence", s.events & 0xff);
-    set(f, &ENTITY_FIELDS, "events[0]", s.last_event);
+    e.set("eFlags", if dead { EF_DEAD } else { 0 });
+    e.set("legsAnim", if dead { 20 } else { 3 });
+    e.set("torsoAnim", if dead { 20 } else { 5 });
+    e.set("eventSequence", s.events & 0xff);
+    e.set("events[0]", s.last_event);
     e
 }
 
@@ -367,73 +346,37 @@ fn vehicle_entity(v: &Vehicle) -> EntityState {
     let mut e = EntityState::zero(v.number);
     let radius = if v.tank { 900.0 } else { 1300.0 };
     let (sin, cos) = v.phase.sin_cos();
-    let f = &mut e.fields;
-    set(f, &ENTITY_FIELDS, "eType", ET_VEHICLE);
-    set(f, &ENTITY_FIELDS, "index", if v.tank { 2 } else { 1 });
-    put_origin(f, [radius * cos, radius * sin, 0.0]);
+    e.set("eType", ET_VEHICLE);
+    e.set("index", if v.tank { 2 } else { 1 });
+    e.set_origin([radius * cos, radius * sin, 0.0]);
     let heading = (v.phase.to_degrees() + 90.0).rem_euclid(360.0);
-    set(f, &ENTITY_FIELDS, "apos.trBase[1]", angle(heading));
+    e.set("apos.trBase[1]", angle(heading));
     e.vehicle = true;
     e
 }
 
-/// A clientState: team, and the name in 4-byte little-endian words.
+/// A clientState with a team and a name.
 pub fn client_state(name: &str, team: u32) -> ClientState {
     let mut c = ClientState::default();
-    set(&mut c.fields, &CLIENT_FIELDS, "team", team);
-    let bytes = name.as_bytes();
-    for word in 0..8 {
-        let mut chunk = [0u8; 4];
-        for (i, b) in chunk.iter_mut().enumerate() {
-            // The last byte stays NUL so the name is terminated.
-            if word * 4 + i < bytes.len().min(31) {
-                *b = bytes[word * 4 + i];
-            }
-        }
-        set(
-            &mut c.fields,
-            &CLIENT_FIELDS,
-            &format!("name[{}]", word * 4),
-            u32::from_le_bytes(chunk),
-        );
-    }
+    c.set("team", team);
+    c.set_name(name);
     c
-}
-
-/// The name a clientState carries.
-pub fn client_name(c: &ClientState) -> String {
-    let bytes: Vec<u8> = (0..8)
-        .flat_map(|w| get(&c.fields, &CLIENT_FIELDS, &format!("name[{}]", w * 4)).to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
-    bytes.iter().map(|&b| char::from(b)).collect()
 }
 
 /// A free spectator circling the field, looking at its middle.
 fn spectator(number: u8, time: i32) -> PlayerState {
     let mut ps = PlayerState::default();
-    let f = &mut ps.fields;
     let orbit = time as f32 / 20_000.0;
     let (sin, cos) = orbit.sin_cos();
-    set(f, &PLAYER_STATE_FIELDS, "commandTime", time as u32);
-    set(f, &PLAYER_STATE_FIELDS, "pm_type", PM_SPECTATOR);
-    set(f, &PLAYER_STATE_FIELDS, "clientNum", u32::from(number));
-    set(
-        f,
-        &PLAYER_STATE_FIELDS,
-        "origin[0]",
-        (2400.0 * cos).to_bits(),
-    );
-    set(
-        f,
-        &PLAYER_STATE_FIELDS,
-        "origin[1]",
-        (2400.0 * sin).to_bits(),
-    );
-    set(f, &PLAYER_STATE_FIELDS, "origin[2]", 600.0f32.to_bits());
+    ps.set("commandTime", time as u32);
+    ps.set("pm_type", PM_SPECTATOR);
+    ps.set("clientNum", u32::from(number));
+    ps.set_f32("origin[0]", 2400.0 * cos);
+    ps.set_f32("origin[1]", 2400.0 * sin);
+    ps.set_f32("origin[2]", 600.0);
     let yaw = (orbit.to_degrees() + 180.0).rem_euclid(360.0);
-    set(f, &PLAYER_STATE_FIELDS, "viewangles[1]", angle(yaw));
-    set(f, &PLAYER_STATE_FIELDS, "viewangles[0]", angle(12.0));
+    ps.set("viewangles[1]", angle(yaw));
+    ps.set("viewangles[0]", angle(12.0));
     ps
 }
 
@@ -443,12 +386,9 @@ mod tests {
 
     #[test]
     fn names_round_trip_through_client_state_words() {
-        assert_eq!(
-            client_name(&client_state("^1Sgt.^7Rock", 1)),
-            "^1Sgt.^7Rock"
-        );
+        assert_eq!(client_state("^1Sgt.^7Rock", 1).name(), "^1Sgt.^7Rock");
         let long = "x".repeat(40);
-        assert_eq!(client_name(&client_state(&long, 1)).len(), 31);
+        assert_eq!(client_state(&long, 1).name().len(), 31);
     }
 
     #[test]
@@ -486,6 +426,6 @@ mod tests {
         let after: i32 = profile.players.iter().map(|p| p.score).sum();
         assert!(after > before, "kills score");
         assert!(last.players.contains_key(&0));
-        assert_eq!(client_name(&last.clients[&0]), "Muster");
+        assert_eq!(last.clients[&0].name(), "Muster");
     }
 }

@@ -43,6 +43,8 @@ pub struct LabConfig {
     pub list_end: ListEnd,
     /// Which servers misbehave, and how.
     pub faults: FaultPlan,
+    /// How long a map runs while sessions watch; `None` keeps one map.
+    pub map_time: Option<Duration>,
 }
 
 /// Shares of the fleet given each fault; the rest behave. Assignment is by seed, so a fleet and
@@ -108,6 +110,7 @@ impl Default for LabConfig {
             list_packet_size: 100,
             list_end: ListEnd::Eot,
             faults: FaultPlan::default(),
+            map_time: Some(Duration::from_secs(600)),
         }
     }
 }
@@ -176,6 +179,7 @@ impl Lab {
         let timing = ServerTiming {
             churn: config.churn,
             heartbeat: config.heartbeat,
+            map_time: config.map_time,
         };
         let mut servers = Vec::with_capacity(config.servers);
         for i in 0..config.servers {

@@ -24,6 +24,9 @@ struct Args {
     /// Seconds between player changes on each server; 0 freezes the fleet.
     #[arg(long, default_value_t = 5.0)]
     churn: f64,
+    /// Seconds a map runs while sessions watch before the next loads (0 keeps one map).
+    #[arg(long, default_value_t = 600.0)]
+    map_time: f64,
     /// Seconds between heartbeats to the master (stock: 180).
     #[arg(long, default_value_t = 180.0)]
     heartbeat: f64,
@@ -90,6 +93,7 @@ async fn main() -> anyhow::Result<()> {
         seed: args.seed,
         churn: (args.churn > 0.0).then(|| Duration::from_secs_f64(args.churn)),
         heartbeat: Duration::from_secs_f64(args.heartbeat.max(1.0)),
+        map_time: (args.map_time > 0.0).then(|| Duration::from_secs_f64(args.map_time)),
         list_packet_size: args.list_packet_size,
         list_end: if args.list_eof {
             lab::ListEnd::Eof

@@ -10,6 +10,7 @@ use rand::{Rng, SeedableRng};
 use tokio::net::UdpSocket;
 
 use crate::profile::ServerProfile;
+use crate::sessions::{SessionConfig, Sessions, SV_FPS};
 
 /// The tag UO servers put after `heartbeat`.
 pub const HEARTBEAT_TAG: &str = "COD-1";
@@ -37,6 +38,8 @@ pub struct ServerTiming {
     pub churn: Option<Duration>,
     /// How often it heartbeats its master (stock: at most every 180 s).
     pub heartbeat: Duration,
+    /// How long a map runs while sessions watch; `None` keeps one map.
+    pub map_time: Option<Duration>,
 }
 
 /// Serves one profile on `socket` until the task is dropped.
@@ -50,6 +53,18 @@ pub async fn run(
 ) {
     let socket = Arc::new(socket);
     let mut rng = SmallRng::seed_from_u64(seed);
+    let started = tokio::time::Instant::now();
+    let millis = move || started.elapsed().as_millis() as u64;
+    let session_config = SessionConfig {
+        seed,
+        map_time_ms: timing.map_time.map(|t| t.as_millis() as u64),
+    };
+    // Built on the first session datagram: a fleet nobody joins runs no match.
+    let mut sessions: Option<Sessions> = None;
+    let mut frames = tokio::time::interval(Duration::from_millis(u64::from(
+        protocol::cod::tuning::server_frame_ms(SV_FPS),
+    )));
+    frames.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut buf = vec![0u8; 16 * 1024];
     // A fleet does not start in one instant: the first heartbeats spread over a second.
     let first_beat = Duration::from_millis(rng.random_range(0..1000));
@@ -63,11 +78,27 @@ pub async fn run(
             received = socket.recv_from(&mut buf) => {
                 let Ok((len, from)) = received else { continue };
                 let fault = if Some(from) == master { Fault::None } else { fault };
+                let datagram = &buf[..len];
                 let reply = match fault {
                     Fault::Silent => None,
                     Fault::Lossy(share) if rng.random_bool(share) => None,
-                    Fault::Garbage => garbage(&buf[..len]),
-                    _ => answer(&buf[..len], &profile, &mut rng),
+                    Fault::Garbage => garbage(datagram),
+                    _ if is_session(datagram) => {
+                        let now = millis();
+                        {
+                            let mut profile = lock(&profile);
+                            sessions
+                                .get_or_insert_with(|| {
+                                    Sessions::new(&profile, session_config.clone(), now)
+                                })
+                                .handle_datagram(now, from, datagram, &mut profile);
+                        }
+                        if let Some(host) = sessions.as_mut() {
+                            flush(&socket, host).await;
+                        }
+                        None
+                    }
+                    _ => answer(datagram, &profile),
                 };
                 match (reply, fault) {
                     (Some(reply), Fault::Late(delay)) => {
@@ -91,6 +122,12 @@ pub async fn run(
             }
             _ = churn.tick(), if timing.churn.is_some() => {
                 lock(&profile).churn(&mut rng);
+            }
+            _ = frames.tick(), if sessions.as_ref().is_some_and(Sessions::is_active) => {
+                if let Some(host) = sessions.as_mut() {
+                    host.tick(millis(), &mut lock(&profile));
+                    flush(&socket, host).await;
+                }
             }
         }
     }
@@ -118,8 +155,24 @@ fn garbage(datagram: &[u8]) -> Option<Vec<u8>> {
     Some(reply)
 }
 
-/// The stock server's reply to one datagram; garbage and unknown commands are ignored.
-fn answer(datagram: &[u8], profile: &Mutex<ServerProfile>, rng: &mut SmallRng) -> Option<Vec<u8>> {
+/// Sends whatever the session host has queued.
+async fn flush(socket: &UdpSocket, host: &mut Sessions) {
+    while let Some((to, datagram)) = host.poll_transmit() {
+        let _ = socket.send_to(&datagram, to).await;
+    }
+}
+
+/// Whether a datagram belongs to a game session: a sequenced packet, or the challenge and
+/// connect that open one.
+fn is_session(datagram: &[u8]) -> bool {
+    match datagram.strip_prefix(&protocol::cod::oob::MARKER) {
+        None => true,
+        Some(rest) => rest.starts_with(b"getchallenge") || rest.starts_with(b"connect"),
+    }
+}
+
+/// The stock server's reply to one query; garbage and unknown commands are ignored.
+fn answer(datagram: &[u8], profile: &Mutex<ServerProfile>) -> Option<Vec<u8>> {
     let reply = match Packet::parse(datagram).ok()? {
         Packet::GetInfo { challenge } => {
             Packet::InfoResponse(lock(profile).info_response(challenge.as_deref()))
@@ -127,10 +180,6 @@ fn answer(datagram: &[u8], profile: &Mutex<ServerProfile>, rng: &mut SmallRng) -
         Packet::GetStatus { challenge } => {
             Packet::StatusResponse(lock(profile).status(challenge.as_deref()))
         }
-        Packet::GetChallenge => Packet::ChallengeResponse {
-            challenge: rng.random(),
-            extra: Vec::new(),
-        },
         _ => return None,
     };
     Some(reply.emit())

@@ -63,6 +63,7 @@ async fn main() -> anyhow::Result<()> {
         list_packet_size: 200,
         list_end: ListEnd::Eof,
         faults: FaultPlan::default(),
+        map_time: None,
     })
     .await?;
     lab.wait_registered(Duration::from_secs(60)).await?;

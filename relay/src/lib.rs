@@ -5,6 +5,7 @@ pub mod cli;
 pub mod directory;
 pub mod poller;
 pub mod query;
+pub mod spectate;
 pub mod tune;
 pub mod web;
 pub mod wire;

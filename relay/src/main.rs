@@ -32,6 +32,10 @@ enum Command {
     /// second from the cvars, with the tuning guide's advice. Stock defaults where a flag is
     /// absent; with a server address, its published sv_fps and sv_maxRate.
     Tune(TuneArgs),
+    /// Join a server as a spectator and print the match as it arrives: state changes,
+    /// configstrings, server commands, and per snapshot the players and entities with
+    /// positions. Leaves cleanly after --duration, or runs until the server drops the session.
+    Spectate(SpectateArgs),
     /// Dissect captured datagrams (hex on stdin, one per line, optionally prefixed c2s or s2c)
     /// into JSON, one object per datagram.
     Wire(WireArgs),
@@ -54,6 +58,57 @@ struct QueryArgs {
     /// In text output, list every cvar under each server.
     #[arg(long)]
     cvars: bool,
+}
+
+#[derive(Parser, Debug)]
+struct SpectateArgs {
+    /// The server, HOST[:PORT] (default port 28960).
+    server: String,
+    /// One JSON object per line, each with a "type": state, gamestate, configstring,
+    /// server_command, snapshot, download, loadingnewmap, disconnect.
+    #[arg(long)]
+    json: bool,
+    /// Seconds to watch before disconnecting cleanly.
+    #[arg(long, value_name = "SECS")]
+    duration: Option<f64>,
+    /// The userinfo name.
+    #[arg(long, default_value = "Muster")]
+    name: String,
+    /// The userinfo rate, bytes per second (the server clamps it to 1000-90000).
+    #[arg(long, default_value_t = 25000)]
+    rate: u32,
+    /// The userinfo snaps, snapshots per second (the server clamps it to 1-30).
+    #[arg(long, default_value_t = 20)]
+    snaps: u32,
+    /// Fetch this server-relative file in-band once active; repeat for more.
+    #[arg(long = "download", value_name = "FILE")]
+    downloads: Vec<String>,
+    /// Where downloaded files are written.
+    #[arg(long = "download-dir", default_value = ".")]
+    download_dir: PathBuf,
+}
+
+async fn spectate(args: SpectateArgs) -> anyhow::Result<()> {
+    let addrs = relay::cli::resolve(&args.server, protocol::cod::DEFAULT_SERVER_PORT).await?;
+    let options = relay::spectate::SpectateOptions {
+        name: args.name,
+        rate: args.rate,
+        snaps: args.snaps,
+        duration: args
+            .duration
+            .map(|secs| Duration::from_secs_f64(secs.max(0.0))),
+        downloads: args.downloads,
+        download_dir: args.download_dir,
+    };
+    let json = args.json;
+    relay::spectate::spectate(SocketAddr::V4(addrs[0]), options, |line| {
+        if json {
+            out(line)
+        } else {
+            out(relay::spectate::event_text(&line))
+        }
+    })
+    .await
 }
 
 #[derive(Parser, Debug)]
@@ -398,6 +453,7 @@ fn main() -> anyhow::Result<()> {
             Command::Master(args) => master(args).await?,
             Command::Scan(args) => scan(args).await?,
             Command::Tune(args) => tune(args).await?,
+            Command::Spectate(args) => spectate(args).await?,
         }
         Ok(())
     })

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::delta::{read_field, write_field, Codec};
-use super::fields::{Field, ENTITY_FIELDS, VEHICLE_FIELDS};
+use super::fields::{Field, Named, ENTITY_FIELDS, VEHICLE_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 
 /// Bits of an entity number.
@@ -62,7 +62,33 @@ fn slots(vehicle: bool) -> [usize; ENTITY_FIELD_COUNT] {
     slots
 }
 
+impl Named for EntityState {
+    const TABLE: &'static [Field] = &ENTITY_FIELDS;
+
+    fn words(&self) -> &[u32] {
+        &self.fields
+    }
+
+    fn words_mut(&mut self) -> &mut [u32] {
+        &mut self.fields
+    }
+}
+
 impl EntityState {
+    /// `pos.trBase`: where the entity is.
+    pub fn origin(&self) -> [f32; 3] {
+        ["pos.trBase[0]", "pos.trBase[1]", "pos.trBase[2]"].map(|n| self.get_f32(n))
+    }
+
+    pub fn set_origin(&mut self, origin: [f32; 3]) {
+        for (name, v) in ["pos.trBase[0]", "pos.trBase[1]", "pos.trBase[2]"]
+            .into_iter()
+            .zip(origin)
+        {
+            self.set_f32(name, v);
+        }
+    }
+
     /// The all-zero state new entities delta from.
     pub fn zero(number: u16) -> Self {
         Self {

@@ -22,6 +22,36 @@ pub fn index_of(table: &[Field], name: &str) -> Option<usize> {
     table.iter().position(|f| f.name == name)
 }
 
+/// Access by the engine's field names to a record held as raw words in one table's order, so
+/// games and tools never count table positions. Unknown names read 0 and write nothing.
+pub trait Named {
+    const TABLE: &'static [Field];
+
+    fn words(&self) -> &[u32];
+    fn words_mut(&mut self) -> &mut [u32];
+
+    fn get(&self, name: &str) -> u32 {
+        index_of(Self::TABLE, name)
+            .and_then(|i| self.words().get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn set(&mut self, name: &str, value: u32) {
+        if let Some(word) = index_of(Self::TABLE, name).and_then(|i| self.words_mut().get_mut(i)) {
+            *word = value;
+        }
+    }
+
+    fn get_f32(&self, name: &str) -> f32 {
+        f32::from_bits(self.get(name))
+    }
+
+    fn set_f32(&mut self, name: &str, value: f32) {
+        self.set(name, value.to_bits());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::delta::{read_field, write_field, Codec};
-use super::fields::{HUD_FIELDS, OBJECTIVE_FIELDS, PLAYER_STATE_FIELDS};
+use super::fields::{Field, Named, HUD_FIELDS, OBJECTIVE_FIELDS, PLAYER_STATE_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 
 pub const STATS: usize = 6;
@@ -50,6 +50,18 @@ impl Default for PlayerState {
             hud_archival: vec![[0; 30]; HUD_ELEMENTS],
             hud_current: vec![[0; 30]; HUD_ELEMENTS],
         }
+    }
+}
+
+impl Named for PlayerState {
+    const TABLE: &'static [Field] = &PLAYER_STATE_FIELDS;
+
+    fn words(&self) -> &[u32] {
+        &self.fields
+    }
+
+    fn words_mut(&mut self) -> &mut [u32] {
+        &mut self.fields
     }
 }
 

@@ -9,7 +9,7 @@ use super::delta::{read_field, write_field, Codec};
 use super::entity::{
     read_entity, write_entity, EntityError, EntityState, ENTITY_NUMBER_BITS, ENTITY_NUMBER_NONE,
 };
-use super::fields::CLIENT_FIELDS;
+use super::fields::{Field, Named, CLIENT_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 use super::playerstate::{read_player_state, write_player_state, PlayerState};
 
@@ -63,6 +63,52 @@ impl Default for ClientState {
     fn default() -> Self {
         Self {
             fields: alloc::vec![0; CLIENT_FIELDS.len()],
+        }
+    }
+}
+
+impl Named for ClientState {
+    const TABLE: &'static [Field] = &CLIENT_FIELDS;
+
+    fn words(&self) -> &[u32] {
+        &self.fields
+    }
+
+    fn words_mut(&mut self) -> &mut [u32] {
+        &mut self.fields
+    }
+}
+
+/// The `name[k]` fields: four name bytes each, little-endian, 32 bytes in all.
+const NAME_WORDS: [&str; 8] = [
+    "name[0]", "name[4]", "name[8]", "name[12]", "name[16]", "name[20]", "name[24]", "name[28]",
+];
+
+impl ClientState {
+    /// The player's name, up to its NUL.
+    pub fn name(&self) -> alloc::string::String {
+        NAME_WORDS
+            .iter()
+            .flat_map(|n| self.get(n).to_le_bytes())
+            .take_while(|&b| b != 0)
+            .map(char::from)
+            .collect()
+    }
+
+    /// Stores a name; at most 31 bytes fit before the terminating NUL.
+    pub fn set_name(&mut self, name: &str) {
+        let mut bytes = [0u8; 32];
+        for (slot, b) in bytes.iter_mut().zip(name.bytes().take(31)) {
+            *slot = b;
+        }
+        for (i, n) in NAME_WORDS.iter().enumerate() {
+            let word = [
+                bytes[i * 4],
+                bytes[i * 4 + 1],
+                bytes[i * 4 + 2],
+                bytes[i * 4 + 3],
+            ];
+            self.set(n, u32::from_le_bytes(word));
         }
     }
 }

@@ -26,6 +26,7 @@ pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
         list_packet_size: per_packet,
         list_end: lab::ListEnd::Eot,
         faults: lab::FaultPlan::default(),
+        map_time: None,
     }
 }
 

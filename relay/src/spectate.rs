@@ -1,0 +1,321 @@
+//! `muster spectate`: joins a server as a protocol-22 client and reports the match as it
+//! arrives, as text or as one JSON object per line.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use protocol::cod::client::{Client, ClientConfig, DownloadEvent, Event, State};
+use protocol::cod::entity::{EntityState, ET_VEHICLE};
+use protocol::cod::fields::Named;
+use protocol::cod::snapshot::Snapshot;
+use protocol::cod::text::strip as strip_colours;
+use serde_json::{json, Value};
+use tokio::net::UdpSocket;
+
+/// `eType` of a player.
+const ET_PLAYER: u32 = 1;
+/// `eFlags` bit of a dead player.
+const EF_DEAD: u32 = 1;
+/// How long the farewell packets get to leave before the socket closes.
+const FAREWELL: Duration = Duration::from_millis(50);
+
+/// What to join as and for how long.
+#[derive(Clone, Debug)]
+pub struct SpectateOptions {
+    pub name: String,
+    pub rate: u32,
+    pub snaps: u32,
+    /// Stop (with a clean disconnect) after this long; `None` runs until the session ends.
+    pub duration: Option<Duration>,
+    /// Files to fetch in-band once the session is active, written under `download_dir`.
+    pub downloads: Vec<String>,
+    pub download_dir: PathBuf,
+}
+
+impl Default for SpectateOptions {
+    fn default() -> Self {
+        Self {
+            name: "Muster".into(),
+            rate: 25000,
+            snaps: 20,
+            duration: None,
+            downloads: Vec::new(),
+            download_dir: PathBuf::from("."),
+        }
+    }
+}
+
+fn team_name(team: u32) -> &'static str {
+    match team {
+        1 => "allies",
+        2 => "axis",
+        3 => "spectator",
+        _ => "free",
+    }
+}
+
+fn entity_kind(e: &EntityState) -> &'static str {
+    match e.get("eType") {
+        ET_PLAYER => "player",
+        ET_VEHICLE => "vehicle",
+        _ => "general",
+    }
+}
+
+/// One snapshot as tools read it: the players (client state joined with their entity) and the
+/// other entities, with positions.
+pub fn snapshot_json(s: &Snapshot) -> Value {
+    let players: Vec<Value> = s
+        .clients
+        .iter()
+        .map(|(&number, c)| {
+            let entity = s.entities.get(&u16::from(number));
+            json!({
+                "client": number,
+                "name": c.name(),
+                "team": team_name(c.get("team")),
+                "origin": entity.map(|e| e.origin()),
+                "yaw": entity.map(|e| e.get_f32("apos.trBase[1]")),
+                "weapon": entity.map(|e| e.get("weapon")),
+                "dead": entity.map(|e| e.get("eFlags") & EF_DEAD != 0),
+            })
+        })
+        .collect();
+    let entities: Vec<Value> = s
+        .entities
+        .values()
+        .filter(|e| !(e.get("eType") == ET_PLAYER && s.clients.contains_key(&(e.number as u8))))
+        .map(|e| {
+            json!({
+                "number": e.number,
+                "kind": entity_kind(e),
+                "origin": e.origin(),
+                "yaw": e.get_f32("apos.trBase[1]"),
+            })
+        })
+        .collect();
+    let view = ["origin[0]", "origin[1]", "origin[2]"].map(|n| s.player.get_f32(n));
+    json!({
+        "type": "snapshot",
+        "server_time": s.server_time,
+        "delta_num": s.delta_num,
+        "flags": s.flags,
+        "view": {"origin": view, "client": s.player.get("clientNum")},
+        "players": players,
+        "entities": entities,
+    })
+}
+
+/// The JSON lines one session event becomes (a gamestate also lists its configstrings).
+pub fn event_json(event: &Event) -> Vec<Value> {
+    match event {
+        Event::State(state) => vec![json!({"type": "state", "state": state.name()})],
+        Event::LoadingNewMap { mapname, gametype } => vec![json!({
+            "type": "loadingnewmap", "mapname": mapname, "gametype": gametype,
+        })],
+        Event::Gamestate(g) => {
+            let mut lines = vec![json!({
+                "type": "gamestate",
+                "server_command_sequence": g.server_command_sequence,
+                "client_num": g.client_num,
+                "checksum_feed": g.checksum_feed,
+                "configstrings": g.configstrings.len(),
+                "baselines": g.baselines.len(),
+            })];
+            lines.extend(g.configstrings.iter().map(
+                |(index, value)| json!({"type": "configstring", "index": index, "value": value}),
+            ));
+            lines
+        }
+        Event::Configstring { index, value } => {
+            vec![json!({"type": "configstring", "index": index, "value": value})]
+        }
+        Event::ServerCommand { sequence, text } => vec![json!({
+            "type": "server_command", "sequence": sequence, "text": text,
+        })],
+        Event::Snapshot(s) => vec![snapshot_json(s)],
+        Event::Download(DownloadEvent::Progress {
+            name,
+            received,
+            total,
+        }) => vec![json!({
+            "type": "download", "name": name, "received": received, "total": total,
+        })],
+        Event::Download(DownloadEvent::Complete { name, data }) => vec![json!({
+            "type": "download", "name": name, "received": data.len(), "total": data.len(),
+            "complete": true,
+        })],
+        Event::Download(DownloadEvent::Failed { name, reason }) => vec![json!({
+            "type": "download", "name": name, "error": reason,
+        })],
+        Event::Disconnected(reason) => vec![json!({"type": "disconnect", "reason": reason})],
+    }
+}
+
+fn origin_text(origin: &Value) -> String {
+    match origin.as_array() {
+        Some(xyz) => xyz
+            .iter()
+            .map(|v| format!("{:.0}", v.as_f64().unwrap_or(0.0)))
+            .collect::<Vec<_>>()
+            .join(","),
+        None => "-".into(),
+    }
+}
+
+/// The human-readable lines of one JSON event.
+pub fn event_text(v: &Value) -> String {
+    let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+    match v["type"].as_str().unwrap_or_default() {
+        "state" => format!("state {}", s("state")),
+        "loadingnewmap" => format!("loading new map {} ({})", s("mapname"), s("gametype")),
+        "gamestate" => format!(
+            "gamestate: {} configstrings, {} baselines, client {}",
+            v["configstrings"], v["baselines"], v["client_num"]
+        ),
+        "configstring" => format!(
+            "configstring {} = {}",
+            v["index"],
+            strip_colours(&s("value"))
+        ),
+        "server_command" => format!(
+            "command {}: {}",
+            v["sequence"],
+            strip_colours(&s("text")).escape_debug()
+        ),
+        "download" if v["error"].is_string() => {
+            format!("download {} failed: {}", s("name"), s("error"))
+        }
+        "download" => format!(
+            "download {}: {}/{} bytes",
+            s("name"),
+            v["received"],
+            v["total"]
+        ),
+        "disconnect" => format!("disconnected: {}", s("reason")),
+        "snapshot" => {
+            let mut text = format!(
+                "snapshot t={} delta={} flags={}",
+                v["server_time"], v["delta_num"], v["flags"]
+            );
+            for p in v["players"].as_array().into_iter().flatten() {
+                text.push_str(&format!(
+                    "\n  {:>2} {:<20} {:<9} {}{}",
+                    p["client"],
+                    strip_colours(p["name"].as_str().unwrap_or_default()),
+                    p["team"].as_str().unwrap_or_default(),
+                    origin_text(&p["origin"]),
+                    if p["dead"] == json!(true) {
+                        " dead"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            for e in v["entities"].as_array().into_iter().flatten() {
+                text.push_str(&format!(
+                    "\n  #{} {} {}",
+                    e["number"],
+                    e["kind"].as_str().unwrap_or_default(),
+                    origin_text(&e["origin"])
+                ));
+            }
+            text
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// Writes a completed download under `dir`, by the file's base name only.
+fn save(dir: &std::path::Path, name: &str, data: &[u8]) -> anyhow::Result<PathBuf> {
+    let base = std::path::Path::new(name)
+        .file_name()
+        .context("download name has no file name")?;
+    let path = dir.join(base);
+    std::fs::write(&path, data).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+/// Runs one session with `server`, handing every event's JSON to `emit`, until the server
+/// drops us, the session times out, or `duration` passes (then it disconnects cleanly).
+pub async fn spectate(
+    server: SocketAddr,
+    options: SpectateOptions,
+    mut emit: impl FnMut(Value) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let bind: SocketAddr = if server.ip().is_loopback() {
+        "127.0.0.1:0".parse()?
+    } else {
+        "0.0.0.0:0".parse()?
+    };
+    let socket = UdpSocket::bind(bind).await?;
+    socket.connect(server).await?;
+    let started = tokio::time::Instant::now();
+    let millis = || started.elapsed().as_millis() as u64;
+    let config = ClientConfig {
+        name: options.name.clone(),
+        rate: options.rate,
+        snaps: options.snaps,
+        // Any 16-bit value; the process id keeps two spectators on one host apart.
+        qport: (std::process::id() & 0xffff) as u16,
+        ..ClientConfig::default()
+    };
+    let mut client = Client::new(config, 0);
+    let deadline = options.duration.map(|d| started + d);
+    let mut pending_downloads = options.downloads.clone();
+    let mut buf = vec![0u8; 65536];
+    loop {
+        while let Some(datagram) = client.poll_transmit() {
+            let _ = socket.send(&datagram).await;
+        }
+        let mut ended = false;
+        while let Some(event) = client.poll_event() {
+            if let Event::Download(DownloadEvent::Complete { name, data }) = &event {
+                let path = save(&options.download_dir, name, data)?;
+                for mut line in event_json(&event) {
+                    line["path"] = json!(path.display().to_string());
+                    emit(line)?;
+                }
+                continue;
+            }
+            if let Event::State(State::Active) = event {
+                for name in pending_downloads.drain(..) {
+                    client.download(&name).map_err(|e| anyhow::anyhow!("{e}"))?;
+                }
+            }
+            ended |= matches!(event, Event::Disconnected(_));
+            for line in event_json(&event) {
+                emit(line)?;
+            }
+        }
+        if ended {
+            return Ok(());
+        }
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            client.disconnect();
+            while let Some(datagram) = client.poll_transmit() {
+                let _ = socket.send(&datagram).await;
+            }
+            tokio::time::sleep(FAREWELL).await;
+            continue;
+        }
+        let wake = client
+            .poll_timeout()
+            .map(|t| started + Duration::from_millis(t))
+            .into_iter()
+            .chain(deadline)
+            .min()
+            .unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(1));
+        tokio::select! {
+            received = socket.recv(&mut buf) => {
+                // ICMP errors (nobody listening yet) surface here; the resend timer retries.
+                if let Ok(len) = received {
+                    client.handle_datagram(millis(), &buf[..len]);
+                }
+            }
+            _ = tokio::time::sleep_until(wake) => client.handle_timeout(millis()),
+        }
+    }
+}

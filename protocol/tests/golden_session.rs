@@ -6,6 +6,8 @@ use protocol::cod::client_records::{
     read_client_body, write_client_body, BundleContext, ClientRecord,
 };
 use protocol::cod::download::DownloadRecord;
+use protocol::cod::entity::EntityState;
+use protocol::cod::fields::Named;
 use protocol::cod::gamestate::{Gamestate, SVC_EOF};
 use protocol::cod::msg::MsgWriter;
 use protocol::cod::netchan::{Netchan, Side};
@@ -94,8 +96,11 @@ fn server_command() {
 #[test]
 fn gamestate() {
     // svc_gamestate (2), serverCommandSequence 4; svc_configstring (3), index 1 as a short,
-    // the big string; svc_baseline (4), entity 5 (10 bits: 05 00 in a bit byte pair) unchanged
-    // from zero but forced; inner EOF; clientNum 2; checksumFeed 0x01020304; outer EOF.
+    // the big string; svc_baseline (4) for entity 5 with eType 3: the 10-bit number (05, then
+    // two bits of the next bit byte), table selector 0, removal 0, changed 1 (that byte: 0x10),
+    // lastChanged 12 at the byte cursor, eleven unchanged-field bits (the rest of 0x10, then a
+    // new bit byte 00), eType's changed and nonzero bits (a new bit byte 03) and its value 03 at
+    // the byte cursor; inner EOF; clientNum 2; checksumFeed 0x01020304; outer EOF.
     let mut gamestate = Gamestate {
         server_command_sequence: 4,
         client_num: 2,
@@ -105,12 +110,16 @@ fn gamestate() {
     gamestate
         .configstrings
         .insert(1, "\\sv_serverid\\33".into());
+    let mut baseline = EntityState::zero(5);
+    baseline.set("eType", 3);
+    gamestate.baselines.insert(5, baseline);
     let mut w = MsgWriter::new();
     gamestate.write(&mut w);
     w.write_byte(SVC_EOF);
     let body = w.into_bytes();
     let mut expected = vec![2, 4, 0, 0, 0, 3, 1, 0];
     expected.extend_from_slice(b"\\sv_serverid\\33\0");
+    expected.extend_from_slice(&[4, 0x05, 0x10, 12, 0x00, 0x03, 3]);
     expected.extend_from_slice(&[8, 2, 0, 0, 0, 4, 3, 2, 1, 8]);
     assert_eq!(body, expected);
     check_server("gamestate", &body, GOLDEN_GAMESTATE);
@@ -248,7 +257,7 @@ fn move_no_delta() {
 
 const GOLDEN_SERVER_COMMAND: &str = "01000000030000001b939ccddb2af024c7fbbf5b5c";
 const GOLDEN_GAMESTATE: &str =
-    "0100000003000000c298244ca4dd4f7b1ec490c38ad510ada33dc148966a2dcb9b73b3";
+    "0100000003000000c298244ca4dd4f7b1ec490c38ad510ada33dc14822d20ef066bef45b3827dc54";
 const GOLDEN_SNAPSHOT: &str = "01000000030000007561c8a4bc922d";
 const GOLDEN_DOWNLOAD: &str = "01000000030000001aad1a9de01d072496";
 const GOLDEN_CLIENT_COMMAND: &str = "010000000b0a21070000000400000004ca9187f6b1e76de4";

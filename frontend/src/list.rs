@@ -183,6 +183,17 @@ pub fn ServerList(
             }
         }
     };
+    // An update can move the focused row in the DOM, which drops its focus to the body; keys
+    // pressed then still move the selection, as long as nothing else holds the focus.
+    let keys_without_focus = window_event_listener(leptos::ev::keydown, move |ev| {
+        let unfocused = document()
+            .active_element()
+            .is_none_or(|el| el.tag_name() == "BODY");
+        if unfocused && container.get().is_some() {
+            on_keydown(ev);
+        }
+    });
+    on_cleanup(move || keys_without_focus.remove());
     view! {
         <section class="list" aria-label="Servers">
             <div class="tabs" role="tablist">

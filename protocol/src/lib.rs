@@ -11,3 +11,4 @@ extern crate std;
 pub mod browse;
 pub mod cod;
 pub mod relay_api;
+pub mod wulfram;

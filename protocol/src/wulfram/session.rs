@@ -88,6 +88,11 @@ pub struct Session {
     events: VecDeque<SessionEvent>,
     frames: FrameReader,
     closed: bool,
+    /// Ours, resent until the peer answers it with D_ACK subtype 0 carrying its timestamp;
+    /// sequenced records wait for that answer, since the peer cannot parse them before.
+    handshake: Handshake,
+    handshake_sent_at: u64,
+    handshake_acknowledged: bool,
 }
 
 impl Session {
@@ -105,6 +110,9 @@ impl Session {
             events: VecDeque::new(),
             frames: FrameReader::new(),
             closed: false,
+            handshake: Handshake::default(),
+            handshake_sent_at: now,
+            handshake_acknowledged: false,
         };
         let groups = session
             .config
@@ -124,8 +132,14 @@ impl Session {
             groups,
             modes: session.config.outgoing.pairs(),
         };
+        session.handshake = handshake.clone();
         session.control(Control::Handshake(handshake));
         session
+    }
+
+    /// Whether the peer has answered our handshake.
+    pub fn is_established(&self) -> bool {
+        self.handshake_acknowledged
     }
 
     pub fn is_closed(&self) -> bool {
@@ -228,13 +242,13 @@ impl Session {
 
     /// Restarts the numbering of our latest-mode stream for `opcode` at `start` with
     /// D_SET_START; the stream pauses until the peer's subtype 2 acknowledgement.
-    pub fn set_start(&mut self, opcode: u8, start: u16) {
+    pub fn set_start(&mut self, now: u64, opcode: u8, start: u16) {
         let stream = self.config.outgoing.stream_of(opcode);
         let mode = self.config.outgoing.mode(opcode);
         self.send
             .entry(stream)
             .or_insert_with(|| SendStream::new(mode))
-            .set_start(start);
+            .set_start(opcode, start, now);
         self.control(Control::SetStart { opcode, start });
     }
 
@@ -265,15 +279,28 @@ impl Session {
     /// Admits and resends what each stream has due.
     fn pump(&mut self, now: u64) {
         let timeout = self.timer.timeout_ms();
+        if !self.handshake_acknowledged {
+            if now.saturating_sub(self.handshake_sent_at) >= u64::from(timeout) {
+                self.handshake_sent_at = now;
+                self.control(Control::Handshake(self.handshake.clone()));
+            }
+            return;
+        }
         let mut due = Vec::new();
         let mut timeouts = 0;
+        let mut starts = Vec::new();
         for stream in self.send.values_mut() {
-            let (records, timed_out) = stream.due(now, timeout);
-            due.extend(records);
-            timeouts += timed_out;
+            let d = stream.due(now, timeout);
+            due.extend(d.records);
+            timeouts += d.timeouts;
+            starts.extend(d.set_start);
         }
-        for _ in 0..timeouts {
+        if timeouts > 0 {
+            // One feedback per round of timeouts, not one per record.
             self.timer.timed_out();
+        }
+        for (opcode, start) in starts {
+            self.control(Control::SetStart { opcode, start });
         }
         for record in &due {
             self.queue_in_flight(record);
@@ -363,6 +390,9 @@ impl Session {
                 }
             }
             Control::Ack(Ack::Time { timestamp }) => {
+                if !self.handshake_acknowledged && timestamp == self.handshake.timestamp {
+                    self.handshake_acknowledged = true;
+                }
                 self.events.push_back(SessionEvent::Time(timestamp))
             }
             Control::Ack(Ack::Record { opcode, seq }) => {
@@ -393,6 +423,10 @@ impl Session {
                 }
                 table.set_groups(&h.groups);
                 self.incoming = table;
+                // Answered with its timestamp, so the peer knows we can parse its records.
+                self.control(Control::Ack(Ack::Time {
+                    timestamp: h.timestamp,
+                }));
                 self.events.push_back(SessionEvent::Handshake(h));
             }
             Control::SetStart { opcode, start } => {
@@ -466,9 +500,12 @@ impl Session {
         self.events.pop_front()
     }
 
-    /// When the next retransmission is due.
+    /// When the next retransmission (of a record, or of our handshake) is due.
     pub fn poll_timeout(&self) -> Option<u64> {
         let timeout = self.timer.timeout_ms();
+        if !self.handshake_acknowledged {
+            return Some(self.handshake_sent_at + u64::from(timeout));
+        }
         self.send.values().filter_map(|s| s.deadline(timeout)).min()
     }
 }

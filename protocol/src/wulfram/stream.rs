@@ -141,6 +141,16 @@ impl ReceiveStream {
     }
 }
 
+/// What a stream has to send now.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Due {
+    pub records: Vec<InFlight>,
+    /// Records (or a pending D_SET_START) whose timeout passed.
+    pub timeouts: usize,
+    /// Send D_SET_START (opcode, start): the latest stream restarted its numbering.
+    pub set_start: Option<(u8, u16)>,
+}
+
 /// A record in flight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InFlight {
@@ -169,6 +179,9 @@ pub struct SendStream {
     backlog: VecDeque<(u8, Vec<u8>)>,
     /// Set after D_SET_START until its subtype 2 acknowledgement.
     paused_at: Option<u16>,
+    paused_since: u64,
+    /// The opcode D_SET_START names.
+    start_opcode: u8,
 }
 
 impl SendStream {
@@ -179,6 +192,8 @@ impl SendStream {
             in_flight: VecDeque::new(),
             backlog: VecDeque::new(),
             paused_at: None,
+            paused_since: 0,
+            start_opcode: 0,
         }
     }
 
@@ -203,20 +218,47 @@ impl SendStream {
         Ok(())
     }
 
-    /// Records to transmit now: newly admitted ones (at most fifteen in flight) and those whose
-    /// `timeout_ms` has passed. Also returns how many timed out.
-    pub fn due(&mut self, now: u64, timeout_ms: u32) -> (Vec<InFlight>, usize) {
-        let mut out = Vec::new();
-        let mut timeouts = 0;
+    /// Records to transmit now: newly admitted ones (at most fifteen in flight) and resends of
+    /// those whose `timeout_ms` has passed.
+    ///
+    /// An ordered stream resends the same record. A latest stream rebuilds instead: a resend
+    /// of an old sequence could sit behind the receiver's cursor forever (stale records are not
+    /// acknowledged in mode 1), so it drops what timed out, keeps the newest body, and restarts
+    /// its numbering with D_SET_START, pausing until the subtype 2 acknowledgement.
+    pub fn due(&mut self, now: u64, timeout_ms: u32) -> Due {
+        let mut out = Due::default();
+        let expired = |sent_at: u64| now.saturating_sub(sent_at) >= u64::from(timeout_ms);
+        if let Some(start) = self.paused_at {
+            if expired(self.paused_since) {
+                self.paused_since = now;
+                out.timeouts += 1;
+                out.set_start = Some((self.start_opcode, start));
+            }
+            return out;
+        }
+        if self.mode == StreamMode::Latest && self.in_flight.iter().any(|r| expired(r.sent_at)) {
+            out.timeouts += 1;
+            if let Some(newest) = self.in_flight.pop_back() {
+                if self.backlog.is_empty() {
+                    self.backlog.push_front((newest.opcode, newest.body));
+                }
+                self.start_opcode = newest.opcode;
+            }
+            self.in_flight.clear();
+            self.paused_at = Some(self.next_seq);
+            self.paused_since = now;
+            out.set_start = Some((self.start_opcode, self.next_seq));
+            return out;
+        }
         for record in &mut self.in_flight {
-            if now.saturating_sub(record.sent_at) >= u64::from(timeout_ms) {
+            if expired(record.sent_at) {
                 record.sent_at = now;
                 record.retries += 1;
-                timeouts += 1;
-                out.push(record.clone());
+                out.timeouts += 1;
+                out.records.push(record.clone());
             }
         }
-        while self.paused_at.is_none() && self.in_flight.len() < seq::MAX_IN_FLIGHT {
+        while self.in_flight.len() < seq::MAX_IN_FLIGHT {
             let Some((opcode, body)) = self.backlog.pop_front() else {
                 break;
             };
@@ -229,14 +271,17 @@ impl SendStream {
                 abandoned: false,
             };
             self.next_seq = seq::next(self.next_seq);
-            out.push(record.clone());
+            out.records.push(record.clone());
             self.in_flight.push_back(record);
         }
-        (out, timeouts)
+        out
     }
 
     /// When the oldest record in flight times out.
     pub fn deadline(&self, timeout_ms: u32) -> Option<u64> {
+        if self.paused_at.is_some() {
+            return Some(self.paused_since + u64::from(timeout_ms));
+        }
         self.in_flight
             .iter()
             .map(|r| r.sent_at + u64::from(timeout_ms))
@@ -265,12 +310,14 @@ impl SendStream {
         Some(record.clone())
     }
 
-    /// Restarts a latest stream's numbering at `start` (sent as D_SET_START); sending pauses
-    /// until the matching subtype 2 acknowledgement.
-    pub fn set_start(&mut self, start: u16) {
+    /// Restarts a latest stream's numbering at `start` (sent as D_SET_START for `opcode`);
+    /// sending pauses until the matching subtype 2 acknowledgement.
+    pub fn set_start(&mut self, opcode: u8, start: u16, now: u64) {
         self.next_seq = start;
         self.in_flight.clear();
         self.paused_at = Some(start);
+        self.paused_since = now;
+        self.start_opcode = opcode;
     }
 
     /// D_ACK subtype 2: unpauses the stream if it names the pending start.
@@ -366,15 +413,15 @@ mod tests {
         for i in 0..20u8 {
             s.push(0x1f, vec![i]).unwrap();
         }
-        let (first, timeouts) = s.due(0, 500);
-        assert_eq!((first.len(), timeouts), (15, 0));
-        assert_eq!(first[0].seq, 1);
+        let first = s.due(0, 500);
+        assert_eq!((first.records.len(), first.timeouts), (15, 0));
+        assert_eq!(first.records[0].seq, 1);
         assert_eq!(s.acknowledge(1, 80), Some(80));
-        let (next, _) = s.due(100, 500);
-        assert_eq!(next.iter().map(|r| r.seq).collect::<Vec<_>>(), [16]);
-        let (resent, timeouts) = s.due(500, 500);
+        let next = s.due(100, 500);
+        assert_eq!(next.records.iter().map(|r| r.seq).collect::<Vec<_>>(), [16]);
+        let resent = s.due(500, 500);
         assert_eq!(
-            (resent.len(), timeouts),
+            (resent.records.len(), resent.timeouts),
             (14, 14),
             "2..=15 timed out; 16 not yet"
         );
@@ -395,15 +442,39 @@ mod tests {
         s.due(0, 500);
         s.acknowledge(4, 10);
         assert_eq!(s.in_flight(), 1, "only 5 remains");
-        s.set_start(300);
+        s.set_start(0x35, 300, 15);
         s.push(0x35, vec![9]).unwrap();
         assert!(
-            s.due(20, 500).0.is_empty(),
+            s.due(20, 500).records.is_empty(),
             "paused until the start is acknowledged"
+        );
+        assert_eq!(
+            s.due(515, 500).set_start,
+            Some((0x35, 300)),
+            "the start is resent"
         );
         assert!(!s.start_acknowledged(299));
         assert!(s.start_acknowledged(300));
-        assert_eq!(s.due(30, 500).0[0].seq, 300);
+        assert_eq!(s.due(530, 500).records[0].seq, 300);
+    }
+
+    #[test]
+    fn a_latest_timeout_rebuilds_the_newest_under_a_new_start() {
+        let mut s = SendStream::new(StreamMode::Latest);
+        for i in 0..3u8 {
+            s.push(0x35, vec![i]).unwrap();
+        }
+        s.due(0, 500);
+        let due = s.due(500, 500);
+        assert_eq!(due.set_start, Some((0x35, 4)));
+        assert!(due.records.is_empty() && s.is_paused());
+        assert!(s.start_acknowledged(4));
+        let resumed = s.due(510, 500);
+        assert_eq!(resumed.records.len(), 1);
+        assert_eq!(
+            (resumed.records[0].seq, resumed.records[0].body.clone()),
+            (4, vec![2])
+        );
     }
 
     #[test]

@@ -1,0 +1,194 @@
+//! Two Wulfram II sessions over a seeded simulated UDP link that loses, duplicates and
+//! reorders datagrams: ordered streams arrive complete and in order, latest streams only move
+//! forward and end on the newest value, grouped opcodes share one order, no more than fifteen
+//! records are ever in flight, and resends wait out the retry timer.
+
+use std::collections::BTreeMap;
+
+use protocol::wulfram::record::{ModeTable, StreamMode, Walker};
+use protocol::wulfram::session::{Session, SessionConfig, SessionEvent, Transmit};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+const CHAT: u8 = 0x1f;
+const VIEWPOINT: u8 = 0x35;
+const SQUAD_A: u8 = 0x42;
+const SQUAD_B: u8 = 0x46;
+
+fn server_config() -> SessionConfig {
+    let mut outgoing = ModeTable::default();
+    outgoing.set(CHAT, StreamMode::Ordered);
+    outgoing.set(VIEWPOINT, StreamMode::Latest);
+    SessionConfig {
+        connection_id: 7,
+        outgoing,
+    }
+}
+
+fn client_config() -> SessionConfig {
+    let mut outgoing = ModeTable::default();
+    outgoing.set(SQUAD_A, StreamMode::Ordered);
+    outgoing.set(SQUAD_B, StreamMode::Ordered);
+    SessionConfig {
+        connection_id: 8,
+        outgoing,
+    }
+}
+
+struct Wire {
+    rng: SmallRng,
+    in_flight: Vec<(u64, Vec<u8>)>,
+}
+
+impl Wire {
+    fn send(&mut self, now: u64, datagram: Vec<u8>) {
+        if self.rng.random_bool(0.2) {
+            return;
+        }
+        let copies = if self.rng.random_bool(0.1) { 2 } else { 1 };
+        for _ in 0..copies {
+            let at = now + self.rng.random_range(5..=80);
+            self.in_flight.push((at, datagram.clone()));
+        }
+    }
+
+    fn due(&mut self, now: u64) -> Vec<Vec<u8>> {
+        let (due, later) = self.in_flight.drain(..).partition(|(at, _)| *at <= now);
+        self.in_flight = later;
+        due.into_iter().map(|(_, d)| d).collect()
+    }
+}
+
+/// Every (opcode, seq) of a sequenced record in a datagram.
+fn sequenced(datagram: &[u8], table: &ModeTable) -> Vec<(u8, u16)> {
+    Walker::new(datagram, table)
+        .filter_map(Result::ok)
+        .filter_map(|r| r.seq.map(|s| (r.opcode, s)))
+        .collect()
+}
+
+fn body_number(body: &[u8]) -> u32 {
+    u32::from_be_bytes(body[..4].try_into().unwrap())
+}
+
+#[test]
+fn sessions_stay_correct_over_a_lossy_link() {
+    for seed in [1u64, 2, 3, 4] {
+        let mut server = Session::new(server_config(), 0);
+        let mut client = Session::new(client_config(), 0);
+        let mut up = Wire {
+            rng: SmallRng::seed_from_u64(seed),
+            in_flight: vec![],
+        };
+        let mut down = Wire {
+            rng: SmallRng::seed_from_u64(seed ^ 0xff),
+            in_flight: vec![],
+        };
+        let (mut chat, mut views, mut squad) = (Vec::new(), Vec::new(), Vec::new());
+        // When each sequenced record was sent, to check the retry spacing.
+        let mut sent_at: BTreeMap<(u8, u16), Vec<u64>> = BTreeMap::new();
+        let server_table = server_config().outgoing;
+        let mut max_in_flight = 0;
+        let mut now = 0;
+        while now < 120_000 {
+            now += 5;
+            if now % 20 == 0 && now / 20 <= 300 {
+                let i = (now / 20) as u32;
+                server.send(now, CHAT, &i.to_be_bytes()).unwrap();
+                server.send(now, VIEWPOINT, &i.to_be_bytes()).unwrap();
+                if i <= 100 {
+                    let op = if i % 3 == 0 { SQUAD_B } else { SQUAD_A };
+                    client.send(now, op, &i.to_be_bytes()).unwrap();
+                }
+            }
+            for d in down.due(now) {
+                client.handle_datagram(now, &d);
+            }
+            for d in up.due(now) {
+                server.handle_datagram(now, &d);
+            }
+            server.handle_timeout(now);
+            client.handle_timeout(now);
+            max_in_flight = max_in_flight
+                .max(server.in_flight(CHAT))
+                .max(server.in_flight(VIEWPOINT));
+            // Everything queued during this step leaves at this step's time.
+            while let Some(t) = server.poll_transmit() {
+                let Transmit::Udp(d) = t else {
+                    panic!("UDP only")
+                };
+                assert!(d.len() <= 3072);
+                for key in sequenced(&d, &server_table) {
+                    sent_at.entry(key).or_default().push(now);
+                }
+                down.send(now, d);
+            }
+            while let Some(Transmit::Udp(d)) = client.poll_transmit() {
+                up.send(now, d);
+            }
+            for e in std::iter::from_fn(|| client.poll_event()) {
+                if let SessionEvent::Packet { opcode, body, .. } = e {
+                    match opcode {
+                        CHAT => chat.push(body_number(&body)),
+                        VIEWPOINT => views.push(body_number(&body)),
+                        other => panic!("seed {seed}: unexpected opcode {other:#x}"),
+                    }
+                }
+            }
+            for e in std::iter::from_fn(|| server.poll_event()) {
+                if let SessionEvent::Packet { opcode, body, .. } = e {
+                    squad.push((opcode, body_number(&body)));
+                }
+            }
+            if now > 7_000
+                && server.in_flight(CHAT) == 0
+                && server.in_flight(VIEWPOINT) == 0
+                && client.in_flight(SQUAD_A) == 0
+                && chat.len() == 300
+            {
+                break;
+            }
+        }
+        eprintln!("seed {seed}: ended at {now} ms, chat {}, views {} (last {:?}), squad {}, in flight chat {} view {}",
+            chat.len(), views.len(), views.last(), squad.len(), server.in_flight(CHAT), server.in_flight(VIEWPOINT));
+        assert!(server.is_established() && client.is_established());
+        assert_eq!(
+            chat,
+            (1..=300).collect::<Vec<_>>(),
+            "seed {seed}: chat complete and in order"
+        );
+        assert!(
+            views.windows(2).all(|w| w[0] <= w[1]),
+            "seed {seed}: latest never goes back"
+        );
+        assert_eq!(
+            views.last(),
+            Some(&300),
+            "seed {seed}: the newest value arrives"
+        );
+        let expected: Vec<(u8, u32)> = (1..=100)
+            .map(|i| (if i % 3 == 0 { SQUAD_B } else { SQUAD_A }, i))
+            .collect();
+        assert_eq!(
+            squad, expected,
+            "seed {seed}: one order across the Squad group"
+        );
+        assert!(
+            max_in_flight <= 15,
+            "seed {seed}: {max_in_flight} in flight"
+        );
+        let resends: Vec<u64> = sent_at
+            .values()
+            .flat_map(|times| times.windows(2).map(|w| w[1] - w[0]))
+            .collect();
+
+        assert!(!resends.is_empty(), "seed {seed}: the link forced resends");
+        assert!(
+            resends.iter().all(|&gap| gap >= 200),
+            "seed {seed}: a resend came sooner than the 200 ms floor: {:?}",
+            resends.iter().min()
+        );
+        let timeout = server.retry_timeout_ms();
+        assert!((200..=1000).contains(&timeout), "seed {seed}: {timeout}");
+    }
+}

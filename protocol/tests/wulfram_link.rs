@@ -92,12 +92,12 @@ fn sessions_stay_correct_over_a_lossy_link() {
         let mut now = 0;
         while now < 120_000 {
             now += 5;
-            if now % 20 == 0 && now / 20 <= 300 {
+            if now.is_multiple_of(20) && now / 20 <= 300 {
                 let i = (now / 20) as u32;
                 server.send(now, CHAT, &i.to_be_bytes()).unwrap();
                 server.send(now, VIEWPOINT, &i.to_be_bytes()).unwrap();
                 if i <= 100 {
-                    let op = if i % 3 == 0 { SQUAD_B } else { SQUAD_A };
+                    let op = if i.is_multiple_of(3) { SQUAD_B } else { SQUAD_A };
                     client.send(now, op, &i.to_be_bytes()).unwrap();
                 }
             }
@@ -167,7 +167,7 @@ fn sessions_stay_correct_over_a_lossy_link() {
             "seed {seed}: the newest value arrives"
         );
         let expected: Vec<(u8, u32)> = (1..=100)
-            .map(|i| (if i % 3 == 0 { SQUAD_B } else { SQUAD_A }, i))
+            .map(|i| (if i.is_multiple_of(3) { SQUAD_B } else { SQUAD_A }, i))
             .collect();
         assert_eq!(
             squad, expected,

@@ -89,7 +89,7 @@ fn sessions_stay_correct_over_a_lossy_link() {
         let mut sent_at: BTreeMap<(u8, u16), Vec<u64>> = BTreeMap::new();
         let server_table = server_config().outgoing;
         let mut max_in_flight = 0;
-        let mut now = 0;
+        let mut now: u64 = 0;
         while now < 120_000 {
             now += 5;
             if now.is_multiple_of(20) && now / 20 <= 300 {

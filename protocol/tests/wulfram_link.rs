@@ -97,7 +97,11 @@ fn sessions_stay_correct_over_a_lossy_link() {
                 server.send(now, CHAT, &i.to_be_bytes()).unwrap();
                 server.send(now, VIEWPOINT, &i.to_be_bytes()).unwrap();
                 if i <= 100 {
-                    let op = if i.is_multiple_of(3) { SQUAD_B } else { SQUAD_A };
+                    let op = if i.is_multiple_of(3) {
+                        SQUAD_B
+                    } else {
+                        SQUAD_A
+                    };
                     client.send(now, op, &i.to_be_bytes()).unwrap();
                 }
             }
@@ -167,7 +171,16 @@ fn sessions_stay_correct_over_a_lossy_link() {
             "seed {seed}: the newest value arrives"
         );
         let expected: Vec<(u8, u32)> = (1..=100)
-            .map(|i| (if i.is_multiple_of(3) { SQUAD_B } else { SQUAD_A }, i))
+            .map(|i: u32| {
+                (
+                    if i.is_multiple_of(3) {
+                        SQUAD_B
+                    } else {
+                        SQUAD_A
+                    },
+                    i,
+                )
+            })
             .collect();
         assert_eq!(
             squad, expected,

@@ -9,6 +9,7 @@ use crate::list::{view_from_url, ServerList};
 use crate::personal::Personal;
 use crate::tools::{FindPlayer, Toasts, WatchList};
 use crate::tuning::{saved_bench, TuningPage};
+use crate::wulfram::WulframServers;
 
 /// Which page the hash names: `#tuning`, or the server list.
 fn tuning_in_hash() -> bool {
@@ -65,6 +66,7 @@ pub fn App() -> impl IntoView {
                 <main>
                     <ServerList feed=feed selected=selected view=view personal=personal />
                     <div class="side">
+                        <WulframServers feed=feed />
                         <FindPlayer feed=feed selected=selected />
                         <WatchList feed=feed personal=personal selected=selected />
                         <Detail feed=feed selected=selected bench=bench personal=personal />

@@ -7,7 +7,9 @@ use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
-use protocol::relay_api::{MasterStatus, PageMessage, Progress, RelayMessage, ServerInfo};
+use protocol::relay_api::{
+    MasterStatus, PageMessage, Progress, RelayMessage, ServerInfo, WulframServer,
+};
 
 /// The page's copy of the directory.
 #[derive(Clone, Copy)]
@@ -15,6 +17,8 @@ pub struct Feed {
     pub servers: RwSignal<BTreeMap<String, ServerInfo>>,
     pub masters: RwSignal<Vec<MasterStatus>>,
     pub progress: RwSignal<Progress>,
+    /// The Wulfram II servers the relay's operator configured.
+    pub wulfram: RwSignal<Vec<WulframServer>>,
     pub connected: RwSignal<bool>,
     /// The server this page shows in detail; the relay refreshes it more often.
     pub watched: RwSignal<Option<String>>,
@@ -28,6 +32,7 @@ impl Feed {
             servers: RwSignal::new(BTreeMap::new()),
             masters: RwSignal::new(Vec::new()),
             progress: RwSignal::new(Progress::default()),
+            wulfram: RwSignal::new(Vec::new()),
             connected: RwSignal::new(false),
             watched: RwSignal::new(None),
             outbox: StoredValue::new(None),
@@ -45,17 +50,20 @@ impl Feed {
                 servers,
                 masters,
                 progress,
+                wulfram,
             } => {
                 self.servers
                     .set(servers.into_iter().map(|s| (s.addr.clone(), s)).collect());
                 self.masters.set(masters);
                 self.progress.set(progress);
+                self.wulfram.set(wulfram);
             }
             RelayMessage::Server { server } => self.servers.update(|all| {
                 all.insert(server.addr.clone(), server);
             }),
             RelayMessage::Masters { masters } => self.masters.set(masters),
             RelayMessage::Progress { progress } => self.progress.set(progress),
+            RelayMessage::Wulfram { servers } => self.wulfram.set(servers),
         }
     }
 

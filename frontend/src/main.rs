@@ -8,6 +8,7 @@ mod list;
 mod personal;
 mod tools;
 mod tuning;
+mod wulfram;
 
 fn main() {
     console_error_panic_hook::set_once();

@@ -102,6 +102,8 @@ pub enum RelayMessage {
         servers: Vec<ServerInfo>,
         masters: Vec<MasterStatus>,
         progress: Progress,
+        #[cfg_attr(feature = "serde", serde(default))]
+        wulfram: Vec<WulframServer>,
     },
     /// One server added or changed.
     Server { server: ServerInfo },
@@ -109,6 +111,23 @@ pub enum RelayMessage {
     Masters { masters: Vec<MasterStatus> },
     /// How the current refresh of every server is going.
     Progress { progress: Progress },
+    /// The configured Wulfram II servers changed state.
+    Wulfram { servers: Vec<WulframServer> },
+}
+
+/// A Wulfram II server the relay's operator configured: the relay proxies sessions to it and
+/// checks it by connecting to its TCP port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct WulframServer {
+    /// The operator's name for it; pages open `/wulfram/NAME`.
+    pub name: String,
+    pub addr: String,
+    pub reachability: Reachability,
+    /// The TCP connect time of the latest check.
+    pub rtt_ms: Option<u32>,
+    /// When it was last checked (ms since the Unix epoch).
+    pub checked_ms: Option<u64>,
 }
 
 /// The current refresh: servers queried, answered, and finished either way.

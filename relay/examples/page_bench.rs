@@ -76,6 +76,7 @@ async fn main() -> anyhow::Result<()> {
             refresh_interval: Duration::from_secs(3600),
             ..PollerConfig::default()
         },
+        ..ServeConfig::default()
     })
     .await?;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);

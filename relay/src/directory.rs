@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::RwLock;
 
 use protocol::relay_api::{
-    MasterState, MasterStatus, Progress, Reachability, RelayMessage, ServerInfo,
+    MasterState, MasterStatus, Progress, Reachability, RelayMessage, ServerInfo, WulframServer,
 };
 use tokio::sync::broadcast;
 
@@ -16,6 +16,7 @@ struct State {
     servers: BTreeMap<String, ServerInfo>,
     masters: Vec<MasterStatus>,
     progress: Progress,
+    wulfram: Vec<WulframServer>,
     /// What each connected page shows in detail, by page.
     watched: BTreeMap<u64, String>,
     next_page: u64,
@@ -71,7 +72,27 @@ impl Directory {
             servers: state.servers.values().cloned().collect(),
             masters: state.masters.clone(),
             progress: state.progress,
+            wulfram: state.wulfram.clone(),
         }
+    }
+
+    pub fn wulfram(&self) -> Vec<WulframServer> {
+        self.read().wulfram.clone()
+    }
+
+    /// Records a check of one configured Wulfram II server (added if new) and tells pages
+    /// when anything changed.
+    pub fn set_wulfram(&self, server: WulframServer) {
+        let servers = {
+            let mut state = self.write();
+            match state.wulfram.iter_mut().find(|w| w.name == server.name) {
+                Some(known) if *known == server => return,
+                Some(known) => *known = server,
+                None => state.wulfram.push(server),
+            }
+            state.wulfram.clone()
+        };
+        let _ = self.feed.send(RelayMessage::Wulfram { servers });
     }
 
     pub fn servers(&self) -> Vec<ServerInfo> {

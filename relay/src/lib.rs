@@ -9,6 +9,8 @@ pub mod spectate;
 pub mod tune;
 pub mod web;
 pub mod wire;
+pub mod wulfram;
+pub mod wulfram_wire;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -35,6 +37,22 @@ pub struct ServeConfig {
     /// The directory Trunk built the page into.
     pub dist: PathBuf,
     pub poller: PollerConfig,
+    /// Wulfram II servers sessions may be proxied to, and how often they are checked.
+    pub wulfram: Vec<wulfram::WulframTarget>,
+    pub wulfram_check: std::time::Duration,
+}
+
+impl Default for ServeConfig {
+    /// Any free port on 127.0.0.1, the page in `dist/`, the default poller, no Wulfram servers.
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            dist: PathBuf::from("dist"),
+            poller: PollerConfig::default(),
+            wulfram: Vec::new(),
+            wulfram_check: std::time::Duration::from_secs(30),
+        }
+    }
 }
 
 /// A running relay; dropping it stops the server and the poller.
@@ -54,7 +72,14 @@ impl Relay {
         let directory = Arc::new(Directory::new(&config.poller.masters));
         let mut tasks = JoinSet::new();
         tasks.spawn(poller::run(directory.clone(), config.poller));
-        let app = web::router(directory.clone(), &config.dist);
+        if !config.wulfram.is_empty() {
+            tasks.spawn(wulfram::check(
+                directory.clone(),
+                config.wulfram.clone(),
+                config.wulfram_check,
+            ));
+        }
+        let app = web::router(directory.clone(), &config.dist, config.wulfram);
         tasks.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
                 tracing::error!("HTTP server stopped: {e}");

@@ -315,6 +315,66 @@ enum WireTool {
         #[arg(long)]
         fixed: bool,
     },
+    /// Dissect Wulfram II traffic: TCP frames or UDP records, as JSON lines.
+    Wulfram(WulframArgs),
+}
+
+#[derive(Parser, Debug)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["tcp", "udp"])))]
+struct WulframArgs {
+    /// A TCP byte stream in hex (lines may split it between any two bytes): one object per frame.
+    #[arg(long)]
+    tcp: bool,
+    /// One hex datagram per line: one object per record.
+    #[arg(long)]
+    udp: bool,
+    /// An opcode's stream mode, as OPCODE=MODE (0x35=latest, 31=3); repeat. Others are raw.
+    #[arg(long = "mode", value_name = "OPCODE=MODE", value_parser = relay::wulfram_wire::parse_mode)]
+    modes: Vec<(u8, protocol::wulfram::record::StreamMode)>,
+    /// Mode 2's header layout, an open question: seq-and-length (as modes 1 and 3) or seq-only.
+    #[arg(long = "mode2-header", value_enum, default_value_t = Mode2Layout::SeqAndLength)]
+    mode2_header: Mode2Layout,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Mode2Layout {
+    SeqAndLength,
+    SeqOnly,
+}
+
+fn wulfram_wire(args: WulframArgs) -> anyhow::Result<()> {
+    use std::io::BufRead;
+    if args.tcp {
+        let mut dissector = relay::wulfram_wire::TcpDissector::default();
+        for line in std::io::stdin().lock().lines() {
+            for value in dissector.line(&line?) {
+                out(value)?;
+            }
+        }
+        if let Some(value) = dissector.finish() {
+            out(value)?;
+        }
+        return Ok(());
+    }
+    let mut table = protocol::wulfram::record::ModeTable::default();
+    for (opcode, mode) in args.modes {
+        table.set(opcode, mode);
+    }
+    table.mode2 = match args.mode2_header {
+        Mode2Layout::SeqAndLength => protocol::wulfram::record::Mode2Header::SeqAndLength,
+        Mode2Layout::SeqOnly => protocol::wulfram::record::Mode2Header::SeqOnly,
+    };
+    let lines = std::io::stdin().lock().lines();
+    for (index, line) in lines.enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        for value in relay::wulfram_wire::udp_line(index, &line, &table) {
+            out(value)?;
+        }
+    }
+    Ok(())
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -342,6 +402,7 @@ fn wire(args: WireArgs) -> anyhow::Result<()> {
             let hex = relay::wire::huffman(codec, encode, &input).map_err(anyhow::Error::msg)?;
             out(&hex)?;
         }
+        Some(WireTool::Wulfram(args)) => wulfram_wire(args)?,
         None => {
             let from = match args.from {
                 Sender::Client => protocol::cod::netchan::Side::Client,
@@ -390,19 +451,32 @@ struct ServeArgs {
     /// Seconds between LAN scans.
     #[arg(long, default_value_t = 60)]
     lan_interval: u64,
+    /// A Wulfram II server pages may open sessions to, as NAME=HOST[:PORT] (port 2627); repeat
+    /// for more. The relay proxies only to these.
+    #[arg(long = "wulfram", value_name = "NAME=HOST[:PORT]")]
+    wulfram: Vec<String>,
+    /// Seconds between checks of the Wulfram II servers.
+    #[arg(long, default_value_t = 30)]
+    wulfram_interval: u64,
 }
 
 impl ServeArgs {
-    fn into_config(self) -> ServeConfig {
+    async fn into_config(self) -> anyhow::Result<ServeConfig> {
+        let mut wulfram = Vec::new();
+        for target in &self.wulfram {
+            wulfram.push(relay::wulfram::parse_target(target).await?);
+        }
         let mut masters: Vec<String> = if self.no_default_masters {
             Vec::new()
         } else {
             DEFAULT_MASTERS.iter().map(|m| m.to_string()).collect()
         };
         masters.extend(self.masters);
-        ServeConfig {
+        Ok(ServeConfig {
             listen: self.listen,
             dist: self.dist,
+            wulfram,
+            wulfram_check: Duration::from_secs(self.wulfram_interval.max(1)),
             poller: PollerConfig {
                 masters,
                 lan: if self.no_lan { Vec::new() } else { self.lan },
@@ -412,7 +486,7 @@ impl ServeArgs {
                 lan_interval: Duration::from_secs(self.lan_interval.max(5)),
                 ..PollerConfig::default()
             },
-        }
+        })
     }
 }
 
@@ -444,7 +518,7 @@ fn main() -> anyhow::Result<()> {
     runtime.block_on(async {
         match command {
             Command::Serve(args) => {
-                let relay = Relay::start(args.into_config()).await?;
+                let relay = Relay::start(args.into_config().await?).await?;
                 println!("muster: serving http://{}/", relay.addr);
                 tokio::signal::ctrl_c().await?;
             }

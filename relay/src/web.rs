@@ -4,7 +4,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::State;
+use axum::extract::{FromRef, Path as UrlPath, State};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -14,16 +15,65 @@ use tokio::sync::broadcast::error::RecvError;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::directory::Directory;
+use crate::wulfram::{self, WulframTarget, MAX_PAGE_MESSAGE};
 
-/// The relay's routes; `dist` is the page Trunk built.
-pub fn router(directory: Arc<Directory>, dist: &Path) -> Router {
+/// Wulfram II sessions proxied at once, across all pages.
+const MAX_PROXIES: usize = 64;
+
+#[derive(Clone)]
+struct AppState {
+    directory: Arc<Directory>,
+    wulfram: Arc<Vec<WulframTarget>>,
+    proxies: Arc<tokio::sync::Semaphore>,
+}
+
+impl FromRef<AppState> for Arc<Directory> {
+    fn from_ref(state: &AppState) -> Self {
+        state.directory.clone()
+    }
+}
+
+/// The relay's routes; `dist` is the page Trunk built, `wulfram` the servers sessions may be
+/// proxied to.
+pub fn router(directory: Arc<Directory>, dist: &Path, wulfram: Vec<WulframTarget>) -> Router {
     let page = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
+    let state = AppState {
+        directory,
+        wulfram: Arc::new(wulfram),
+        proxies: Arc::new(tokio::sync::Semaphore::new(MAX_PROXIES)),
+    };
     Router::new()
         .route("/api/servers", get(api_servers))
         .route("/api/masters", get(api_masters))
+        .route("/api/wulfram", get(api_wulfram))
         .route("/ws", get(ws_upgrade))
+        .route("/wulfram/{name}", get(wulfram_upgrade))
         .fallback_service(page)
-        .with_state(directory)
+        .with_state(state)
+}
+
+async fn api_wulfram(State(directory): State<Arc<Directory>>) -> impl IntoResponse {
+    Json(directory.wulfram())
+}
+
+/// Opens a proxied session to a configured Wulfram II server; any other name is not found.
+async fn wulfram_upgrade(
+    ws: WebSocketUpgrade,
+    UrlPath(name): UrlPath<String>,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    let Some(target) = state.wulfram.iter().find(|t| t.name == name).cloned() else {
+        return (StatusCode::NOT_FOUND, "no such Wulfram server").into_response();
+    };
+    let Ok(permit) = state.proxies.clone().try_acquire_owned() else {
+        return (StatusCode::SERVICE_UNAVAILABLE, "too many Wulfram sessions").into_response();
+    };
+    ws.max_message_size(MAX_PAGE_MESSAGE)
+        .max_frame_size(MAX_PAGE_MESSAGE)
+        .on_upgrade(move |socket| async move {
+            wulfram::proxy(socket, target).await;
+            drop(permit);
+        })
 }
 
 async fn api_servers(State(directory): State<Arc<Directory>>) -> impl IntoResponse {

@@ -195,6 +195,7 @@ async fn silent_masters_and_servers_are_reported_not_hidden() {
             },
             ..relay::PollerConfig::default()
         },
+        ..relay::ServeConfig::default()
     })
     .await
     .unwrap();
@@ -236,6 +237,7 @@ async fn a_watched_server_is_refreshed_more_often_and_only_known_ones_count() {
             watch_interval: Duration::from_millis(300),
             ..relay::PollerConfig::default()
         },
+        ..relay::ServeConfig::default()
     })
     .await
     .unwrap();

@@ -694,3 +694,77 @@ async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_sel
     );
     client.close().await.unwrap();
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_page_shows_the_configured_wulfram_servers() {
+    // One server that accepts TCP (a Wulfram II port), one that nothing listens on.
+    let listening = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let up = listening.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listening.accept().await {
+            drop(stream);
+        }
+    });
+    let down = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let relay = relay::Relay::start(relay::ServeConfig {
+        dist: common::dist(),
+        poller: relay::PollerConfig {
+            masters: vec![],
+            lan: vec![],
+            ..relay::PollerConfig::default()
+        },
+        wulfram: vec![
+            relay::wulfram::parse_target(&format!("arena={up}"))
+                .await
+                .unwrap(),
+            relay::wulfram::parse_target(&format!("old-box={down}"))
+                .await
+                .unwrap(),
+        ],
+        wulfram_check: Duration::from_millis(500),
+        ..relay::ServeConfig::default()
+    })
+    .await
+    .unwrap();
+    let driver = start_driver().await;
+    let client = browser(&driver, 1400, 700).await;
+    client
+        .goto(&format!("http://{}/", relay.addr))
+        .await
+        .unwrap();
+    let rows = eventually("both Wulfram II servers are checked", async || {
+        let rows = client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=wulfram-server]')] \
+                 .map(r => [...r.cells].map(c => c.textContent));",
+                vec![],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let rows: Vec<Vec<String>> = serde_json::from_value(rows).map_err(|e| e.to_string())?;
+        (rows.len() == 2 && rows.iter().all(|r| r[2] != "checking…"))
+            .then(|| rows.clone())
+            .ok_or(format!("{rows:?}"))
+    })
+    .await;
+    assert_eq!(
+        rows[0][..3],
+        ["arena".to_owned(), up.to_string(), "online".to_owned()]
+    );
+    assert!(rows[0][3].ends_with(" ms"), "{rows:?}");
+    assert_eq!(
+        rows[1][..4],
+        [
+            "old-box".to_owned(),
+            down.to_string(),
+            "unreachable".to_owned(),
+            "-".to_owned()
+        ]
+    );
+    screenshot(&client, "wulfram.png").await;
+    client.close().await.unwrap();
+}

@@ -53,6 +53,7 @@ pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Re
             refresh_interval: refresh,
             ..PollerConfig::default()
         },
+        ..ServeConfig::default()
     })
     .await
     .expect("relay starts")
@@ -64,6 +65,7 @@ pub struct PageView {
     pub servers: BTreeMap<String, ServerInfo>,
     pub masters: Vec<MasterStatus>,
     pub progress: protocol::relay_api::Progress,
+    pub wulfram: Vec<protocol::relay_api::WulframServer>,
     pub messages: usize,
 }
 
@@ -72,16 +74,21 @@ impl PageView {
         self.messages += 1;
         match message {
             RelayMessage::Directory {
-                servers, masters, ..
+                servers,
+                masters,
+                wulfram,
+                ..
             } => {
                 self.servers = servers.into_iter().map(|s| (s.addr.clone(), s)).collect();
                 self.masters = masters;
+                self.wulfram = wulfram;
             }
             RelayMessage::Server { server } => {
                 self.servers.insert(server.addr.clone(), server);
             }
             RelayMessage::Masters { masters } => self.masters = masters,
             RelayMessage::Progress { progress } => self.progress = progress,
+            RelayMessage::Wulfram { servers } => self.wulfram = servers,
         }
     }
 }

@@ -279,3 +279,74 @@ fn dissects_a_gamestate_and_its_snapshots() {
     assert_eq!(s2["usable"], true);
     assert_eq!(s2["entities"], 2);
 }
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+#[test]
+fn wulfram_tcp_frames_from_a_stream_split_anywhere() {
+    // An empty 0x19 frame, a 0x35 frame with one i32 split across lines, a refused control,
+    // then a frame cut off by the end of input.
+    let input = "0003 19\n0007 35 0000\n002a\n0004 0201\n0010 20\n";
+    let (out, ok) = muster(&["wire", "wulfram", "--tcp"], input);
+    assert!(ok);
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines[0]["opcode"], 0x19);
+    assert_eq!(lines[0]["size"], 3);
+    assert_eq!(lines[1]["body"], "0000002a");
+    assert!(lines[2]["error"]
+        .as_str()
+        .unwrap()
+        .contains("refused on TCP"));
+    assert!(lines[3]["error"].as_str().unwrap().contains("3 bytes held"));
+}
+
+#[test]
+fn wulfram_udp_records_walk_with_the_given_modes() {
+    let input = "19 0001 0005 35 0002 0009 0000002a 02 01 19 0001 40 0102\n19 ffff 0005\nzz\n";
+    let (out, ok) = muster(
+        &[
+            "wire",
+            "wulfram",
+            "--udp",
+            "--mode",
+            "0x19=ordered",
+            "--mode",
+            "53=1",
+        ],
+        input,
+    );
+    assert!(ok);
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 6, "{out}");
+    assert_eq!(
+        (
+            lines[0]["opcode"].as_u64(),
+            lines[0]["mode"].as_str(),
+            lines[0]["seq"].as_u64(),
+            lines[0]["length"].as_u64()
+        ),
+        (Some(0x19), Some("ordered"), Some(1), Some(5))
+    );
+    assert_eq!(
+        (lines[1]["mode"].as_str(), lines[1]["body"].as_str()),
+        (Some("latest"), Some("0000002a"))
+    );
+    assert_eq!(lines[2]["control"]["name"], "D_ACK");
+    assert_eq!(lines[2]["control"]["target_seq"], 1);
+    assert_eq!(
+        (lines[3]["opcode"].as_u64(), lines[3]["body"].as_str()),
+        (Some(0x40), Some("0102"))
+    );
+    assert!(lines[4]["error"].as_str().unwrap().contains("65535"));
+    assert_eq!(lines[4]["datagram"], 1);
+    assert!(lines[5]["error"].is_string());
+    // A bad --mode is a clear error.
+    let out = common::run_muster(&["wire", "wulfram", "--udp", "--mode", "0x19=fast"], "");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a stream mode"));
+}

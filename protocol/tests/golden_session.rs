@@ -2,6 +2,10 @@
 //! case pins the whole datagram (netchan header, clear prefix, fixed-Huffman and XOR body) and
 //! checks that it decodes to a body written out byte by byte from the spec's record layouts.
 
+mod common;
+
+use common::{hex, unhex};
+
 use protocol::cod::client_records::{
     read_client_body, write_client_body, BundleContext, ClientRecord,
 };
@@ -21,17 +25,6 @@ use protocol::cod::xor;
 
 const CHALLENGE: i32 = 0x1234_5678;
 const QPORT: u16 = 0x0a0b;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 /// A server datagram at netchan sequence 1 acknowledging client command `last`, whose text the
 /// XOR key stream repeats.

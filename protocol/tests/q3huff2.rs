@@ -1,6 +1,10 @@
 //! Differential tests against ioquake3's own Huffman code (q3huff2), on thousands of random
 //! inputs, both codecs, both directions. Run by `cargo xtask test`, which installs q3huff2.
 
+mod common;
+
+use common::{hex, unhex};
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
@@ -10,17 +14,6 @@ use proptest::test_runner::{Config, TestRng, TestRunner};
 use protocol::cod::huffman::{adaptive, fixed};
 
 const CASES: usize = 3000;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 /// Asks the oracle every question in one process, one line each.
 fn oracle(questions: &[String]) -> Vec<Vec<u8>> {

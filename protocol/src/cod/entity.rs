@@ -62,17 +62,7 @@ fn slots(vehicle: bool) -> [usize; ENTITY_FIELD_COUNT] {
     slots
 }
 
-impl Named for EntityState {
-    const TABLE: &'static [Field] = &ENTITY_FIELDS;
-
-    fn words(&self) -> &[u32] {
-        &self.fields
-    }
-
-    fn words_mut(&mut self) -> &mut [u32] {
-        &mut self.fields
-    }
-}
+super::fields::named_by!(EntityState, ENTITY_FIELDS);
 
 impl EntityState {
     /// `pos.trBase`: where the entity is.

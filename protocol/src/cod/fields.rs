@@ -22,6 +22,24 @@ pub fn index_of(table: &[Field], name: &str) -> Option<usize> {
     table.iter().position(|f| f.name == name)
 }
 
+/// Implements [`Named`] for a record that keeps its raw words in a `fields` vector.
+macro_rules! named_by {
+    ($record:ty, $table:expr) => {
+        impl $crate::cod::fields::Named for $record {
+            const TABLE: &'static [$crate::cod::fields::Field] = &$table;
+
+            fn words(&self) -> &[u32] {
+                &self.fields
+            }
+
+            fn words_mut(&mut self) -> &mut [u32] {
+                &mut self.fields
+            }
+        }
+    };
+}
+pub(crate) use named_by;
+
 /// Access by the engine's field names to a record held as raw words in one table's order, so
 /// games and tools never count table positions. Unknown names read 0 and write nothing.
 pub trait Named {

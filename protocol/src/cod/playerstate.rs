@@ -5,7 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::delta::{read_field, write_field, Codec};
-use super::fields::{Field, Named, HUD_FIELDS, OBJECTIVE_FIELDS, PLAYER_STATE_FIELDS};
+use super::fields::{HUD_FIELDS, OBJECTIVE_FIELDS, PLAYER_STATE_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 
 pub const STATS: usize = 6;
@@ -53,17 +53,7 @@ impl Default for PlayerState {
     }
 }
 
-impl Named for PlayerState {
-    const TABLE: &'static [Field] = &PLAYER_STATE_FIELDS;
-
-    fn words(&self) -> &[u32] {
-        &self.fields
-    }
-
-    fn words_mut(&mut self) -> &mut [u32] {
-        &mut self.fields
-    }
-}
+super::fields::named_by!(PlayerState, PLAYER_STATE_FIELDS);
 
 fn write_stat(w: &mut MsgWriter, index: usize, value: i32) {
     match index {

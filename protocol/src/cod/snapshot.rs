@@ -9,7 +9,7 @@ use super::delta::{read_field, write_field, Codec};
 use super::entity::{
     read_entity, write_entity, EntityError, EntityState, ENTITY_NUMBER_BITS, ENTITY_NUMBER_NONE,
 };
-use super::fields::{Field, Named, CLIENT_FIELDS};
+use super::fields::{Named, CLIENT_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 use super::playerstate::{read_player_state, write_player_state, PlayerState};
 
@@ -67,17 +67,7 @@ impl Default for ClientState {
     }
 }
 
-impl Named for ClientState {
-    const TABLE: &'static [Field] = &CLIENT_FIELDS;
-
-    fn words(&self) -> &[u32] {
-        &self.fields
-    }
-
-    fn words_mut(&mut self) -> &mut [u32] {
-        &mut self.fields
-    }
-}
+super::fields::named_by!(ClientState, CLIENT_FIELDS);
 
 /// The `name[k]` fields: four name bytes each, little-endian, 32 bytes in all.
 const NAME_WORDS: [&str; 8] = [

@@ -92,6 +92,17 @@ async fn browser(driver: &Driver, width: u32, height: u32) -> Client {
         .expect("Chromium starts under chromedriver")
 }
 
+/// Chromium at `width` x `height` on the relay's page; keep the driver while the page is used.
+async fn open_page(relay: &relay::Relay, width: u32, height: u32) -> (Driver, Client) {
+    let driver = start_driver().await;
+    let client = browser(&driver, width, height).await;
+    client
+        .goto(&format!("http://{}/", relay.addr))
+        .await
+        .unwrap();
+    (driver, client)
+}
+
 /// Polls `check` until it yields a value, or fails after [`LIMIT`] with what it last saw.
 async fn eventually<T>(what: &str, mut check: impl AsyncFnMut() -> Result<T, String>) -> T {
     let deadline = tokio::time::Instant::now() + LIMIT;
@@ -134,12 +145,7 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
     let lab = Lab::start(lab_config(10, 4)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
-    let driver = start_driver().await;
-    let client = browser(&driver, 1400, 900).await;
-    client
-        .goto(&format!("http://{}/", relay.addr))
-        .await
-        .unwrap();
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
 
     eventually("the summary shows every server answering", async || {
         let summary = text_of(&client, "[data-testid=summary]").await?;
@@ -592,12 +598,7 @@ async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_sel
     .unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = start_relay(&lab, vec![], Duration::from_secs(1)).await;
-    let driver = start_driver().await;
-    let client = browser(&driver, 1400, 700).await;
-    client
-        .goto(&format!("http://{}/", relay.addr))
-        .await
-        .unwrap();
+    let (_driver, client) = open_page(&relay, 1400, 700).await;
     eventually("the fleet is listed", async || {
         let summary = text_of(&client, "[data-testid=summary]").await?;
         summary
@@ -730,12 +731,7 @@ async fn the_page_shows_the_configured_wulfram_servers() {
     })
     .await
     .unwrap();
-    let driver = start_driver().await;
-    let client = browser(&driver, 1400, 700).await;
-    client
-        .goto(&format!("http://{}/", relay.addr))
-        .await
-        .unwrap();
+    let (_driver, client) = open_page(&relay, 1400, 700).await;
     let rows = eventually("both Wulfram II servers are checked", async || {
         let rows = client
             .execute(

@@ -34,6 +34,12 @@ impl fmt::Display for ReliableError {
     }
 }
 
+/// Whether `sequence` (from the peer: any value) is one of the latest [`RING`] up to `latest`.
+fn in_ring(latest: i32, sequence: i32) -> bool {
+    let behind = i64::from(latest) - i64::from(sequence);
+    sequence > 0 && (0..RING as i64).contains(&behind)
+}
+
 fn slot(sequence: i32) -> usize {
     (sequence as u32 as usize) % RING
 }
@@ -86,8 +92,7 @@ impl OutgoingCommands {
 
     /// The text of a command still in the ring.
     pub fn get(&self, sequence: i32) -> Option<&str> {
-        (sequence <= self.sequence && self.sequence - sequence < RING as i32 && sequence > 0)
-            .then(|| self.ring[slot(sequence)].as_str())
+        in_ring(self.sequence, sequence).then(|| self.ring[slot(sequence)].as_str())
     }
 
     pub fn sequence(&self) -> i32 {
@@ -155,8 +160,7 @@ impl IncomingCommands {
 
     /// The text of a received command still in the ring.
     pub fn get(&self, sequence: i32) -> Option<&str> {
-        (sequence <= self.sequence && self.sequence - sequence < RING as i32 && sequence > 0)
-            .then(|| self.ring[slot(sequence)].as_str())
+        in_ring(self.sequence, sequence).then(|| self.ring[slot(sequence)].as_str())
     }
 
     /// The latest command's storage, stale bytes included (the server-to-client XOR input).
@@ -212,6 +216,19 @@ mod tests {
         );
         assert_eq!(incoming.sequence(), 1);
         assert_eq!(incoming.get(1), Some("cs 1 x"));
+    }
+
+    #[test]
+    fn any_sequence_from_a_peer_is_looked_up_safely() {
+        let mut out = OutgoingCommands::default();
+        out.push("a").unwrap();
+        let mut incoming = IncomingCommands::default();
+        incoming.receive(1, "a").unwrap();
+        for hostile in [i32::MIN, -1, 0, 2, i32::MAX] {
+            assert_eq!(out.get(hostile), None);
+            assert_eq!(incoming.get(hostile), None);
+        }
+        assert_eq!(out.get(1), Some("a"));
     }
 
     #[test]

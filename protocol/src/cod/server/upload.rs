@@ -65,7 +65,7 @@ impl Upload {
     /// `nextdl N`: returns true once the end-of-file block is acknowledged.
     pub fn acknowledge(&mut self, number: u16) -> bool {
         if number == self.acked {
-            self.acked += 1;
+            self.acked = self.acked.saturating_add(1);
         }
         self.acked >= self.blocks()
     }

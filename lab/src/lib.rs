@@ -6,6 +6,7 @@ pub mod master;
 pub mod profile;
 pub mod server;
 pub mod sessions;
+pub mod wulfram;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Mutex};
@@ -45,6 +46,8 @@ pub struct LabConfig {
     pub faults: FaultPlan,
     /// How long a map runs while sessions watch; `None` keeps one map.
     pub map_time: Option<Duration>,
+    /// Also run a Wulfram II endpoint (TCP and UDP) on this port; 0 takes any free port.
+    pub wulfram_port: Option<u16>,
 }
 
 /// Shares of the fleet given each fault; the rest behave. Assignment is by seed, so a fleet and
@@ -111,6 +114,7 @@ impl Default for LabConfig {
             list_end: ListEnd::Eot,
             faults: FaultPlan::default(),
             map_time: Some(Duration::from_secs(600)),
+            wulfram_port: None,
         }
     }
 }
@@ -137,6 +141,8 @@ impl LabServer {
 pub struct Lab {
     pub master: SocketAddrV4,
     pub servers: Vec<LabServer>,
+    /// The Wulfram II endpoint, when one was asked for.
+    pub wulfram: Option<SocketAddr>,
     registry: master::Registry,
     _tasks: JoinSet<()>,
 }
@@ -204,9 +210,19 @@ impl Lab {
                 fault,
             });
         }
+        let wulfram = match config.wulfram_port {
+            Some(port) => {
+                let (listener, udp) = wulfram::bind(port).await?;
+                let addr = listener.local_addr()?;
+                tasks.spawn(wulfram::run(listener, udp));
+                Some(addr)
+            }
+            None => None,
+        };
         Ok(Self {
             master: master_addr,
             servers,
+            wulfram,
             registry,
             _tasks: tasks,
         })

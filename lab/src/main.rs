@@ -24,6 +24,9 @@ struct Args {
     /// Seconds between player changes on each server; 0 freezes the fleet.
     #[arg(long, default_value_t = 5.0)]
     churn: f64,
+    /// Also run a Wulfram II endpoint (TCP and UDP) on this port of 127.0.0.1; 0 takes any.
+    #[arg(long = "wulfram-port")]
+    wulfram_port: Option<u16>,
     /// Seconds a map runs while sessions watch before the next loads (0 keeps one map).
     #[arg(long, default_value_t = 600.0)]
     map_time: f64,
@@ -94,6 +97,7 @@ async fn main() -> anyhow::Result<()> {
         churn: (args.churn > 0.0).then(|| Duration::from_secs_f64(args.churn)),
         heartbeat: Duration::from_secs_f64(args.heartbeat.max(1.0)),
         map_time: (args.map_time > 0.0).then(|| Duration::from_secs_f64(args.map_time)),
+        wulfram_port: args.wulfram_port,
         list_packet_size: args.list_packet_size,
         list_end: if args.list_eof {
             lab::ListEnd::Eof
@@ -114,8 +118,12 @@ async fn main() -> anyhow::Result<()> {
         .last()
         .map(|s| s.addr.to_string())
         .unwrap_or_default();
+    let wulfram = lab
+        .wulfram
+        .map(|addr| format!(", Wulfram II {addr}"))
+        .unwrap_or_default();
     println!(
-        "muster-lab: {} servers ({first} .. {last}), master {} (all verified)",
+        "muster-lab: {} servers ({first} .. {last}), master {} (all verified){wulfram}",
         lab.servers.len(),
         lab.master
     );

@@ -64,6 +64,7 @@ async fn main() -> anyhow::Result<()> {
         list_end: ListEnd::Eof,
         faults: FaultPlan::default(),
         map_time: None,
+        wulfram_port: None,
     })
     .await?;
     lab.wait_registered(Duration::from_secs(60)).await?;

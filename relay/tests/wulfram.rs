@@ -259,3 +259,86 @@ async fn an_unreachable_server_is_reported_and_a_session_to_it_closes_cleanly() 
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A transport session on the page's side talks to the lab's Wulfram II endpoint through the
+/// proxy: handshakes both ways, ordered chat echoed back complete and in order, and a TCP frame.
+#[tokio::test]
+async fn a_session_through_the_proxy_to_the_lab_endpoint() {
+    use protocol::wulfram::session::{Session, SessionConfig, SessionEvent, Transmit, Via, CHAT};
+    let mut config = common::lab_config(1, 10);
+    config.wulfram_port = Some(0);
+    let lab = lab::Lab::start(config).await.unwrap();
+    let relay = relay_for(lab.wulfram.expect("the lab runs a Wulfram II endpoint")).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/wulfram/echo", relay.addr))
+        .await
+        .unwrap();
+    assert_eq!(text(next(&mut ws).await)["type"], "connected");
+
+    let started = tokio::time::Instant::now();
+    let now = || started.elapsed().as_millis() as u64;
+    let mut session = Session::new(SessionConfig::default(), now());
+    for i in 0..40u32 {
+        session
+            .send_chat(now(), CHAT, format!("line {i}").as_bytes())
+            .unwrap();
+    }
+    session.send_tcp(0x35, &[0, 0, 0, 7]).unwrap();
+    let mut chat = Vec::new();
+    let mut tcp = Vec::new();
+    let mut handshake = false;
+    while chat.len() < 40 || tcp.is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{} lines echoed",
+            chat.len()
+        );
+        session.handle_timeout(now());
+        while let Some(t) = session.poll_transmit() {
+            let message = match t {
+                Transmit::Udp(d) => binary(CHANNEL_UDP, &d),
+                Transmit::Tcp(frame) => binary(CHANNEL_TCP, &frame[2..]),
+            };
+            ws.send(message).await.unwrap();
+        }
+        if let Ok(Some(Ok(message))) =
+            tokio::time::timeout(Duration::from_millis(20), ws.next()).await
+        {
+            match message {
+                Message::Binary(data) if data[0] == CHANNEL_UDP => {
+                    session.handle_datagram(now(), &data[1..])
+                }
+                Message::Binary(data) => {
+                    let framed = frame::encode(data[1], &data[2..]).unwrap();
+                    session.handle_tcp(now(), &framed);
+                }
+                other => panic!("nothing is dropped on this path: {other:?}"),
+            }
+        }
+        for e in std::iter::from_fn(|| session.poll_event()) {
+            match e {
+                SessionEvent::Packet {
+                    via: Via::Udp,
+                    opcode: CHAT,
+                    body,
+                    ..
+                } => chat.push(String::from_utf8(body).unwrap()),
+                SessionEvent::Packet {
+                    via: Via::Tcp,
+                    opcode,
+                    body,
+                    ..
+                } => tcp.push((opcode, body)),
+                SessionEvent::Handshake(_) => handshake = true,
+                // The answer to our handshake.
+                SessionEvent::Time(_) => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+    assert!(handshake && session.is_established());
+    assert_eq!(
+        chat,
+        (0..40).map(|i| format!("line {i}")).collect::<Vec<_>>()
+    );
+    assert_eq!(tcp, [(0x35, vec![0, 0, 0, 7])]);
+}

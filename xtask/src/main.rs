@@ -62,6 +62,9 @@ pub fn status(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// The lab's Wulfram II endpoint in `xtask run`: the game's own port, on loopback.
+const WULFRAM_PORT: &str = "2627";
+
 pub fn build_page(root: &Path) -> Result<()> {
     status(
         Command::new("trunk")
@@ -102,6 +105,8 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
             lab_port,
             "--master-port",
             master_port,
+            "--wulfram-port",
+            WULFRAM_PORT,
         ])
         .stdout(Stdio::piped())
         .spawn()
@@ -116,6 +121,8 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
             &format!("127.0.0.1:{master_port}"),
             "--lan",
             "127.0.0.1",
+            "--wulfram",
+            &format!("lab=127.0.0.1:{WULFRAM_PORT}"),
             "--dist",
         ])
         .arg(root.join("dist"))
@@ -125,7 +132,9 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     wait_for_line(&mut relay, "muster: serving")?;
     println!();
     println!("Muster is running: open http://127.0.0.1:8080/");
-    println!("(relay + {servers} lab servers on 127.0.0.1; Ctrl-C stops both)");
+    println!(
+        "(relay + {servers} lab servers and a Wulfram II endpoint on 127.0.0.1; Ctrl-C stops both)"
+    );
     let result = relay.wait();
     let _ = lab.kill();
     result?;

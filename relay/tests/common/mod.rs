@@ -27,6 +27,7 @@ pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
         list_end: lab::ListEnd::Eot,
         faults: lab::FaultPlan::default(),
         map_time: None,
+        wulfram_port: None,
     }
 }
 

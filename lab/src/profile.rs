@@ -196,12 +196,13 @@ impl ServerProfile {
         }
     }
 
-    /// A session joins the player list, as stock lists clients from CONNECTED on.
+    /// A session joins the player list, as stock lists clients from CONNECTED on; its ping
+    /// reads 999 (connecting) until it is active.
     pub fn join_spectator(&mut self, name: &str) {
         self.players.push(LabPlayer {
             name: name.to_owned(),
             score: 0,
-            ping: 0,
+            ping: 999,
             bot: false,
             spectator: true,
         });

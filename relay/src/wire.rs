@@ -7,14 +7,16 @@
 
 use std::collections::BTreeMap;
 
-use protocol::cod::client_records::{read_client_body, ClientRecord};
+use protocol::cod::client_records::{read_client_body, BundleContext, ClientRecord};
 use protocol::cod::download::DownloadRecord;
 use protocol::cod::huffman::{adaptive, fixed};
 use protocol::cod::info::InfoString;
 use protocol::cod::netchan::{Delivered, Header, Netchan, Side};
 use protocol::cod::oob::{Packet, MARKER};
+use protocol::cod::playerstate::PlayerState;
 use protocol::cod::sequenced::{decode_body, ClientHeader, ServerHeader};
 use protocol::cod::service::{read_records, Record, World};
+use protocol::cod::usercmd::{bundle_key, default_usercmd};
 use protocol::cod::{xor, MAX_MSGLEN};
 use serde_json::{json, Value};
 
@@ -110,6 +112,10 @@ pub struct Dissector {
     client_commands: Commands,
     server_commands: Commands,
     world: World,
+    /// The gamestate's checksum feed and the latest snapshot's player state: with them, the
+    /// client's user-command bundles can be read.
+    checksum_feed: Option<i32>,
+    player: PlayerState,
     index: usize,
 }
 
@@ -123,6 +129,8 @@ impl Dissector {
             client_commands: Commands::new(),
             server_commands: Commands::new(),
             world: World::default(),
+            checksum_feed: None,
+            player: PlayerState::default(),
             index: 0,
         }
     }
@@ -190,6 +198,7 @@ impl Dissector {
     }
 
     fn message(&mut self, from: Side, delivered: Delivered) -> Value {
+        let mut bundle = None;
         let mut out = json!({
             "sequence": delivered.sequence,
             "dropped": delivered.dropped,
@@ -202,8 +211,16 @@ impl Dissector {
                     "message_acknowledge": h.message_acknowledge,
                     "reliable_acknowledge": h.reliable_acknowledge,
                 });
-                let command = self.server_commands.get(&h.reliable_acknowledge);
-                (self.challenge.map(|c| h.key(c)), command.cloned(), rest)
+                let command = self.server_commands.get(&h.reliable_acknowledge).cloned();
+                bundle = self.checksum_feed.map(|feed| BundleContext {
+                    key: bundle_key(
+                        h.message_acknowledge,
+                        feed,
+                        command.as_deref().unwrap_or_default().as_bytes(),
+                    ),
+                    base: default_usercmd(&self.player),
+                });
+                (self.challenge.map(|c| h.key(c)), command, rest)
             }),
             Side::Server => ServerHeader::parse(&delivered.payload).map(|(h, rest)| {
                 out["header"] = json!({"last_client_command": h.last_client_command});
@@ -230,13 +247,10 @@ impl Dissector {
             Ok(body) => {
                 out["body_hex"] = json!(to_hex(&body));
                 out["commands"] = match from {
-                    Side::Client => client_commands(&body, &mut self.client_commands),
-                    Side::Server => server_commands(
-                        &body,
-                        delivered.sequence,
-                        &mut self.server_commands,
-                        &mut self.world,
-                    ),
+                    Side::Client => {
+                        client_commands(&body, bundle.as_ref(), &mut self.client_commands)
+                    }
+                    Side::Server => self.server_commands(&body, delivered.sequence),
                 };
             }
             Err(e) => out["error"] = json!(e.to_string()),
@@ -245,10 +259,10 @@ impl Dissector {
     }
 }
 
-/// The records of a client body (reliable commands, then the bundle left unread: its key needs
-/// the session's checksum feed), remembered by sequence.
-fn client_commands(body: &[u8], seen: &mut Commands) -> Value {
-    let (records, stopped) = read_client_body(body, None);
+/// The records of a client body, its reliable commands remembered by sequence. The bundle is
+/// read once a gamestate has given the checksum feed its key needs.
+fn client_commands(body: &[u8], bundle: Option<&BundleContext>, seen: &mut Commands) -> Value {
+    let (records, stopped) = read_client_body(body, bundle);
     let mut found: Vec<Value> = records
         .into_iter()
         .map(|record| match record {
@@ -256,8 +270,21 @@ fn client_commands(body: &[u8], seen: &mut Commands) -> Value {
                 seen.insert(sequence, text.clone());
                 json!({"type": "clientCommand", "sequence": sequence, "text": text})
             }
-            ClientRecord::Move { no_delta, .. } | ClientRecord::Unread { no_delta } => {
-                json!({"type": if no_delta { "moveNoDelta" } else { "move" }})
+            ClientRecord::Move { no_delta, commands } => json!({
+                "type": if no_delta { "moveNoDelta" } else { "move" },
+                "usercmds": commands.iter().map(|c| json!({
+                    "server_time": c.server_time,
+                    "buttons": c.buttons,
+                    "wbuttons": c.wbuttons,
+                    "weapon": c.weapon,
+                    "angles": c.angles,
+                    "forward": c.forward,
+                    "right": c.right,
+                    "up": c.up,
+                })).collect::<Vec<_>>(),
+            }),
+            ClientRecord::Unread { no_delta } => {
+                json!({"type": if no_delta { "moveNoDelta" } else { "move" }, "unread": "no gamestate yet"})
             }
             ClientRecord::Eof => json!({"type": "EOF"}),
         })
@@ -268,10 +295,25 @@ fn client_commands(body: &[u8], seen: &mut Commands) -> Value {
     Value::Array(found)
 }
 
-/// The service records of a server body, as the client session reads them.
-fn server_commands(body: &[u8], sequence: u32, seen: &mut Commands, world: &mut World) -> Value {
-    let (records, stopped) = read_records(body, sequence, world);
-    let mut found: Vec<Value> = records
+impl Dissector {
+    /// The service records of a server body, as the client session reads them.
+    fn server_commands(&mut self, body: &[u8], sequence: u32) -> Value {
+        let (records, stopped) = read_records(body, sequence, &mut self.world);
+        for record in &records {
+            match record {
+                Record::Gamestate(g) => {
+                    self.checksum_feed = Some(g.checksum_feed);
+                    self.player = PlayerState::default();
+                }
+                Record::Snapshot {
+                    snapshot,
+                    usable: true,
+                } => self.player = snapshot.player.clone(),
+                _ => {}
+            }
+        }
+        let seen = &mut self.server_commands;
+        let mut found: Vec<Value> = records
         .into_iter()
         .map(|record| match record {
             Record::Nop => json!({"type": "svc_nop"}),
@@ -308,8 +350,9 @@ fn server_commands(body: &[u8], sequence: u32, seen: &mut Commands, world: &mut 
             Record::Eof => json!({"type": "svc_EOF"}),
         })
         .collect();
-    if let Some(error) = stopped {
-        found.push(json!({"error": error.to_string()}));
+        if let Some(error) = stopped {
+            found.push(json!({"error": error.to_string()}));
+        }
+        Value::Array(found)
     }
-    Value::Array(found)
 }

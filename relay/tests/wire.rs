@@ -350,3 +350,65 @@ fn wulfram_udp_records_walk_with_the_given_modes() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a stream mode"));
 }
+
+/// A capture of a real session: `cod::client` against `cod::server` on a perfect link, with the
+/// user commands the server read, in order.
+fn live_capture() -> (String, i32, Vec<i32>) {
+    use protocol::cod::client::{Client, ClientConfig};
+    use protocol::cod::entity::EntityState;
+    use protocol::cod::server::{Frame, Map, Server, ServerConfig, ServerEvent};
+    let from: std::net::SocketAddr = "127.0.0.1:40000".parse().unwrap();
+    let mut map = Map::default();
+    map.checksum_feed = 0x5eed;
+    map.baselines.insert(70, EntityState::zero(70));
+    let mut server = Server::new(ServerConfig::default(), map);
+    let mut client = Client::new(ClientConfig::default(), 0);
+    let mut frame = Frame::default();
+    let (mut lines, mut times, mut challenge) = (Vec::new(), Vec::new(), 0);
+    for now in (10..2000).step_by(10) {
+        if now % 50 == 0 {
+            frame.server_time += 50;
+            server.frame(now, &frame);
+        }
+        client.handle_timeout(now);
+        while let Some(d) = client.poll_transmit() {
+            if let Ok(Packet::Connect { userinfo }) = Packet::parse(&d) {
+                challenge = userinfo.get("challenge").unwrap().parse().unwrap();
+            }
+            lines.push(format!("c2s {}", to_hex(&d)));
+            server.handle_datagram(now, from, &d);
+        }
+        while let Some((_, d)) = server.poll_transmit() {
+            lines.push(format!("s2c {}", to_hex(&d)));
+            client.handle_datagram(now, &d);
+        }
+        for e in std::iter::from_fn(|| server.poll_event()) {
+            if let ServerEvent::Moves { commands, .. } = e {
+                times.extend(commands.iter().map(|c| c.server_time));
+            }
+        }
+        while client.poll_event().is_some() {}
+    }
+    (lines.join("\n"), challenge, times)
+}
+
+#[test]
+fn user_commands_are_read_once_the_gamestate_gives_their_key() {
+    let (capture, challenge, times) = live_capture();
+    let (out, ok) = muster(&["wire", "--challenge", &challenge.to_string()], &capture);
+    assert!(ok);
+    let dissected: Vec<i64> = json_lines(&out)
+        .iter()
+        .filter(|l| l["direction"] == "c2s")
+        .filter_map(|l| l["message"]["commands"].as_array().cloned())
+        .flatten()
+        .filter(|r| r["usercmds"].is_array())
+        .flat_map(|r| r["usercmds"].as_array().unwrap().clone())
+        .map(|c| c["server_time"].as_i64().unwrap())
+        .collect();
+    assert!(times.len() > 30, "{}", times.len());
+    // Every bundle the server read, the dissector read the same; before the gamestate
+    // arrived there were none.
+    assert_eq!(dissected, times.iter().map(|&t| i64::from(t)).collect::<Vec<_>>());
+    assert!(times.iter().any(|&t| t > 1000), "{times:?}");
+}

@@ -358,15 +358,17 @@ fn live_capture() -> (String, i32, Vec<i32>) {
     use protocol::cod::entity::EntityState;
     use protocol::cod::server::{Frame, Map, Server, ServerConfig, ServerEvent};
     let from: std::net::SocketAddr = "127.0.0.1:40000".parse().unwrap();
-    let mut map = Map::default();
-    map.checksum_feed = 0x5eed;
+    let mut map = Map {
+        checksum_feed: 0x5eed,
+        ..Map::default()
+    };
     map.baselines.insert(70, EntityState::zero(70));
     let mut server = Server::new(ServerConfig::default(), map);
     let mut client = Client::new(ClientConfig::default(), 0);
     let mut frame = Frame::default();
     let (mut lines, mut times, mut challenge) = (Vec::new(), Vec::new(), 0);
-    for now in (10..2000).step_by(10) {
-        if now % 50 == 0 {
+    for now in (10u64..2000).step_by(10) {
+        if now.is_multiple_of(50) {
             frame.server_time += 50;
             server.frame(now, &frame);
         }
@@ -409,6 +411,9 @@ fn user_commands_are_read_once_the_gamestate_gives_their_key() {
     assert!(times.len() > 30, "{}", times.len());
     // Every bundle the server read, the dissector read the same; before the gamestate
     // arrived there were none.
-    assert_eq!(dissected, times.iter().map(|&t| i64::from(t)).collect::<Vec<_>>());
+    assert_eq!(
+        dissected,
+        times.iter().map(|&t| i64::from(t)).collect::<Vec<_>>()
+    );
     assert!(times.iter().any(|&t| t > 1000), "{times:?}");
 }

@@ -18,7 +18,7 @@ use protocol::relay_api::{Reachability, WulframServer};
 use protocol::wulfram::control::{Control, D_HANDSHAKE};
 use protocol::wulfram::frame::{self, FrameReader};
 use protocol::wulfram::policy::{check_datagram, MAX_TCP_PAYLOAD};
-use protocol::wulfram::record::{ModeTable, StreamMode, Walker};
+use protocol::wulfram::record::{ModeTable, Walker};
 use protocol::wulfram::PORT;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -128,16 +128,7 @@ impl Announced {
             .collect();
         for control in handshakes {
             if let Control::Handshake(h) = control {
-                let mut table = ModeTable::default();
-                for &(opcode, mode) in &h.modes {
-                    if let (Ok(op), Some(mode)) =
-                        (u8::try_from(opcode), StreamMode::from_number(mode))
-                    {
-                        table.set(op, mode);
-                    }
-                }
-                table.set_groups(&h.groups);
-                self.0 = table;
+                self.0 = self.0.announced(&h);
             }
         }
     }

@@ -116,6 +116,22 @@ impl ModeTable {
             .collect();
     }
 
+    /// The table a peer's D_HANDSHAKE announces for its records: the listed modes (others
+    /// raw) and groups; mode 2's layout is kept from `self`, since no handshake carries it.
+    pub fn announced(&self, handshake: &super::control::Handshake) -> Self {
+        let mut table = Self {
+            mode2: self.mode2,
+            ..Self::default()
+        };
+        for &(opcode, mode) in &handshake.modes {
+            if let (Ok(op), Some(mode)) = (u8::try_from(opcode), StreamMode::from_number(mode)) {
+                table.set(op, mode);
+            }
+        }
+        table.set_groups(&handshake.groups);
+        table
+    }
+
     /// The stream an opcode's records share: its group's first member, or its own.
     pub fn stream_of(&self, opcode: u8) -> u8 {
         self.groups

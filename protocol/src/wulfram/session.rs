@@ -412,17 +412,7 @@ impl Session {
                 }
             }
             Control::Handshake(h) => {
-                let mut table = ModeTable::default();
-                table.mode2 = self.incoming.mode2;
-                for &(opcode, mode) in &h.modes {
-                    if let (Ok(op), Some(mode)) =
-                        (u8::try_from(opcode), StreamMode::from_number(mode))
-                    {
-                        table.set(op, mode);
-                    }
-                }
-                table.set_groups(&h.groups);
-                self.incoming = table;
+                self.incoming = self.incoming.announced(&h);
                 // Answered with its timestamp, so the peer knows we can parse its records.
                 self.control(Control::Ack(Ack::Time {
                     timestamp: h.timestamp,

@@ -387,7 +387,7 @@ impl Server {
             let mut datagram = MARKER.to_vec();
             datagram.extend_from_slice(notice.as_bytes());
             self.transmits.push_back((slot.addr, datagram));
-            slot.new_map(&self.map, now, &mut self.transmits);
+            slot.send_gamestate(&self.map, now, &mut self.transmits);
         }
     }
 

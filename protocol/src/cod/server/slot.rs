@@ -179,11 +179,6 @@ impl Slot {
         self.next_message = now;
     }
 
-    /// A map change: the client is sent `loadingnewmap` by the caller and a new gamestate here.
-    pub fn new_map(&mut self, map: &Map, now: u64, out: &mut VecDeque<(SocketAddr, Vec<u8>)>) {
-        self.send_gamestate(map, now, out);
-    }
-
     /// Handles one sequenced datagram from this client.
     pub fn handle_datagram(
         &mut self,

@@ -116,6 +116,10 @@ impl Sessions {
                 self.next_map(now, profile);
             }
         }
+        // After a stretch with nobody watching, the match resumes rather than catching up.
+        if now.saturating_sub(self.last_frame) > 10 * frame_ms {
+            self.last_frame = now - frame_ms;
+        }
         while now.saturating_sub(self.last_frame) >= frame_ms {
             self.last_frame += frame_ms;
             let taken: Vec<u8> = self.server.sessions().map(|(n, _)| n).collect();

@@ -63,8 +63,9 @@ fn extend(value: u32, bits: i32) -> u32 {
 /// The compact form of a float, when it has one: an integer in -4096..4095.
 fn compact(value: f32) -> Option<u32> {
     let truncated = value as i32;
-    (truncated as f32 == value && (0..8192).contains(&(truncated + COMPACT_BIAS)))
-        .then(|| (truncated + COMPACT_BIAS) as u32)
+    // Widened, so a float near the int range's edge reads as out of range, not overflow.
+    let biased = i64::from(truncated) + i64::from(COMPACT_BIAS);
+    (truncated as f32 == value && (0..8192).contains(&biased)).then_some(biased as u32)
 }
 
 fn write_float_value(w: &mut MsgWriter, new: u32) {
@@ -174,6 +175,14 @@ pub fn normalize(codec: Codec, field: &Field, value: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_at_the_int_range_edge_go_raw() {
+        assert_eq!(compact(2_147_483_648.0), None);
+        assert_eq!(compact(-2_147_483_648.0), None);
+        assert_eq!(compact(4095.0), Some(8191));
+        assert_eq!(compact(-4096.0), Some(0));
+    }
     use crate::cod::fields::{ENTITY_FIELDS, PLAYER_STATE_FIELDS};
 
     fn field(bits: i32) -> Field {

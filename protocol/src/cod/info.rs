@@ -47,6 +47,11 @@ fn check(text: &str) -> Result<(), InfoError> {
     }
 }
 
+/// Bytes a text takes on the wire: one per character, as game text is Latin-1.
+fn wire_len(text: &str) -> usize {
+    text.chars().count()
+}
+
 impl InfoString {
     /// An empty info string bounded by `limit` bytes ([`MAX_INFO_STRING`] or [`MAX_BIG_INFO_STRING`]).
     pub fn new(limit: usize) -> Self {
@@ -58,7 +63,10 @@ impl InfoString {
 
     /// Parses `\k\v\k\v` (the leading backslash is optional; one trailing backslash is tolerated).
     pub fn parse(text: &str, limit: usize) -> Result<Self, InfoError> {
-        if text.len() >= limit {
+        // Measured as it is written back: one byte per character (game text is Latin-1), with
+        // the leading backslash the canonical form always has.
+        let written = wire_len(text) + usize::from(!text.starts_with('\\'));
+        if written >= limit {
             return Err(InfoError::TooLong { limit });
         }
         if text.contains(['\n', '\0']) {
@@ -106,9 +114,9 @@ impl InfoString {
             .pairs
             .iter()
             .filter(|(k, _)| !k.eq_ignore_ascii_case(key))
-            .map(|(k, v)| k.len() + v.len() + 2)
+            .map(|(k, v)| wire_len(k) + wire_len(v) + 2)
             .sum();
-        if kept + key.len() + value.len() + 2 >= self.limit {
+        if kept + wire_len(key) + wire_len(value) + 2 >= self.limit {
             return Err(InfoError::TooLong { limit: self.limit });
         }
         self.pairs.retain(|(k, _)| !k.eq_ignore_ascii_case(key));
@@ -143,6 +151,20 @@ impl fmt::Display for InfoString {
 mod tests {
     use super::*;
     use alloc::string::ToString;
+
+    #[test]
+    fn the_limit_counts_wire_bytes_in_the_canonical_form() {
+        // 1,023 bytes without the leading backslash would be 1,024 written back: refused.
+        let unprefixed = alloc::format!("k\\{}", "v".repeat(1021));
+        assert_eq!(
+            InfoString::parse(&unprefixed, 1024),
+            Err(InfoError::TooLong { limit: 1024 })
+        );
+        assert!(InfoString::parse(&alloc::format!("\\{unprefixed}")[..1023], 1024).is_ok());
+        // Latin-1 characters are one byte each, however Rust stores them.
+        let latin = alloc::format!("\\k\\{}", "\u{ff}".repeat(1000));
+        assert!(InfoString::parse(&latin, 1024).is_ok());
+    }
 
     #[test]
     fn parses_in_order_and_looks_up_without_case() {

@@ -20,8 +20,23 @@ fn targets(root: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
+/// How a fuzz run explores.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Exploration {
+    /// `cargo xtask test`: a fixed seed from an empty corpus, so every machine walks the same
+    /// inputs (a slower one walks a prefix of them) and a test run is reproducible.
+    Smoke,
+    /// `cargo xtask fuzz`: a fresh seed each run, growing the kept corpus.
+    Search,
+}
+
 /// Runs each of `targets` (all when empty) for `seconds`.
-pub fn run_targets(root: &Path, seconds: u64, wanted: &[String]) -> Result<()> {
+pub fn run_targets(
+    root: &Path,
+    seconds: u64,
+    wanted: &[String],
+    exploration: Exploration,
+) -> Result<()> {
     tools::ensure_cargo_fuzz()?;
     let all = targets(root)?;
     let chosen: Vec<&String> = if wanted.is_empty() {
@@ -33,15 +48,19 @@ pub fn run_targets(root: &Path, seconds: u64, wanted: &[String]) -> Result<()> {
         if !all.contains(target) {
             bail!("no fuzz target {target}; targets: {}", all.join(", "));
         }
+        let mut command = Command::new("cargo");
+        command.args(["fuzz", "run", target]);
+        if exploration == Exploration::Smoke {
+            let corpus = root.join("target/fuzz-smoke").join(target);
+            let _ = std::fs::remove_dir_all(&corpus);
+            std::fs::create_dir_all(&corpus)?;
+            command.arg(&corpus).args(["--", "-seed=1"]);
+        } else {
+            command.arg("--");
+        }
         status(
-            Command::new("cargo")
-                .args([
-                    "fuzz",
-                    "run",
-                    target,
-                    "--",
-                    &format!("-max_total_time={seconds}"),
-                ])
+            command
+                .arg(format!("-max_total_time={seconds}"))
                 .current_dir(root.join("fuzz"))
                 .env("RUSTC_BOOTSTRAP", "1"),
         )?;
@@ -65,5 +84,5 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             wanted.push(arg.clone());
         }
     }
-    run_targets(root, seconds, &wanted)
+    run_targets(root, seconds, &wanted, Exploration::Search)
 }

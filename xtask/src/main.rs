@@ -193,7 +193,7 @@ fn test(root: &Path) -> Result<()> {
     ]))?;
     build_page(root)?;
     // Every parser under the fuzzer for a few seconds: a smoke run, not a search.
-    fuzz::run_targets(root, 10, &[])?;
+    fuzz::run_targets(root, 10, &[], fuzz::Exploration::Smoke)?;
     let mut tests = Command::new("cargo");
     tests
         .args(["test", "--", "--include-ignored"])

@@ -54,22 +54,11 @@ pub async fn parse_target(text: &str) -> anyhow::Result<WulframTarget> {
                 .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
         "{name:?}: a Wulfram server's name is letters, digits, '-', '_' and '.'"
     );
-    let with_port = if host
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-    {
-        host.to_owned()
-    } else {
-        format!("{host}:{PORT}")
-    };
-    let addr = tokio::net::lookup_host(&with_port)
-        .await
-        .with_context(|| format!("cannot resolve {host}"))?
-        .next()
-        .with_context(|| format!("{host} has no address"))?;
+    // The relay's one way of reading HOST[:PORT]; Wulfram II targets are IPv4 as the rest.
+    let addr = crate::cli::resolve(host, PORT).await?[0];
     Ok(WulframTarget {
         name: name.to_owned(),
-        addr,
+        addr: SocketAddr::V4(addr),
     })
 }
 

@@ -13,7 +13,3 @@ pub mod stream;
 
 /// Wulfram II servers listen on this TCP and UDP port.
 pub const PORT: u16 = 2627;
-/// Opcode slots of the game protocol: 0x00 through 0x56.
-pub const OPCODES: usize = 87;
-/// Opcodes 0x00-0x04 are the protocol's own transport controls.
-pub const FIRST_GAME_OPCODE: u8 = 0x05;

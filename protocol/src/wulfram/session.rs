@@ -157,11 +157,6 @@ impl Session {
         self.send.get(&stream).map_or(0, SendStream::in_flight)
     }
 
-    /// The modes the peer's handshake set for its records.
-    pub fn incoming_modes(&self) -> &ModeTable {
-        &self.incoming
-    }
-
     fn timestamp(&self, now: u64) -> u32 {
         now.saturating_sub(self.epoch) as u32
     }

@@ -1,49 +1,75 @@
-//! A small match the lab's sessions watch: soldiers (players and bots from the server's roster)
-//! run, turn, fire, die, respawn and score; a vehicle or two drive a loop; kills, chat and score
-//! changes go out as server commands. Deterministic for a seed; time is the server's.
+//! A small match the lab's sessions watch, told the way a stock UO server tells it: soldiers
+//! (players and bots from the server's roster) run, turn, fire, die, respawn and score; a
+//! vehicle or two drive a loop; deaths are obituary temp entities, team scores configstrings
+//! 5 and 6, the scoreboard a `b` command, chat `h`. Deterministic for a seed; time is the
+//! server's.
 
 use std::collections::BTreeMap;
 
 use protocol::cod::entity::{EntityState, ET_VEHICLE};
 use protocol::cod::fields::Named;
 use protocol::cod::msg::{angle16_decode, angle16_encode};
+use protocol::cod::obituary::{
+    cause_of, Obituary, EV_DEATH, MOD_HEAD_SHOT, MOD_MELEE, MOD_RIFLE_BULLET, SVF_BROADCAST,
+};
 use protocol::cod::playerstate::PlayerState;
+use protocol::cod::server::visibility::SVF_OBJECTIVE;
 use protocol::cod::server::{Frame, Map};
 use protocol::cod::snapshot::ClientState;
+use protocol::cod::spectator::{
+    CS_ALLIES_SCORE, CS_AXIS_SCORE, CS_FOG, CS_LEVEL_START, CS_WEAPONS, EF_DEAD, ET_PLAYER,
+    PM_DEAD, PSF_ACTIVE_PLAYER,
+};
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::profile::ServerProfile;
 
-/// `eType` of a player entity.
-pub const ET_PLAYER: u32 = 1;
 /// `eType` of a static map entity (the flags and radios the baselines carry).
 pub const ET_GENERAL: u32 = 0;
-/// `eFlags` bit of a dead player.
-pub const EF_DEAD: u32 = 1;
 /// The entity event a shot makes.
 pub const EV_FIRE_WEAPON: u32 = 26;
-/// `pm_type` of a free spectator.
-pub const PM_SPECTATOR: u32 = 3;
 /// Teams as clientState `team` has them.
-pub const TEAM_ALLIES: u32 = 1;
-pub const TEAM_AXIS: u32 = 2;
+pub const TEAM_FREE: u32 = 0;
+pub const TEAM_AXIS: u32 = 1;
+pub const TEAM_ALLIES: u32 = 2;
 pub const TEAM_SPECTATOR: u32 = 3;
-/// Entity numbers of the vehicles and of the map's static entities.
+/// A standing soldier's eye height.
+pub const VIEW_HEIGHT: f32 = 60.0;
+/// Entity numbers of the vehicles, of the map's static entities and of the temp entities.
 const FIRST_VEHICLE: u16 = 64;
 const FIRST_STATIC: u16 = 80;
+const FIRST_TEMP: u16 = 200;
+const TEMP_SLOTS: u16 = 32;
+/// How long a temp event entity stays in snapshots (Q3's EVENT_VALID_MSEC; UO's lifetime was
+/// not traced).
+const TEMP_LIFETIME_MS: i32 = 300;
 /// Half the side of the square the match is played in.
-const ARENA: f32 = 1800.0;
+pub const ARENA: f32 = 1800.0;
 const RUN_SPEED: f32 = 190.0;
 const RESPAWN_MS: i32 = 3000;
-const WEAPONS: &[(&str, u32)] = &[
-    ("kar98k_mp", 11),
-    ("m1garand_mp", 7),
-    ("thompson_mp", 9),
-    ("mp40_mp", 13),
-    ("bar_mp", 5),
-    ("springfield_mp", 8),
+/// Configstring 7: the weapon files of `weapons/mp`, sorted; weapon i is the i-th (1-based).
+pub const WEAPON_FILES: &[&str] = &[
+    "bar_mp",
+    "colt_mp",
+    "kar98k_mp",
+    "luger_mp",
+    "m1carbine_mp",
+    "m1garand_mp",
+    "mp40_mp",
+    "mp44_mp",
+    "springfield_mp",
+    "thompson_mp",
+];
+/// The weapons soldiers carry.
+const CARRIED: &[&str] = &[
+    "kar98k_mp",
+    "m1garand_mp",
+    "thompson_mp",
+    "mp40_mp",
+    "bar_mp",
+    "springfield_mp",
 ];
 const CHAT: &[&str] = &[
     "gg",
@@ -55,24 +81,57 @@ const CHAT: &[&str] = &[
     "who has the flag?",
 ];
 
+/// A weapon's index: its 1-based place in [`WEAPON_FILES`].
+pub fn weapon_index(file: &str) -> u8 {
+    WEAPON_FILES
+        .iter()
+        .position(|w| *w == file)
+        .map_or(0, |i| i as u8 + 1)
+}
+
 /// An angle as the wire carries it: snapped to a 16-bit angle, so what a client decodes is
 /// exactly what the server holds.
-fn angle(degrees: f32) -> u32 {
+pub fn angle(degrees: f32) -> u32 {
     angle16_decode(angle16_encode(degrees)).to_bits()
+}
+
+/// The chat colour of a team's names: ^9 axis, ^8 allies.
+pub fn team_colour(team: u32) -> &'static str {
+    match team {
+        TEAM_AXIS => "^9",
+        TEAM_ALLIES => "^8",
+        _ => "",
+    }
+}
+
+/// Chat to everyone (`h`, text colour 7) or to a team (`i`, colour 5) as stock's G_Say builds
+/// it; `status` is `\x15(\x14GAME_SPECTATOR\x15)`, `\x15(\x14GAME_DEAD\x15)` or empty. The
+/// exact wrapper is inferred from the notes.
+pub fn chat_command(team_chat: bool, status: &str, team: u32, name: &str, text: &str) -> String {
+    let prefix = format!("{status}\x15{}{name}^7: ", team_colour(team));
+    let (verb, colour) = if team_chat { ('i', '5') } else { ('h', '7') };
+    format!("{verb} \"\x15{prefix}^{colour}{text}\"")
 }
 
 /// One soldier on the field.
 #[derive(Clone, Debug)]
-struct Soldier {
-    number: u8,
-    name: String,
-    team: u32,
-    origin: [f32; 3],
-    yaw: f32,
+pub struct Soldier {
+    pub number: u8,
+    pub name: String,
+    pub team: u32,
+    pub origin: [f32; 3],
+    pub yaw: f32,
     weapon: usize,
     dead_until: Option<i32>,
     events: u32,
     last_event: u32,
+    deaths: i32,
+}
+
+impl Soldier {
+    pub fn alive(&self) -> bool {
+        self.dead_until.is_none()
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -82,17 +141,37 @@ struct Vehicle {
     phase: f32,
 }
 
+/// An obituary temp entity and when it goes away.
+#[derive(Clone, Debug)]
+struct TempEntity {
+    entity: EntityState,
+    until: i32,
+}
+
 /// The match on one lab server.
 pub struct Match {
     rng: SmallRng,
     soldiers: Vec<Soldier>,
     vehicles: Vec<Vehicle>,
     statics: BTreeMap<u16, EntityState>,
+    temps: BTreeMap<u16, TempEntity>,
+    next_temp: u16,
     time: i32,
+    level_start: i32,
+    axis_score: i32,
+    allies_score: i32,
 }
 
-/// Server commands a step produced, in order.
-pub type Commands = Vec<String>;
+/// What one frame produced for the sessions.
+#[derive(Clone, Debug, Default)]
+pub struct Step {
+    /// Reliable server commands for every client.
+    pub commands: Vec<String>,
+    /// Configstring changes.
+    pub configstrings: Vec<(u16, String)>,
+    /// Soldiers who died this frame (spectators following them get a scoreboard).
+    pub deaths: Vec<u8>,
+}
 
 impl Match {
     /// A match on the profile's map starting at server time `time` (server time runs on
@@ -103,7 +182,12 @@ impl Match {
             soldiers: Vec::new(),
             vehicles: Vec::new(),
             statics: BTreeMap::new(),
+            temps: BTreeMap::new(),
+            next_temp: 0,
             time,
+            level_start: time,
+            axis_score: 0,
+            allies_score: 0,
         };
         let (jeep, tank) = (profile.jeeps || !profile.tanks, profile.tanks);
         for (i, is_tank) in [(0, false), (1, true)] {
@@ -126,21 +210,31 @@ impl Match {
             e.set_origin(*at);
             game.statics.insert(number, e);
         }
+        // The roster is on the field from the start, so its slots are taken before anyone
+        // connects.
+        game.sync_roster(profile, &[]);
         game
     }
 
     /// The gamestate for this map: serverinfo, systeminfo (`sv_pure 0`: the lab validates no
-    /// paks) and the static entities' baselines.
-    pub fn map(&self, profile: &ServerProfile, checksum_feed: i32) -> Map {
+    /// paks), the worldspawn, team scores, weapons, fog (`visibility`, 0 for none), the level
+    /// start, and the static entities' baselines.
+    pub fn map(&self, profile: &ServerProfile, checksum_feed: i32, visibility: f32) -> Map {
         let mut map = Map {
             checksum_feed,
             ..Map::default()
         };
-        map.configstrings
-            .insert(0, profile.status(None).info.to_string());
-        map.configstrings.insert(1, "\\sv_pure\\0".to_owned());
-        map.configstrings
-            .insert(2, format!("{} {}", profile.mapname, profile.gametype));
+        let cs = &mut map.configstrings;
+        cs.insert(0, profile.status(None).info.to_string());
+        cs.insert(1, "\\sv_pure\\0".to_owned());
+        cs.insert(2, "cod".to_owned());
+        cs.insert(CS_AXIS_SCORE, self.axis_score.to_string());
+        cs.insert(CS_ALLIES_SCORE, self.allies_score.to_string());
+        cs.insert(CS_WEAPONS, WEAPON_FILES.join(" "));
+        if visibility > 0.0 {
+            cs.insert(CS_FOG, format!("0 {visibility} 1 0.55 0.55 0.6 0"));
+        }
+        cs.insert(CS_LEVEL_START, self.level_start.to_string());
         map.baselines = self.statics.clone();
         map
     }
@@ -164,13 +258,12 @@ impl Match {
             else {
                 continue;
             };
-            let team = if self
+            let allies = self
                 .soldiers
                 .iter()
                 .filter(|s| s.team == TEAM_ALLIES)
-                .count()
-                <= self.soldiers.len() / 2
-            {
+                .count();
+            let team = if allies <= self.soldiers.len() / 2 {
                 TEAM_ALLIES
             } else {
                 TEAM_AXIS
@@ -181,10 +274,11 @@ impl Match {
                 team,
                 origin: self.spawn_point(team),
                 yaw: self.rng.random_range(0.0..360.0),
-                weapon: self.rng.random_range(0..WEAPONS.len()),
+                weapon: self.rng.random_range(0..CARRIED.len()),
                 dead_until: None,
                 events: 0,
                 last_event: 0,
+                deaths: 0,
             };
             self.soldiers.push(soldier);
         }
@@ -200,17 +294,27 @@ impl Match {
     }
 
     /// Advances the match by one server frame of `frame_ms`. `taken` are the sessions' client
-    /// numbers. Returns the server commands the frame produced; scores go into `profile`.
-    pub fn step(&mut self, frame_ms: i32, profile: &mut ServerProfile, taken: &[u8]) -> Commands {
+    /// numbers. Scores go into `profile`.
+    pub fn step(&mut self, frame_ms: i32, profile: &mut ServerProfile, taken: &[u8]) -> Step {
         self.time += frame_ms;
         self.sync_roster(profile, taken);
-        let mut commands = Commands::new();
+        let time = self.time;
+        self.temps.retain(|_, t| t.until > time);
+        let mut step = Step::default();
         let dt = frame_ms as f32 / 1000.0;
+        // The dead lie where they fell until they respawn at their side's spawn.
+        for i in 0..self.soldiers.len() {
+            if self.soldiers[i]
+                .dead_until
+                .is_some_and(|until| time >= until)
+            {
+                let spawn = self.spawn_point(self.soldiers[i].team);
+                self.soldiers[i].dead_until = None;
+                self.soldiers[i].origin = spawn;
+            }
+        }
         for s in &mut self.soldiers {
-            if let Some(until) = s.dead_until {
-                if self.time >= until {
-                    s.dead_until = None;
-                }
+            if !s.alive() {
                 continue;
             }
             s.yaw = (s.yaw + self.rng.random_range(-25.0..25.0f32)).rem_euclid(360.0);
@@ -230,23 +334,29 @@ impl Match {
         }
         // About one kill a second across the field.
         if self.rng.random_bool(f64::from(frame_ms) / 1000.0) {
-            self.kill(profile, &mut commands);
+            self.kill(profile, &mut step);
         }
         if self.rng.random_bool(f64::from(frame_ms) / 8000.0) {
             if let Some(s) = self.soldiers.choose(&mut self.rng) {
                 let line = CHAT.choose(&mut self.rng).copied().unwrap_or("gg");
-                commands.push(format!("chat \"{}^7: {line}\"", s.name));
+                let status = if s.alive() {
+                    ""
+                } else {
+                    "\x15(\x14GAME_DEAD\x15)"
+                };
+                step.commands
+                    .push(chat_command(false, status, s.team, &s.name, line));
             }
         }
         for v in &mut self.vehicles {
             v.phase += dt * if v.tank { 0.15 } else { 0.4 };
         }
-        commands
+        step
     }
 
-    fn kill(&mut self, profile: &mut ServerProfile, commands: &mut Commands) {
+    fn kill(&mut self, profile: &mut ServerProfile, step: &mut Step) {
         let alive: Vec<usize> = (0..self.soldiers.len())
-            .filter(|&i| self.soldiers[i].dead_until.is_none())
+            .filter(|&i| self.soldiers[i].alive())
             .collect();
         let Some(&victim) = alive.choose(&mut self.rng) else {
             return;
@@ -259,17 +369,46 @@ impl Match {
         let Some(&killer) = foes.choose(&mut self.rng) else {
             return;
         };
-        self.soldiers[victim].dead_until = Some(self.time + RESPAWN_MS);
-        let team = self.soldiers[victim].team;
-        let spawn = self.spawn_point(team);
-        self.soldiers[victim].origin = spawn;
-        let weapon = WEAPONS[self.soldiers[killer].weapon].0;
-        let (k, v) = (&self.soldiers[killer].name, &self.soldiers[victim].name);
-        commands.push(format!("print \"{k}^7 killed {v}^7 ({weapon})\n\""));
-        if let Some(p) = profile.players.iter_mut().find(|p| p.name == *k) {
+        let means = match self.rng.random_range(0..20) {
+            0..=3 => MOD_HEAD_SHOT,
+            4 => MOD_MELEE,
+            _ => MOD_RIFLE_BULLET,
+        };
+        let weapon = weapon_index(CARRIED[self.soldiers[killer].weapon]);
+        let obituary = Obituary {
+            victim: u16::from(self.soldiers[victim].number),
+            attacker: Some(u16::from(self.soldiers[killer].number)),
+            cause: cause_of(weapon, means),
+        };
+        let number = FIRST_TEMP + self.next_temp;
+        self.next_temp = (self.next_temp + 1) % TEMP_SLOTS;
+        self.temps.insert(
+            number,
+            TempEntity {
+                entity: obituary.to_entity(number),
+                until: self.time + TEMP_LIFETIME_MS,
+            },
+        );
+        let v = &mut self.soldiers[victim];
+        v.dead_until = Some(self.time + RESPAWN_MS);
+        v.deaths += 1;
+        v.events = v.events.wrapping_add(1);
+        v.last_event = EV_DEATH;
+        let fallen = v.number;
+        let killer_name = self.soldiers[killer].name.clone();
+        let killer_team = self.soldiers[killer].team;
+        if let Some(p) = profile.players.iter_mut().find(|p| p.name == killer_name) {
             p.score += 1;
         }
-        commands.push(scores(profile, &self.soldiers));
+        let (index, score) = if killer_team == TEAM_AXIS {
+            self.axis_score += 1;
+            (CS_AXIS_SCORE, self.axis_score)
+        } else {
+            self.allies_score += 1;
+            (CS_ALLIES_SCORE, self.allies_score)
+        };
+        step.configstrings.push((index, score.to_string()));
+        step.deaths.push(fallen);
     }
 
     /// The server time of the latest frame.
@@ -282,13 +421,62 @@ impl Match {
         self.soldiers.iter().map(|s| s.number).collect()
     }
 
-    /// What everyone sees now; each session gets a spectator's player state.
-    pub fn frame(&self, sessions: &[(u8, String)]) -> Frame {
+    pub fn soldiers(&self) -> &[Soldier] {
+        &self.soldiers
+    }
+
+    /// `b` as stock sends it: count, axis and allies scores, then client, score, ping, deaths
+    /// and status icon per client, sorted by score.
+    pub fn scores(&self, profile: &ServerProfile, sessions: &[(u8, String)]) -> String {
+        let mut rows: Vec<(u8, i32, i32, i32)> = self
+            .soldiers
+            .iter()
+            .map(|s| {
+                let (score, ping) = profile
+                    .players
+                    .iter()
+                    .find(|p| p.name == s.name)
+                    .map_or((0, 0), |p| (p.score, p.ping));
+                (s.number, score, ping, s.deaths)
+            })
+            .collect();
+        rows.extend(sessions.iter().map(|(n, _)| (*n, 0, 5, 0)));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.1));
+        rows.truncate(64);
+        let mut text = format!("b {} {} {}", rows.len(), self.axis_score, self.allies_score);
+        for (client, score, ping, deaths) in rows {
+            text.push_str(&format!(" {client} {score} {ping} {deaths} 0"));
+        }
+        text
+    }
+
+    /// The player state of a soldier, as a spectator following it receives it.
+    pub fn soldier_state(&self, number: u8) -> Option<PlayerState> {
+        let s = self.soldiers.iter().find(|s| s.number == number)?;
+        let mut ps = PlayerState::default();
+        ps.set("commandTime", self.time as u32);
+        ps.set("pm_type", if s.alive() { 0 } else { PM_DEAD });
+        ps.set("pm_flags", PSF_ACTIVE_PLAYER);
+        ps.set("clientNum", u32::from(number));
+        for (i, v) in s.origin.iter().enumerate() {
+            ps.set_f32(["origin[0]", "origin[1]", "origin[2]"][i], v.trunc());
+        }
+        ps.set_f32("viewHeightCurrent", VIEW_HEIGHT);
+        ps.set("viewangles[1]", angle(s.yaw));
+        ps.set("weapon", u32::from(weapon_index(CARRIED[s.weapon])));
+        Some(ps)
+    }
+
+    /// What everyone sees now, before each session's own player state and client state.
+    pub fn frame(&self) -> Frame {
         let mut frame = Frame {
             server_time: self.time,
             ..Frame::default()
         };
         frame.entities = self.statics.clone();
+        for &number in self.statics.keys() {
+            frame.sv_flags.insert(number, SVF_OBJECTIVE);
+        }
         for s in &self.soldiers {
             frame
                 .entities
@@ -300,28 +488,12 @@ impl Match {
         for v in &self.vehicles {
             frame.entities.insert(v.number, vehicle_entity(v));
         }
-        for (number, name) in sessions {
-            frame
-                .clients
-                .insert(*number, client_state(name, TEAM_SPECTATOR));
-            frame.players.insert(*number, spectator(*number, self.time));
+        for (&number, t) in &self.temps {
+            frame.entities.insert(number, t.entity.clone());
+            frame.sv_flags.insert(number, SVF_BROADCAST);
         }
         frame
     }
-}
-
-/// `scores` as Q3 sends it: the count, then client number, score and ping per soldier.
-fn scores(profile: &ServerProfile, soldiers: &[Soldier]) -> String {
-    let mut text = format!("scores {}", soldiers.len());
-    for s in soldiers {
-        let (score, ping) = profile
-            .players
-            .iter()
-            .find(|p| p.name == s.name)
-            .map_or((0, 0), |p| (p.score, p.ping));
-        text.push_str(&format!(" {} {score} {ping}", s.number));
-    }
-    text
 }
 
 fn soldier_entity(s: &Soldier, time: i32) -> EntityState {
@@ -330,10 +502,11 @@ fn soldier_entity(s: &Soldier, time: i32) -> EntityState {
     e.set("clientNum", u32::from(s.number));
     e.set("pos.trType", 1);
     e.set("pos.trTime", time as u32);
-    e.set_origin(s.origin);
+    // Stock snaps player origins to whole units.
+    e.set_origin(s.origin.map(f32::trunc));
     e.set("apos.trBase[1]", angle(s.yaw));
-    e.set("weapon", WEAPONS[s.weapon].1);
-    let dead = s.dead_until.is_some();
+    e.set("weapon", u32::from(weapon_index(CARRIED[s.weapon])));
+    let dead = !s.alive();
     e.set("eFlags", if dead { EF_DEAD } else { 0 });
     e.set("legsAnim", if dead { 20 } else { 3 });
     e.set("torsoAnim", if dead { 20 } else { 5 });
@@ -348,7 +521,7 @@ fn vehicle_entity(v: &Vehicle) -> EntityState {
     let (sin, cos) = v.phase.sin_cos();
     e.set("eType", ET_VEHICLE);
     e.set("index", if v.tank { 2 } else { 1 });
-    e.set_origin([radius * cos, radius * sin, 0.0]);
+    e.set_origin([(radius * cos).trunc(), (radius * sin).trunc(), 0.0]);
     let heading = (v.phase.to_degrees() + 90.0).rem_euclid(360.0);
     e.set("apos.trBase[1]", angle(heading));
     e.vehicle = true;
@@ -363,26 +536,10 @@ pub fn client_state(name: &str, team: u32) -> ClientState {
     c
 }
 
-/// A free spectator circling the field, looking at its middle.
-fn spectator(number: u8, time: i32) -> PlayerState {
-    let mut ps = PlayerState::default();
-    let orbit = time as f32 / 20_000.0;
-    let (sin, cos) = orbit.sin_cos();
-    ps.set("commandTime", time as u32);
-    ps.set("pm_type", PM_SPECTATOR);
-    ps.set("clientNum", u32::from(number));
-    ps.set_f32("origin[0]", 2400.0 * cos);
-    ps.set_f32("origin[1]", 2400.0 * sin);
-    ps.set_f32("origin[2]", 600.0);
-    let yaw = (orbit.to_degrees() + 180.0).rem_euclid(360.0);
-    ps.set("viewangles[1]", angle(yaw));
-    ps.set("viewangles[0]", angle(12.0));
-    ps
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::cod::obituary::ET_OBITUARY;
 
     #[test]
     fn names_round_trip_through_client_state_words() {
@@ -392,7 +549,7 @@ mod tests {
     }
 
     #[test]
-    fn soldiers_move_fire_die_and_score() {
+    fn soldiers_move_die_by_obituary_and_score_in_configstrings() {
         let mut rng = SmallRng::seed_from_u64(3);
         let mut profile = ServerProfile::generate(0, &mut rng);
         while profile.players.len() < 6 {
@@ -400,15 +557,20 @@ mod tests {
         }
         let mut game = Match::new(&profile, 9, 0);
         let before: i32 = profile.players.iter().map(|p| p.score).sum();
-        let first = {
-            game.step(50, &mut profile, &[]);
-            game.frame(&[])
-        };
-        let mut commands = Vec::new();
+        game.step(50, &mut profile, &[]);
+        let first = game.frame();
+        let mut steps = Vec::new();
+        let mut obituaries = 0;
         for _ in 0..400 {
-            commands.extend(game.step(50, &mut profile, &[]));
+            steps.push(game.step(50, &mut profile, &[]));
+            obituaries += game
+                .frame()
+                .entities
+                .values()
+                .filter(|e| e.get("eType") == ET_OBITUARY)
+                .count();
         }
-        let last = game.frame(&[(0, "Muster".into())]);
+        let last = game.frame();
         assert!(
             first.entities.values().any(|e| e.vehicle),
             "a vehicle drives"
@@ -419,13 +581,22 @@ mod tests {
             .filter(|(n, e)| last.entities.get(n) != Some(e))
             .count();
         assert!(moved >= 6, "soldiers and vehicles move");
-        assert!(commands
+        assert!(obituaries > 5, "deaths are obituary entities");
+        assert!(steps.iter().any(|s| s
+            .configstrings
             .iter()
-            .any(|c| c.starts_with("print ") && c.contains("killed")));
-        assert!(commands.iter().any(|c| c.starts_with("scores ")));
+            .any(|(i, _)| *i == CS_AXIS_SCORE || *i == CS_ALLIES_SCORE)));
+        assert!(steps
+            .iter()
+            .any(|s| s.commands.iter().any(|c| c.starts_with("h \""))));
         let after: i32 = profile.players.iter().map(|p| p.score).sum();
         assert!(after > before, "kills score");
-        assert!(last.players.contains_key(&0));
-        assert_eq!(last.clients[&0].name(), "Muster");
+        let b = game.scores(&profile, &[(0, "Muster".into())]);
+        assert!(
+            b.starts_with(&format!("b {} ", game.numbers().len() + 1)),
+            "{b}"
+        );
+        let ps = game.soldier_state(game.numbers()[0]).unwrap();
+        assert_eq!(ps.get("clientNum"), u32::from(game.numbers()[0]));
     }
 }

@@ -9,6 +9,7 @@ pub mod sessions;
 pub mod wulfram;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ use tokio::task::JoinSet;
 pub use profile::{LabPlayer, ServerProfile};
 pub use server::Fault;
 use server::ServerTiming;
+pub use sessions::{SessionConfig, Truth};
 
 /// How to lay out a fleet.
 #[derive(Clone, Debug)]
@@ -48,6 +50,14 @@ pub struct LabConfig {
     pub map_time: Option<Duration>,
     /// Also run a Wulfram II endpoint (TCP and UDP) on this port; 0 takes any free port.
     pub wulfram_port: Option<u16>,
+    /// Fog: how far a spectator sees (configstring 13); 0 for a clear map.
+    pub visibility: f32,
+    /// `g_inactivityspectator`: idle spectators are dropped after this; `None` never.
+    pub inactivity_spectator: Option<Duration>,
+    /// Where to write the true match, one JSON line per server frame of every watched server.
+    pub truth: Option<Truth>,
+    /// Give every server exactly this many players (bots and humans) and keep the roster.
+    pub players: Option<usize>,
 }
 
 /// Shares of the fleet given each fault; the rest behave. Assignment is by seed, so a fleet and
@@ -115,6 +125,10 @@ impl Default for LabConfig {
             faults: FaultPlan::default(),
             map_time: Some(Duration::from_secs(600)),
             wulfram_port: None,
+            visibility: sessions::DEFAULT_VISIBILITY,
+            inactivity_spectator: None,
+            truth: None,
+            players: None,
         }
     }
 }
@@ -125,6 +139,14 @@ pub struct LabServer {
     pub addr: SocketAddrV4,
     pub profile: Arc<Mutex<ServerProfile>>,
     pub fault: Fault,
+    /// Every `connect` the server accepted.
+    pub connects: Arc<AtomicU64>,
+}
+
+impl LabServer {
+    pub fn connects(&self) -> u64 {
+        self.connects.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl LabServer {
@@ -186,6 +208,14 @@ impl Lab {
             churn: config.churn,
             heartbeat: config.heartbeat,
             map_time: config.map_time,
+            sessions: SessionConfig {
+                visibility: config.visibility,
+                inactivity_spectator_ms: config
+                    .inactivity_spectator
+                    .map_or(0, |d| d.as_millis() as u64),
+                truth: config.truth.clone(),
+                ..SessionConfig::default()
+            },
         };
         let mut servers = Vec::with_capacity(config.servers);
         for i in 0..config.servers {
@@ -194,13 +224,21 @@ impl Lab {
                 base => u16::try_from(usize::from(base) + i).context("port range past 65535")?,
             };
             let (socket, addr) = bind(port).await?;
-            let profile = Arc::new(Mutex::new(ServerProfile::generate(i, &mut rng)));
+            let mut generated = ServerProfile::generate(i, &mut rng);
+            if let Some(players) = config.players {
+                generated.fill(players, &mut rng);
+            }
+            let profile = Arc::new(Mutex::new(generated));
             let fault = config.faults.pick(fault_rng.random());
+            let connects = Arc::new(AtomicU64::new(0));
+            let mut timing = timing.clone();
+            timing.sessions.label = addr.to_string();
+            timing.sessions.connects = connects.clone();
             tasks.spawn(server::run(
                 socket,
                 profile.clone(),
                 Some(SocketAddr::V4(master_addr)),
-                timing.clone(),
+                timing,
                 fault,
                 config.seed ^ (i as u64 + 1),
             ));
@@ -208,6 +246,7 @@ impl Lab {
                 addr,
                 profile,
                 fault,
+                connects,
             });
         }
         let wulfram = match config.wulfram_port {

@@ -59,6 +59,20 @@ struct Args {
     /// Share of servers that answer with malformed responses.
     #[arg(long)]
     garbage: Option<f64>,
+    /// How far a spectator sees, in world units: the fog of configstring 13 (0: a clear map).
+    /// Entities beyond it are not sent, as a stock server culls them.
+    #[arg(long, default_value_t = lab::sessions::DEFAULT_VISIBILITY)]
+    visibility: f32,
+    /// g_inactivityspectator: seconds before an idle spectator is dropped (0: never).
+    #[arg(long = "inactivity-spectator", default_value_t = 0.0)]
+    inactivity_spectator: f64,
+    /// Write the true match to FILE: one JSON line per server frame of every watched server
+    /// (server time, every soldier's position, team, alive).
+    #[arg(long, value_name = "FILE")]
+    truth: Option<std::path::PathBuf>,
+    /// Give every server exactly N players and keep its roster.
+    #[arg(long)]
+    players: Option<usize>,
 }
 
 impl Args {
@@ -105,6 +119,14 @@ async fn main() -> anyhow::Result<()> {
             lab::ListEnd::Eot
         },
         faults: args.faults(),
+        visibility: args.visibility.max(0.0),
+        inactivity_spectator: (args.inactivity_spectator > 0.0)
+            .then(|| Duration::from_secs_f64(args.inactivity_spectator)),
+        truth: match &args.truth {
+            Some(path) => Some(lab::Truth::create(path)?),
+            None => None,
+        },
+        players: args.players,
     };
     let lab = Lab::start(config).await?;
     lab.wait_registered(Duration::from_secs(10)).await?;

@@ -109,6 +109,8 @@ pub struct ServerProfile {
     /// 2 for an Internet dedicated server, 0 for a listen server.
     pub dedicated: u32,
     pub players: Vec<LabPlayer>,
+    /// Churn leaves the roster alone (scores and pings still move).
+    pub fixed_roster: bool,
 }
 
 impl ServerProfile {
@@ -137,6 +139,7 @@ impl ServerProfile {
             timeouts_allowed: if rng.random_bool(0.2) { 2 } else { 0 },
             dedicated: if rng.random_bool(0.9) { 2 } else { 0 },
             players: Vec::new(),
+            fixed_roster: false,
         };
         // About a third of a real list is empty; a few servers are full.
         let target = match rng.random_range(0..10) {
@@ -174,6 +177,19 @@ impl ServerProfile {
         });
     }
 
+    /// Exactly `players` players (a quarter bots), on a server large enough for them and a few
+    /// spectators; churn keeps the roster from then on.
+    pub fn fill(&mut self, players: usize, rng: &mut SmallRng) {
+        self.players.retain(|p| p.spectator);
+        self.max_clients = self.max_clients.max(players as u32 + 4).min(64);
+        self.private_clients = 0;
+        self.password = false;
+        while self.players.len() < players.min(60) {
+            self.add_player(rng);
+        }
+        self.fixed_roster = true;
+    }
+
     /// One step of a living server: players join and leave, scores move, pings jitter.
     pub fn churn(&mut self, rng: &mut SmallRng) {
         for p in &mut self.players {
@@ -183,6 +199,7 @@ impl ServerProfile {
             }
         }
         match rng.random_range(0..4) {
+            _ if self.fixed_roster => {}
             0 if self.players.iter().any(|p| !p.spectator) => {
                 let playing: Vec<usize> = (0..self.players.len())
                     .filter(|&i| !self.players[i].spectator)

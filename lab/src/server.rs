@@ -40,6 +40,8 @@ pub struct ServerTiming {
     pub heartbeat: Duration,
     /// How long a map runs while sessions watch; `None` keeps one map.
     pub map_time: Option<Duration>,
+    /// The match's fog, idle kick, truth file and connect counter.
+    pub sessions: SessionConfig,
 }
 
 /// Serves one profile on `socket` until the task is dropped.
@@ -58,6 +60,7 @@ pub async fn run(
     let session_config = SessionConfig {
         seed,
         map_time_ms: timing.map_time.map(|t| t.as_millis() as u64),
+        ..timing.sessions.clone()
     };
     // Built on the first session datagram: a fleet nobody joins runs no match.
     let mut sessions: Option<Sessions> = None;

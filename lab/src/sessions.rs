@@ -1,23 +1,70 @@
-//! The game side of a lab server, sans-IO: a protocol session server and the match it shows.
-//! Sessions join as spectators; the match runs only while someone watches.
+//! The game side of a lab server, sans-IO: a protocol session server, the match it shows, and
+//! the stock spectator rules for the sessions watching it (SPECTATOR-NOTES §2): free-fly, follow
+//! cycling by fire and melee or `follownext`/`followprev`, ADS back to free-fly, a scoreboard
+//! when the followed player dies, and the idle-spectator kick. Sessions join as spectators; the
+//! match runs only while someone watches.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
+use protocol::cod::fields::Named;
+use protocol::cod::msg::angle16_decode;
+use protocol::cod::playerstate::PlayerState;
 use protocol::cod::server::{Server, ServerConfig, ServerEvent};
 use protocol::cod::snapshot::Snapshot;
+use protocol::cod::spectator::{
+    BUTTON_ADS, BUTTON_FIRE, BUTTON_MELEE, PM_SPECTATOR, PSF_FOLLOWABLE, PSF_FOLLOWING,
+    PSF_FREELOOK,
+};
 use protocol::cod::tuning;
+use protocol::cod::usercmd::UserCmd;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 
-use crate::game::Match;
+use crate::game::{angle, chat_command, client_state, Match, ARENA, TEAM_SPECTATOR};
 use crate::profile::{ServerProfile, MAPS};
 
 /// Stock's default server frame rate.
 pub const SV_FPS: i32 = 20;
 /// The file every lab server offers for in-band download.
 pub const README: &str = "muster-lab/readme.txt";
+/// A free-flying spectator's speed with freelook allowed.
+const SPECTATOR_SPEED: f32 = 400.0;
+/// Where a new spectator floats: behind the allied edge of the field, looking across it.
+const SPECTATOR_SPAWN: [f32; 3] = [0.0, -(ARENA + 400.0), 400.0];
+/// The warning comes this long before the idle kick.
+const INACTIVITY_WARNING_MS: u64 = 10_000;
+/// The default fog: a foggy stock map lets one see about this far (the lab's guess; per-map
+/// values were not traced).
+pub const DEFAULT_VISIBILITY: f32 = 1500.0;
+
+/// Where the lab writes the true match, one JSON line per server frame; shared by a fleet.
+#[derive(Clone)]
+pub struct Truth(Arc<Mutex<std::io::BufWriter<std::fs::File>>>);
+
+impl Truth {
+    pub fn create(path: &std::path::Path) -> std::io::Result<Self> {
+        let file = std::fs::File::create(path)?;
+        Ok(Self(Arc::new(Mutex::new(std::io::BufWriter::new(file)))))
+    }
+
+    fn write(&self, line: &str) {
+        let mut out = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        // A full disk loses truth lines, never the match.
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+}
+
+impl std::fmt::Debug for Truth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Truth")
+    }
+}
 
 /// How the sessions of one lab server run.
 #[derive(Clone, Debug)]
@@ -25,6 +72,76 @@ pub struct SessionConfig {
     pub seed: u64,
     /// How long a map runs before the next one loads; `None` keeps one map.
     pub map_time_ms: Option<u64>,
+    /// The opaque fog distance (configstring 13); 0 for a clear map.
+    pub visibility: f32,
+    /// `g_inactivityspectator` in ms; 0 never kicks.
+    pub inactivity_spectator_ms: u64,
+    /// Where to write the true match, and this server's name in it.
+    pub truth: Option<Truth>,
+    pub label: String,
+    /// Counts every accepted `connect`.
+    pub connects: Arc<AtomicU64>,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            map_time_ms: None,
+            visibility: DEFAULT_VISIBILITY,
+            inactivity_spectator_ms: 0,
+            truth: None,
+            label: String::new(),
+            connects: Arc::default(),
+        }
+    }
+}
+
+/// How a spectator watches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Free {
+        origin: [f32; 3],
+        yaw: f32,
+    },
+    /// Following this client (the game's archiveClient).
+    Follow(u8),
+}
+
+/// One spectating session.
+#[derive(Clone, Debug)]
+struct Watcher {
+    name: String,
+    mode: Mode,
+    /// The previous user command's buttons, for rising edges.
+    buttons: u8,
+    last_command_time: Option<i32>,
+    active_at: u64,
+    warned: bool,
+}
+
+impl Watcher {
+    fn new(name: String, now: u64) -> Self {
+        Self {
+            name,
+            mode: Mode::Free {
+                origin: SPECTATOR_SPAWN,
+                yaw: 90.0,
+            },
+            buttons: 0,
+            last_command_time: None,
+            active_at: now,
+            warned: false,
+        }
+    }
+}
+
+/// Cmd_FollowCycle_f: from the current target (or 0), the next valid one in `dir`, wrapping.
+fn cycle(current: Option<u8>, dir: i32, targets: &[u8]) -> Option<u8> {
+    let start = i32::from(current.unwrap_or(0));
+    (1..=64)
+        .map(|step| (start + dir * step).rem_euclid(64) as u8)
+        .find(|n| targets.contains(n))
 }
 
 pub struct Sessions {
@@ -34,7 +151,8 @@ pub struct Sessions {
     rng: SmallRng,
     map_started: u64,
     last_frame: u64,
-    names: BTreeMap<u8, String>,
+    watchers: BTreeMap<u8, Watcher>,
+    private_clients: u8,
     /// Snapshots sent, kept for tests that compare them with what a client decoded.
     sent: Option<Vec<(u8, Box<Snapshot>)>>,
 }
@@ -56,7 +174,7 @@ pub fn readme(profile: &ServerProfile) -> Vec<u8> {
 impl Sessions {
     pub fn new(profile: &ServerProfile, config: SessionConfig, now: u64) -> Self {
         let game = Match::new(profile, config.seed, 0);
-        let map = game.map(profile, config.seed as i32);
+        let map = game.map(profile, config.seed as i32, config.visibility);
         let server_config = ServerConfig {
             max_clients: profile.public_slots().min(64) as u8,
             timeout_ms: 30_000,
@@ -72,7 +190,8 @@ impl Sessions {
             game,
             map_started: now,
             last_frame: now,
-            names: BTreeMap::new(),
+            watchers: BTreeMap::new(),
+            private_clients: profile.private_clients.min(64) as u8,
             sent: None,
         }
     }
@@ -105,7 +224,7 @@ impl Sessions {
         profile: &mut ServerProfile,
     ) {
         self.server.handle_datagram(now, from, datagram);
-        self.events(profile);
+        self.events(now, profile);
     }
 
     /// Runs the server frames due by `now`: the match, then every message due.
@@ -122,27 +241,119 @@ impl Sessions {
         }
         while now.saturating_sub(self.last_frame) >= frame_ms {
             self.last_frame += frame_ms;
-            let taken: Vec<u8> = self.server.sessions().map(|(n, _)| n).collect();
-            for command in self.game.step(frame_ms as i32, profile, &taken) {
+            let taken: Vec<u8> = self.watchers.keys().copied().collect();
+            let step = self.game.step(frame_ms as i32, profile, &taken);
+            for command in step.commands {
                 self.server.broadcast(&command);
             }
+            for (index, value) in step.configstrings {
+                self.server.set_configstring(index, &value);
+            }
+            for victim in step.deaths {
+                self.scoreboard_to_followers(victim, profile);
+            }
+            self.write_truth();
         }
         self.server.reserve(self.game.numbers());
-        let sessions: Vec<(u8, String)> = self
-            .server
-            .sessions()
-            .map(|(n, _)| (n, self.name(n)))
-            .collect();
-        let frame = self.game.frame(&sessions);
+        self.idle_kick(now);
+        let mut frame = self.game.frame();
+        let targets = self.game.numbers();
+        for (&number, w) in &mut self.watchers {
+            if let Mode::Follow(target) = w.mode {
+                if !targets.contains(&target) {
+                    w.mode = Mode::Free {
+                        origin: SPECTATOR_SPAWN,
+                        yaw: 90.0,
+                    };
+                }
+            }
+            frame
+                .clients
+                .insert(number, client_state(&w.name, TEAM_SPECTATOR));
+            frame
+                .players
+                .insert(number, spectator_state(&self.game, number, w));
+        }
         self.server.frame(now, &frame);
-        self.events(profile);
+        self.events(now, profile);
     }
 
-    fn name(&self, client: u8) -> String {
-        self.names
-            .get(&client)
-            .cloned()
-            .unwrap_or_else(|| "player".into())
+    fn write_truth(&self) {
+        let Some(truth) = &self.config.truth else {
+            return;
+        };
+        let soldiers: Vec<String> = self
+            .game
+            .soldiers()
+            .iter()
+            .map(|s| {
+                format!(
+                    "{{\"client\":{},\"name\":{},\"team\":{},\"origin\":[{:.1},{:.1},{:.1}],\"alive\":{}}}",
+                    s.number,
+                    json_string(&s.name),
+                    s.team,
+                    s.origin[0],
+                    s.origin[1],
+                    s.origin[2],
+                    s.alive()
+                )
+            })
+            .collect();
+        truth.write(&format!(
+            "{{\"server\":{},\"server_time\":{},\"soldiers\":[{}]}}",
+            json_string(&self.config.label),
+            self.game.time(),
+            soldiers.join(",")
+        ));
+    }
+
+    fn sessions_list(&self) -> Vec<(u8, String)> {
+        self.watchers
+            .iter()
+            .map(|(&n, w)| (n, w.name.clone()))
+            .collect()
+    }
+
+    fn scoreboard_to_followers(&mut self, victim: u8, profile: &ServerProfile) {
+        let followers: Vec<u8> = self
+            .watchers
+            .iter()
+            .filter(|(_, w)| w.mode == Mode::Follow(victim))
+            .map(|(&n, _)| n)
+            .collect();
+        if followers.is_empty() {
+            return;
+        }
+        let scores = self.game.scores(profile, &self.sessions_list());
+        for client in followers {
+            self.server.command(client, &scores);
+        }
+    }
+
+    /// g_inactivityspectator: a warning 10 s before, then the drop. Private slots are exempt.
+    fn idle_kick(&mut self, now: u64) {
+        let limit = self.config.inactivity_spectator_ms;
+        if limit == 0 {
+            return;
+        }
+        let mut kicked = Vec::new();
+        for (&number, w) in &mut self.watchers {
+            if number < self.private_clients {
+                continue;
+            }
+            let idle = now.saturating_sub(w.active_at);
+            if idle >= limit {
+                kicked.push(number);
+            } else if idle + INACTIVITY_WARNING_MS >= limit && !w.warned {
+                w.warned = true;
+                self.server
+                    .command(number, "c \"GAME_INACTIVEDROPWARNING\"");
+            }
+        }
+        for number in kicked {
+            // The drop reason's stock text was not traced.
+            self.server.drop_client(number, "GAME_DROPPEDFORINACTIVITY");
+        }
     }
 
     fn next_map(&mut self, now: u64, profile: &mut ServerProfile) {
@@ -156,23 +367,97 @@ impl Sessions {
             .unwrap_or("mp_foy");
         profile.mapname = next.to_owned();
         self.game = Match::new(profile, self.config.seed ^ now, self.game.time());
-        let map = self.game.map(profile, (self.config.seed ^ now) as i32);
+        let map = self.game.map(
+            profile,
+            (self.config.seed ^ now) as i32,
+            self.config.visibility,
+        );
         self.server
             .change_map(now, map, &profile.mapname, &profile.gametype);
         self.server.offer_file(README, readme(profile));
         self.map_started = now;
+        for w in self.watchers.values_mut() {
+            w.mode = Mode::Free {
+                origin: SPECTATOR_SPAWN,
+                yaw: 90.0,
+            };
+        }
     }
 
-    fn events(&mut self, profile: &mut ServerProfile) {
+    /// SpectatorThink for one user command.
+    fn think(&mut self, client: u8, cmd: &UserCmd, now: u64) {
+        let targets = self.game.numbers();
+        let game = &self.game;
+        let Some(w) = self.watchers.get_mut(&client) else {
+            return;
+        };
+        let pressed = cmd.buttons & !w.buttons;
+        let current = match w.mode {
+            Mode::Follow(n) => Some(n),
+            Mode::Free { .. } => None,
+        };
+        if pressed & BUTTON_FIRE != 0 {
+            if let Some(next) = cycle(current, 1, &targets) {
+                w.mode = Mode::Follow(next);
+            }
+        } else if pressed & BUTTON_MELEE != 0 {
+            if let Some(next) = cycle(current, -1, &targets) {
+                w.mode = Mode::Follow(next);
+            }
+        }
+        if (cmd.buttons ^ w.buttons) & BUTTON_ADS != 0 {
+            if let Some(ps) = current.and_then(|n| game.soldier_state(n)) {
+                // Free-fly from the target's eye, 40 units back and 10 up.
+                let yaw = ps.get_f32("viewangles[1]");
+                let (sin, cos) = yaw.to_radians().sin_cos();
+                let eye = ["origin[0]", "origin[1]", "origin[2]"].map(|n| ps.get_f32(n));
+                let origin = [
+                    eye[0] - 40.0 * cos,
+                    eye[1] - 40.0 * sin,
+                    eye[2] + crate::game::VIEW_HEIGHT + 10.0,
+                ];
+                w.mode = Mode::Free { origin, yaw };
+            }
+        }
+        w.buttons = cmd.buttons;
+        if cmd.forward != 0 || cmd.right != 0 || cmd.up != 0 || cmd.buttons & BUTTON_FIRE != 0 {
+            w.active_at = now;
+            w.warned = false;
+        }
+        let dt = w
+            .last_command_time
+            .map_or(0, |t| cmd.server_time.wrapping_sub(t).clamp(0, 100));
+        w.last_command_time = Some(cmd.server_time);
+        if let Mode::Free { origin, yaw } = &mut w.mode {
+            *yaw = angle16_decode(cmd.angles[1] as u16).rem_euclid(360.0);
+            let (sin, cos) = yaw.to_radians().sin_cos();
+            let step = SPECTATOR_SPEED * dt as f32 / 1000.0;
+            let forward = f32::from(cmd.forward) / 127.0;
+            let right = f32::from(cmd.right) / 127.0;
+            origin[0] += step * (forward * cos + right * sin);
+            origin[1] += step * (forward * sin - right * cos);
+            origin[2] += step * f32::from(cmd.up) / 127.0;
+        }
+    }
+
+    fn name(&self, client: u8) -> String {
+        self.watchers
+            .get(&client)
+            .map_or_else(|| "player".into(), |w| w.name.clone())
+    }
+
+    fn events(&mut self, now: u64, profile: &mut ServerProfile) {
         while let Some(event) = self.server.poll_event() {
             match event {
                 ServerEvent::Connected { client, userinfo } => {
+                    self.config.connects.fetch_add(1, Ordering::Relaxed);
                     let name = userinfo.get("name").unwrap_or("player").to_owned();
                     profile.leave_spectator(&name);
                     profile.join_spectator(&name);
+                    // The connect notice's stock wording was not traced.
                     self.server
-                        .broadcast(&format!("print \"{name}^7 connected\n\""));
-                    self.names.insert(client, name);
+                        .broadcast(&format!("e \"\x15{name}^7 \x14GAME_CONNECTED\""));
+                    self.watchers.insert(client, Watcher::new(name, now));
                 }
                 ServerEvent::Active { client } => {
                     let name = self.name(client);
@@ -186,19 +471,18 @@ impl Sessions {
                     }
                 }
                 ServerEvent::Command { client, text } => {
-                    let (verb, rest) = text.split_once(' ').unwrap_or((&text, ""));
-                    if verb == "say" || verb == "say_team" {
-                        let line = rest.trim().trim_matches('"');
-                        let name = self.name(client);
-                        self.server.broadcast(&format!("chat \"{name}^7: {line}\""));
-                    } else {
-                        self.server
-                            .command(client, &format!("print \"unknown command {verb}\n\""));
-                    }
+                    self.client_command(client, &text, profile)
                 }
-                ServerEvent::Disconnected { client, .. } => {
-                    if let Some(name) = self.names.remove(&client) {
-                        profile.leave_spectator(&name);
+                ServerEvent::Disconnected { client, reason } => {
+                    if let Some(w) = self.watchers.remove(&client) {
+                        profile.leave_spectator(&w.name);
+                        let why = match reason.as_str() {
+                            "disconnected" => "GAME_DISCONNECTED",
+                            "timed out" => "EXE_TIMEDOUT",
+                            other => other,
+                        };
+                        self.server
+                            .broadcast(&format!("e \"\x15{}^7 \x14{why}\"", w.name));
                     }
                 }
                 ServerEvent::SnapshotSent {
@@ -208,12 +492,121 @@ impl Sessions {
                         sent.push((client, snapshot));
                     }
                 }
-                ServerEvent::Moves { .. } => {}
+                ServerEvent::Moves { client, commands } => {
+                    for cmd in &commands {
+                        self.think(client, cmd, now);
+                    }
+                }
             }
+        }
+    }
+
+    /// ClientCommand for a spectator: chat, the scoreboard and follow cycling.
+    fn client_command(&mut self, client: u8, text: &str, profile: &ServerProfile) {
+        let (verb, rest) = text.split_once(' ').unwrap_or((text, ""));
+        let name = self.name(client);
+        match verb {
+            "say" | "say_team" => {
+                let line = rest.trim().trim_matches('"');
+                let spectator = "\x15(\x14GAME_SPECTATOR\x15)";
+                let team_chat = verb == "say_team";
+                let command = chat_command(team_chat, spectator, TEAM_SPECTATOR, &name, line);
+                if team_chat {
+                    // A spectator's team is the other spectators.
+                    let spectators: Vec<u8> = self.watchers.keys().copied().collect();
+                    for n in spectators {
+                        self.server.command(n, &command);
+                    }
+                } else {
+                    self.server.broadcast(&command);
+                }
+            }
+            "score" => {
+                let scores = self.game.scores(profile, &self.sessions_list());
+                self.server.command(client, &scores);
+            }
+            "follownext" | "followprev" => {
+                let dir = if verb == "follownext" { 1 } else { -1 };
+                let targets = self.game.numbers();
+                if let Some(w) = self.watchers.get_mut(&client) {
+                    let current = match w.mode {
+                        Mode::Follow(n) => Some(n),
+                        Mode::Free { .. } => None,
+                    };
+                    if let Some(next) = cycle(current, dir, &targets) {
+                        w.mode = Mode::Follow(next);
+                    }
+                }
+            }
+            // The stock reply to an unknown command was not traced.
+            _ => self.server.command(
+                client,
+                &format!("e \"\x14GAME_UNKNOWNCLIENTCOMMAND\x15 {verb}\""),
+            ),
         }
     }
 
     pub fn poll_transmit(&mut self) -> Option<(SocketAddr, Vec<u8>)> {
         self.server.poll_transmit()
+    }
+}
+
+/// A spectator's player state: the followed soldier's own (flagged as followed), or its own
+/// free-fly camera.
+fn spectator_state(game: &Match, number: u8, w: &Watcher) -> PlayerState {
+    if let Mode::Follow(target) = w.mode {
+        if let Some(mut ps) = game.soldier_state(target) {
+            ps.set("pm_flags", PSF_FOLLOWING | PSF_FOLLOWABLE | PSF_FREELOOK);
+            return ps;
+        }
+    }
+    let (origin, yaw) = match w.mode {
+        Mode::Free { origin, yaw } => (origin, yaw),
+        Mode::Follow(_) => (SPECTATOR_SPAWN, 90.0),
+    };
+    let mut ps = PlayerState::default();
+    ps.set("commandTime", game.time() as u32);
+    ps.set("pm_type", PM_SPECTATOR);
+    ps.set("pm_flags", PSF_FOLLOWABLE);
+    ps.set("speed", SPECTATOR_SPEED as u32);
+    ps.set("clientNum", u32::from(number));
+    for (name, v) in ["origin[0]", "origin[1]", "origin[2]"]
+        .into_iter()
+        .zip(origin)
+    {
+        ps.set_f32(name, v);
+    }
+    ps.set("viewangles[1]", angle(yaw));
+    ps
+}
+
+/// A JSON string literal.
+fn json_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn follow_cycling_wraps_and_skips_what_cannot_be_followed() {
+        let targets = [3, 40, 63];
+        assert_eq!(cycle(None, 1, &targets), Some(3));
+        assert_eq!(cycle(Some(3), 1, &targets), Some(40));
+        assert_eq!(cycle(Some(63), 1, &targets), Some(3));
+        assert_eq!(cycle(Some(3), -1, &targets), Some(63));
+        assert_eq!(cycle(Some(3), 1, &[]), None);
+        assert_eq!(json_string("a\"b\\\n"), "\"a\\\"b\\\\\\u000a\"");
     }
 }

@@ -96,7 +96,15 @@ fn profile(seed: u64) -> ServerProfile {
 
 fn run(seed: u64, duration_ms: u64, map_time_ms: Option<u64>, download_at: Option<u64>) -> Run {
     let mut profile = profile(seed);
-    let mut sessions = Sessions::new(&profile, SessionConfig { seed, map_time_ms }, 0);
+    let mut sessions = Sessions::new(
+        &profile,
+        SessionConfig {
+            seed,
+            map_time_ms,
+            ..SessionConfig::default()
+        },
+        0,
+    );
     sessions.record_snapshots();
     let from: SocketAddr = CLIENT.parse().unwrap();
     let mut client = Client::new(

@@ -65,6 +65,7 @@ async fn main() -> anyhow::Result<()> {
         faults: FaultPlan::default(),
         map_time: None,
         wulfram_port: None,
+        ..LabConfig::default()
     })
     .await?;
     lab.wait_registered(Duration::from_secs(60)).await?;

@@ -99,6 +99,11 @@ impl Directory {
         self.read().servers.values().cloned().collect()
     }
 
+    /// Whether the directory lists this server (`ip:port`).
+    pub fn contains(&self, addr: &str) -> bool {
+        self.read().servers.contains_key(addr)
+    }
+
     pub fn masters(&self) -> Vec<MasterStatus> {
         self.read().masters.clone()
     }

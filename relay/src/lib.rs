@@ -40,6 +40,8 @@ pub struct ServeConfig {
     /// Wulfram II servers sessions may be proxied to, and how often they are checked.
     pub wulfram: Vec<wulfram::WulframTarget>,
     pub wulfram_check: std::time::Duration,
+    /// The spectator hubs.
+    pub spectate: spectate::SpectateConfig,
 }
 
 impl Default for ServeConfig {
@@ -51,6 +53,7 @@ impl Default for ServeConfig {
             poller: PollerConfig::default(),
             wulfram: Vec::new(),
             wulfram_check: std::time::Duration::from_secs(30),
+            spectate: spectate::SpectateConfig::default(),
         }
     }
 }
@@ -59,6 +62,7 @@ impl Default for ServeConfig {
 pub struct Relay {
     pub addr: SocketAddr,
     pub directory: Arc<Directory>,
+    pub hubs: Arc<spectate::Hubs>,
     _tasks: JoinSet<()>,
 }
 
@@ -79,7 +83,13 @@ impl Relay {
                 config.wulfram_check,
             ));
         }
-        let app = web::router(directory.clone(), &config.dist, config.wulfram);
+        let hubs = spectate::Hubs::new(config.spectate, directory.clone());
+        let app = web::router(
+            directory.clone(),
+            &config.dist,
+            config.wulfram,
+            hubs.clone(),
+        );
         tasks.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
                 tracing::error!("HTTP server stopped: {e}");
@@ -88,6 +98,7 @@ impl Relay {
         Ok(Self {
             addr,
             directory,
+            hubs,
             _tasks: tasks,
         })
     }

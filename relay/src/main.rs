@@ -86,6 +86,10 @@ struct SpectateArgs {
     /// Where downloaded files are written.
     #[arg(long = "download-dir", default_value = ".")]
     download_dir: PathBuf,
+    /// Stay in free-fly instead of pressing fire to cycle through the players (a stock server
+    /// sends a spectator only what is visible from its view point).
+    #[arg(long)]
+    free: bool,
 }
 
 async fn spectate(args: SpectateArgs) -> anyhow::Result<()> {
@@ -99,6 +103,7 @@ async fn spectate(args: SpectateArgs) -> anyhow::Result<()> {
             .map(|secs| Duration::from_secs_f64(secs.max(0.0))),
         downloads: args.downloads,
         download_dir: args.download_dir,
+        follow: !args.free,
     };
     let json = args.json;
     relay::spectate::spectate(SocketAddr::V4(addrs[0]), options, |line| {
@@ -458,6 +463,24 @@ struct ServeArgs {
     /// Seconds between checks of the Wulfram II servers.
     #[arg(long, default_value_t = 30)]
     wulfram_interval: u64,
+    /// The broadcast delay of every spectator hub, in seconds (0 to 300; 0 only with the
+    /// server admin's consent).
+    #[arg(long = "spectate-delay", value_name = "SECS", default_value_t = 30.0)]
+    spectate_delay: f64,
+    /// Spectator hubs (one server slot each) at once.
+    #[arg(long = "max-hubs", default_value_t = 16)]
+    max_hubs: usize,
+    /// Seconds a hub stays after its last viewer leaves.
+    #[arg(long = "spectate-grace", value_name = "SECS", default_value_t = 30.0)]
+    spectate_grace: f64,
+    /// The name hubs join servers with.
+    #[arg(long = "spectator-name", default_value = "Muster")]
+    spectator_name: String,
+    /// An overview image for a map's watch view, with the world coordinates of its top-left
+    /// and bottom-right corners; repeat for more maps.
+    #[arg(long = "overview", value_name = "MAP=FILE,x0,y0,x1,y1",
+          value_parser = relay::spectate::OverviewFile::parse)]
+    overviews: Vec<relay::spectate::OverviewFile>,
 }
 
 impl ServeArgs {
@@ -472,7 +495,16 @@ impl ServeArgs {
             DEFAULT_MASTERS.iter().map(|m| m.to_string()).collect()
         };
         masters.extend(self.masters);
+        let spectate = relay::spectate::SpectateConfig {
+            max_hubs: self.max_hubs,
+            grace: Duration::from_secs_f64(self.spectate_grace.clamp(0.0, 3600.0)),
+            name: self.spectator_name,
+            delay: Duration::from_secs_f64(self.spectate_delay.clamp(0.0, 300.0)),
+            overviews: self.overviews,
+            ..Default::default()
+        };
         Ok(ServeConfig {
+            spectate,
             listen: self.listen,
             dist: self.dist,
             wulfram,

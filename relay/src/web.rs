@@ -15,6 +15,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::directory::Directory;
+use crate::spectate::{self, Hubs, JoinError};
 use crate::wulfram::{self, WulframTarget, MAX_PAGE_MESSAGE};
 
 /// Wulfram II sessions proxied at once, across all pages.
@@ -25,6 +26,7 @@ struct AppState {
     directory: Arc<Directory>,
     wulfram: Arc<Vec<WulframTarget>>,
     proxies: Arc<tokio::sync::Semaphore>,
+    hubs: Arc<Hubs>,
 }
 
 impl FromRef<AppState> for Arc<Directory> {
@@ -34,22 +36,109 @@ impl FromRef<AppState> for Arc<Directory> {
 }
 
 /// The relay's routes; `dist` is the page Trunk built, `wulfram` the servers sessions may be
-/// proxied to.
-pub fn router(directory: Arc<Directory>, dist: &Path, wulfram: Vec<WulframTarget>) -> Router {
+/// proxied to, `hubs` the spectator hubs.
+pub fn router(
+    directory: Arc<Directory>,
+    dist: &Path,
+    wulfram: Vec<WulframTarget>,
+    hubs: Arc<Hubs>,
+) -> Router {
     let page = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
     let state = AppState {
         directory,
         wulfram: Arc::new(wulfram),
         proxies: Arc::new(tokio::sync::Semaphore::new(MAX_PROXIES)),
+        hubs,
     };
     Router::new()
         .route("/api/servers", get(api_servers))
         .route("/api/masters", get(api_masters))
         .route("/api/wulfram", get(api_wulfram))
+        .route("/api/spectate", get(api_spectate))
+        .route("/api/spectate/{addr}", get(api_spectate_one))
         .route("/ws", get(ws_upgrade))
+        .route("/spectate/{addr}", get(spectate_upgrade))
+        .route("/overview/{map}", get(overview))
         .route("/wulfram/{name}", get(wulfram_upgrade))
         .fallback_service(page)
         .with_state(state)
+}
+
+/// Socket buffers of a viewer: it only ever sends a few bytes, and the relay writes whole
+/// frames straight through, so an idle viewer costs little.
+const VIEWER_BUFFER: usize = 4096;
+
+/// Opens a viewer on the spectator hub of a server the directory lists.
+async fn spectate_upgrade(
+    ws: WebSocketUpgrade,
+    UrlPath(addr): UrlPath<String>,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    let Ok(addr) = addr.parse::<std::net::SocketAddrV4>() else {
+        return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
+    };
+    let guard = match state.hubs.join(addr) {
+        Ok(guard) => guard,
+        Err(e @ JoinError::Unknown) => {
+            return (StatusCode::NOT_FOUND, e.to_string()).into_response()
+        }
+        Err(e @ JoinError::Full) => {
+            return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response()
+        }
+    };
+    ws.max_message_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
+        .max_frame_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
+        .read_buffer_size(VIEWER_BUFFER)
+        .write_buffer_size(0)
+        .on_upgrade(move |socket| {
+            let (sink, stream) = socket.split();
+            spectate::viewer::serve(guard, sink, stream)
+        })
+}
+
+async fn api_spectate(State(state): State<AppState>) -> impl IntoResponse {
+    let hubs: Vec<serde_json::Value> = state
+        .hubs
+        .list()
+        .iter()
+        .map(|h| spectate::api::hub_summary(h))
+        .collect();
+    Json(hubs)
+}
+
+async fn api_spectate_one(
+    UrlPath(addr): UrlPath<String>,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    let hub = addr
+        .parse::<std::net::SocketAddrV4>()
+        .ok()
+        .and_then(|a| state.hubs.get(&a));
+    match hub {
+        Some(hub) => Json(spectate::api::match_json(&hub)).into_response(),
+        None => (StatusCode::NOT_FOUND, "nobody watches that server").into_response(),
+    }
+}
+
+/// An overview image the operator configured for a map.
+async fn overview(
+    UrlPath(map): UrlPath<String>,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    let Some(file) = state.hubs.config().overviews.iter().find(|o| o.map == map) else {
+        return (StatusCode::NOT_FOUND, "no overview for that map").into_response();
+    };
+    let kind = match file.path.extension().and_then(|e| e.to_str()) {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("webp") => "image/webp",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    };
+    match tokio::fs::read(&file.path).await {
+        Ok(bytes) => ([(axum::http::header::CONTENT_TYPE, kind)], bytes).into_response(),
+        Err(e) => (StatusCode::NOT_FOUND, e.to_string()).into_response(),
+    }
 }
 
 async fn api_wulfram(State(directory): State<Arc<Directory>>) -> impl IntoResponse {

@@ -105,21 +105,32 @@ async fn spectate_follows_a_lab_match() {
         .unwrap()
         .iter()
         .any(|p| p["name"] == "Watcher" && p["team"] == "spectator"));
-    assert!(last["entities"]
+    // Cycling the follow target shows the vehicles from some soldier's eyes.
+    assert!(snapshots.iter().any(|s| s["entities"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|e| e["kind"] == "vehicle" && e["origin"].is_array()));
+        .any(|e| e["kind"] == "vehicle" && e["origin"].is_array())));
+    assert!(snapshots.iter().any(|s| s["view"]["following"] == true));
+    assert!(snapshots.iter().any(|s| s["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["followed"] == true && p["origin"].is_array())));
     let times: Vec<i64> = snapshots
         .iter()
         .map(|s| s["server_time"].as_i64().unwrap())
         .collect();
     assert!(times.windows(2).all(|w| w[0] < w[1]), "server time runs on");
 
-    // Kills and scores arrive as server commands; the download matches the server's file.
+    // Deaths arrive as obituary events, the scoreboard as `b`; the download matches the
+    // server's file.
+    assert!(snapshots
+        .iter()
+        .any(|s| !s["obituaries"].as_array().unwrap().is_empty()));
     assert!(lines
         .iter()
-        .any(|l| l["type"] == "server_command" && l["text"].as_str().unwrap().contains("killed")));
+        .any(|l| l["type"] == "server_command" && l["command"] == "scores"));
     let saved = std::fs::read(dir.path().join("readme.txt")).unwrap();
     assert_eq!(saved, readme(&before));
 

@@ -11,11 +11,12 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::client_records::{write_client_body, BundleContext};
+use super::commands::ServerCommand;
 use super::download::{DownloadCommand, DownloadRecord, Transfer};
 use super::gamestate::Gamestate;
 use super::info::{InfoString, MAX_INFO_STRING};
 use super::netchan::{Netchan, Side};
-use super::oob::{tokenize, Packet};
+use super::oob::Packet;
 use super::playerstate::PlayerState;
 use super::reliable::{IncomingCommands, OutgoingCommands};
 use super::sequenced::{client_message, decode_body, ClientHeader, ServerHeader};
@@ -146,6 +147,8 @@ pub struct Client {
     /// A configstring arriving in `x`/`y` chunks.
     chunked: Option<(u16, String)>,
     download: Option<(String, Transfer)>,
+    /// Buttons the next user command carries, released after it.
+    buttons: u8,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
 }
@@ -169,6 +172,7 @@ impl Client {
             player: PlayerState::default(),
             chunked: None,
             download: None,
+            buttons: 0,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
         };
@@ -220,6 +224,12 @@ impl Client {
         self.command(&DownloadCommand::Download(name.into()).to_string())?;
         self.download = Some((name.into(), Transfer::default()));
         Ok(())
+    }
+
+    /// Holds `buttons` for the next user command only, so pressing again after it is a new
+    /// rising edge (a spectator's fire steps to the next follow target).
+    pub fn press(&mut self, buttons: u8) {
+        self.buttons |= buttons;
     }
 
     /// Leaves cleanly: a reliable `disconnect`, sent in three copies, then DISCONNECTED.
@@ -318,6 +328,11 @@ impl Client {
             (state, Packet::Error(text)) if state >= State::Connecting => {
                 self.drop_session(text.trim());
             }
+            // ioquake3-family servers refuse a connect with `print` (stock UO uses `error`);
+            // while connecting, a printed text is the server's answer, so it ends the attempt.
+            (State::Connecting | State::Challenging, Packet::Print(text)) => {
+                self.drop_session(text.trim());
+            }
             _ => {}
         }
     }
@@ -397,15 +412,10 @@ impl Client {
                 .and_then(|(index, value)| Some((index.parse::<u16>().ok()?, value.to_string()))),
             _ => None,
         };
-        if verb == "disconnect" {
-            let reason = tokenize(rest).into_iter().next().unwrap_or_default();
+        if let ServerCommand::Disconnect(reason) = ServerCommand::parse(&text) {
             self.events
                 .push_back(Event::ServerCommand { sequence, text });
-            return self.drop_session(if reason.is_empty() {
-                "server disconnected"
-            } else {
-                &reason
-            });
+            return self.drop_session(&reason);
         }
         self.events.push_back(Event::ServerCommand {
             sequence,
@@ -547,6 +557,7 @@ impl Client {
         };
         let cmd = UserCmd {
             server_time,
+            buttons: context.base.buttons | core::mem::take(&mut self.buttons),
             ..context.base
         };
         let bundle = (self.state >= State::Primed).then(|| {
@@ -900,5 +911,66 @@ mod tests {
         assert_eq!(client.state(), State::Disconnected);
         let events: Vec<Event> = core::iter::from_fn(|| client.poll_event()).collect();
         assert!(events.contains(&Event::Disconnected("EXE_SERVERISFULL".into())));
+    }
+
+    #[test]
+    fn a_printed_refusal_keeps_the_server_s_words() {
+        // What OpenArena (ioquake3) answers a protocol-22 connect.
+        let mut client = Client::new(ClientConfig::default(), 0);
+        client.handle_datagram(
+            5,
+            &Packet::ChallengeResponse {
+                challenge: 9,
+                extra: vec![],
+            }
+            .emit(),
+        );
+        client.handle_datagram(
+            9,
+            b"\xff\xff\xff\xffprint\nServer uses protocol version 71 (yours is 22).\n",
+        );
+        assert_eq!(client.state(), State::Disconnected);
+        let events: Vec<Event> = core::iter::from_fn(|| client.poll_event()).collect();
+        assert_eq!(
+            events.last(),
+            Some(&Event::Disconnected(
+                "Server uses protocol version 71 (yours is 22).".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_press_rides_one_user_command() {
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.server_events.clear();
+        link.client.press(0x01);
+        link.run_until("two moves", |l| {
+            l.server_events
+                .iter()
+                .filter(|e| matches!(e, ServerEvent::Moves { .. }))
+                .count()
+                >= 2
+        });
+        let buttons: Vec<u8> = link
+            .server_events
+            .iter()
+            .filter_map(|e| match e {
+                ServerEvent::Moves { commands, .. } => Some(commands[0].buttons),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(&buttons[..2], &[1, 0]);
+    }
+
+    #[test]
+    fn the_stock_w_command_ends_the_session_with_its_reason() {
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.server.drop_client(0, "EXE_SERVERCOMMANDOVERFLOW");
+        link.step();
+        assert!(link
+            .client_events
+            .contains(&Event::Disconnected("EXE_SERVERCOMMANDOVERFLOW".into())));
     }
 }

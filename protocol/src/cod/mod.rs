@@ -2,6 +2,7 @@
 
 pub mod client;
 pub mod client_records;
+pub mod commands;
 pub mod delta;
 pub mod download;
 pub mod entity;
@@ -12,6 +13,7 @@ pub mod info;
 pub mod master;
 pub mod msg;
 pub mod netchan;
+pub mod obituary;
 pub mod oob;
 pub mod playerstate;
 pub mod reliable;
@@ -19,6 +21,7 @@ pub mod sequenced;
 pub mod server;
 pub mod service;
 pub mod snapshot;
+pub mod spectator;
 pub mod text;
 pub mod tuning;
 pub mod usercmd;

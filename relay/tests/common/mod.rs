@@ -28,6 +28,7 @@ pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
         faults: lab::FaultPlan::default(),
         map_time: None,
         wulfram_port: None,
+        ..LabConfig::default()
     }
 }
 
@@ -136,4 +137,118 @@ pub fn run_muster(args: &[&str], stdin: &str) -> std::process::Output {
     input.write_all(stdin.as_bytes()).expect("stdin written");
     drop(input);
     child.wait_with_output().expect("muster finishes")
+}
+
+/// A relay with spectator hubs configured by `spectate`, polling the lab master.
+pub async fn start_spectating_relay(lab: &Lab, spectate: relay::spectate::SpectateConfig) -> Relay {
+    Relay::start(ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        dist: dist(),
+        poller: PollerConfig {
+            masters: vec![lab.master.to_string()],
+            lan: Vec::new(),
+            refresh_interval: Duration::from_secs(2),
+            ..PollerConfig::default()
+        },
+        spectate,
+        ..ServeConfig::default()
+    })
+    .await
+    .expect("relay starts")
+}
+
+/// Waits until the relay's directory lists every lab server.
+pub async fn wait_listed(relay: &Relay, lab: &Lab) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !lab
+        .servers
+        .iter()
+        .all(|s| relay.directory.contains(&s.addr.to_string()))
+    {
+        assert!(tokio::time::Instant::now() < deadline, "lab never listed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A viewer of a spectator hub, as the page is: it applies keyframes and updates.
+pub struct Viewer {
+    pub socket: Socket,
+    pub view: Option<protocol::relay_api::watch::MatchView>,
+    pub status: Option<protocol::relay_api::watch::HubStatus>,
+    pub seq: u64,
+    pub bytes: usize,
+    /// Every keyframe and update with when it arrived.
+    pub received: Vec<(
+        tokio::time::Instant,
+        protocol::relay_api::watch::WatchMessage,
+    )>,
+}
+
+impl Viewer {
+    pub async fn open(relay: &Relay, server: &str) -> Self {
+        let url = format!("ws://{}/spectate/{server}", relay.addr);
+        let (socket, _) = tokio_tungstenite::connect_async(&url)
+            .await
+            .expect("the viewer WebSocket opens");
+        Self {
+            socket,
+            view: None,
+            status: None,
+            seq: 0,
+            bytes: 0,
+            received: Vec::new(),
+        }
+    }
+
+    /// Reads the next message; `None` when the socket ended.
+    pub async fn next(&mut self) -> Option<protocol::relay_api::watch::WatchMessage> {
+        use protocol::relay_api::watch::{apply, WatchMessage};
+        loop {
+            let message = self.socket.next().await?.ok()?;
+            let Message::Binary(bytes) = message else {
+                if matches!(message, Message::Close(_)) {
+                    return None;
+                }
+                continue;
+            };
+            self.bytes += bytes.len();
+            let decoded = WatchMessage::decode(&bytes).expect("a watch message");
+            match &decoded {
+                WatchMessage::Status(status) => self.status = Some(status.clone()),
+                WatchMessage::Keyframe { seq, view, .. } => {
+                    self.view = Some(view.clone());
+                    self.seq = *seq;
+                }
+                WatchMessage::Update { seq, update, .. } => {
+                    assert_eq!(*seq, self.seq + 1, "updates arrive in order, none missing");
+                    self.seq = *seq;
+                    apply(self.view.as_mut().expect("a keyframe came first"), update);
+                }
+            }
+            if !matches!(decoded, WatchMessage::Status(_)) {
+                self.received
+                    .push((tokio::time::Instant::now(), decoded.clone()));
+            }
+            return Some(decoded);
+        }
+    }
+
+    /// Reads until `done` holds, or panics after `limit` with what it last saw.
+    pub async fn until(&mut self, limit: Duration, mut done: impl FnMut(&Self) -> bool) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while !done(self) {
+            match tokio::time::timeout_at(deadline, self.next()).await {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the viewer socket ended; status {:?}", self.status),
+                Err(_) => panic!(
+                    "condition never held; status {:?}, view {:?}",
+                    self.status,
+                    self.view.as_ref().map(|v| (v.server_time, v.players.len()))
+                ),
+            }
+        }
+    }
 }

@@ -8,6 +8,7 @@
 
 mod slot;
 pub mod upload;
+pub mod visibility;
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::{String, ToString};
@@ -77,6 +78,9 @@ pub struct Frame {
     pub clients: BTreeMap<u8, ClientState>,
     /// Each session's own player state, by client number.
     pub players: BTreeMap<u8, PlayerState>,
+    /// Entity svFlags the game set (absent is 0): broadcast and objective entities skip the
+    /// visibility test, `SVF_NOCLIENT` ones are never sent.
+    pub sv_flags: BTreeMap<u16, u32>,
 }
 
 /// What the server reports to the game.
@@ -250,6 +254,11 @@ impl Server {
             .find(|s| s.addr.ip() == from.ip() && s.qport == qport)
             .map(|s| s.number)
         else {
+            // Stock answers a sequenced packet from an unknown channel (a client of a server
+            // that restarted) with a connectionless `disconnect`.
+            let mut reply = MARKER.to_vec();
+            reply.extend_from_slice(b"disconnect");
+            self.transmits.push_back((from, reply));
             return;
         };
         let Some(slot) = self.slots.get_mut(&number) else {

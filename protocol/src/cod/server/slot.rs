@@ -22,6 +22,7 @@ use crate::cod::service::SVC_SERVER_COMMAND;
 use crate::cod::snapshot::{
     Base, History, Snapshot, MAX_DELTA_DISTANCE, SNAPFLAG_RATE_DELAYED, SNAPFLAG_SERVERCOUNT,
 };
+use crate::cod::spectator::FLOOD_MS;
 use crate::cod::tuning;
 use crate::cod::usercmd::{bundle_key, default_usercmd, UserCmd};
 
@@ -60,6 +61,8 @@ pub struct Slot {
     player: PlayerState,
     upload: Option<Upload>,
     download_records: VecDeque<DownloadRecord>,
+    /// When the latest client command arrived, for sv_floodProtect.
+    last_command_at: Option<u64>,
 }
 
 /// What handling one client message asks of the server.
@@ -103,6 +106,7 @@ impl Slot {
             player: PlayerState::default(),
             upload: None,
             download_records: VecDeque::new(),
+            last_command_at: None,
         };
         slot.set_userinfo(userinfo);
         slot
@@ -320,10 +324,24 @@ impl Slot {
             Some(DownloadCommand::Done) => self.send_gamestate(map, now, out),
             // No redirects are offered, so there is nothing to acknowledge.
             Some(DownloadCommand::Www(_)) => {}
-            None => events.push_back(ServerEvent::Command {
-                client: self.number,
-                text: text.into(),
-            }),
+            None => {
+                // sv_floodProtect: once active, a game command within 800 ms of the previous
+                // command is ignored; every command restarts the window.
+                let exempt = ["team ", "score ", "mr "]
+                    .iter()
+                    .any(|p| text.starts_with(p));
+                let flooding = self.state == SlotState::Active
+                    && self
+                        .last_command_at
+                        .is_some_and(|at| now.saturating_sub(at) < FLOOD_MS);
+                self.last_command_at = Some(now);
+                if exempt || !flooding {
+                    events.push_back(ServerEvent::Command {
+                        client: self.number,
+                        text: text.into(),
+                    });
+                }
+            }
         }
         Outcome::Continue
     }
@@ -361,7 +379,12 @@ impl Slot {
                 delta_num: 0,
                 flags,
                 player: self.player.clone(),
-                entities: frame.entities.clone(),
+                entities: super::visibility::visible_entities(
+                    &frame.entities,
+                    &frame.sv_flags,
+                    &map.configstrings,
+                    &self.player,
+                ),
                 clients: frame.clients.clone(),
             };
             let base = self.delta_base.and_then(|base| {
@@ -402,7 +425,7 @@ impl Slot {
 
     /// Sends one last message carrying `disconnect "reason"`.
     pub fn farewell(&mut self, reason: &str, out: &mut VecDeque<(SocketAddr, Vec<u8>)>) {
-        let _ = self.command(&alloc::format!("disconnect \"{reason}\""));
+        let _ = self.command(&alloc::format!("w \"{reason}\""));
         let mut w = MsgWriter::new();
         self.write_commands(&mut w);
         w.write_byte(SVC_EOF);

@@ -7,17 +7,17 @@ use std::time::Duration;
 
 use anyhow::Context;
 use protocol::cod::client::{Client, ClientConfig, DownloadEvent, Event, State};
+use protocol::cod::commands::{display_text, ServerCommand};
 use protocol::cod::entity::{EntityState, ET_VEHICLE};
 use protocol::cod::fields::Named;
+use protocol::cod::obituary::{Cause, Obituary, ET_EVENTS, ET_OBITUARY, MEANS_OF_DEATH};
 use protocol::cod::snapshot::Snapshot;
+use protocol::cod::spectator::{SpectatorInput, EF_DEAD, ET_PLAYER, PM_DEAD, PSF_FOLLOWING};
 use protocol::cod::text::strip as strip_colours;
+use protocol::relay_api::watch::Team;
 use serde_json::{json, Value};
 use tokio::net::UdpSocket;
 
-/// `eType` of a player.
-const ET_PLAYER: u32 = 1;
-/// `eFlags` bit of a dead player.
-const EF_DEAD: u32 = 1;
 /// How long the farewell packets get to leave before the socket closes.
 const FAREWELL: Duration = Duration::from_millis(50);
 
@@ -32,6 +32,9 @@ pub struct SpectateOptions {
     /// Files to fetch in-band once the session is active, written under `download_dir`.
     pub downloads: Vec<String>,
     pub download_dir: PathBuf,
+    /// Press fire to step through follow targets, as a spectator cycles (otherwise stay in
+    /// free-fly where the server put us).
+    pub follow: bool,
 }
 
 impl Default for SpectateOptions {
@@ -43,35 +46,84 @@ impl Default for SpectateOptions {
             duration: None,
             downloads: Vec::new(),
             download_dir: PathBuf::from("."),
+            follow: true,
         }
     }
 }
 
 fn team_name(team: u32) -> &'static str {
-    match team {
-        1 => "allies",
-        2 => "axis",
-        3 => "spectator",
-        _ => "free",
-    }
+    Team::from_wire(team).name()
 }
 
 fn entity_kind(e: &EntityState) -> &'static str {
     match e.get("eType") {
         ET_PLAYER => "player",
         ET_VEHICLE => "vehicle",
+        ET_OBITUARY => "obituary",
+        t if t >= ET_EVENTS => "event",
         _ => "general",
     }
 }
 
-/// One snapshot as tools read it: the players (client state joined with their entity) and the
-/// other entities, with positions.
+/// A server command with what the stock client reads in it.
+fn command_json(sequence: i32, text: &str) -> Value {
+    let mut line = json!({"type": "server_command", "sequence": sequence, "text": text});
+    let (kind, shown) = match ServerCommand::parse(text) {
+        ServerCommand::Chat(t) => ("chat", display_text(&t)),
+        ServerCommand::TeamChat(t) => ("team_chat", display_text(&t)),
+        ServerCommand::Scores(s) => {
+            line["scores"] = json!({
+                "axis": s.axis,
+                "allies": s.allies,
+                "rows": s.rows.iter().map(|r| json!({
+                    "client": r.client, "score": r.score, "ping": r.ping, "deaths": r.deaths,
+                })).collect::<Vec<_>>(),
+            });
+            ("scores", String::new())
+        }
+        ServerCommand::GameMessage(t)
+        | ServerCommand::ScriptMessage(t)
+        | ServerCommand::BoldMessage(t)
+        | ServerCommand::Announcement(t) => ("message", display_text(&t)),
+        ServerCommand::Configstring { .. } | ServerCommand::ConfigstringChunk { .. } => {
+            ("configstring", String::new())
+        }
+        ServerCommand::Disconnect(reason) => ("disconnect", reason),
+        ServerCommand::MapRestart { .. } => ("map_restart", String::new()),
+        _ => ("other", String::new()),
+    };
+    line["command"] = json!(kind);
+    if !shown.is_empty() {
+        line["shown"] = json!(shown);
+    }
+    line
+}
+
+/// One snapshot as tools read it: the players (client state joined with their entity, or for
+/// the followed player its player state, since the server never sends it as an entity), the
+/// other entities with positions, and the obituaries.
 pub fn snapshot_json(s: &Snapshot) -> Value {
+    let following = s.player.get("pm_flags") & PSF_FOLLOWING != 0;
+    let followed = following.then(|| s.player.get("clientNum") as u8);
     let players: Vec<Value> = s
         .clients
         .iter()
         .map(|(&number, c)| {
             let entity = s.entities.get(&u16::from(number));
+            if followed == Some(number) {
+                let ps = &s.player;
+                let origin = ["origin[0]", "origin[1]", "origin[2]"].map(|n| ps.get_f32(n));
+                return json!({
+                    "client": number,
+                    "name": c.name(),
+                    "team": team_name(c.get("team")),
+                    "origin": origin,
+                    "yaw": ps.get_f32("viewangles[1]"),
+                    "weapon": ps.get("weapon"),
+                    "dead": ps.get("pm_type") >= PM_DEAD,
+                    "followed": true,
+                });
+            }
             json!({
                 "client": number,
                 "name": c.name(),
@@ -96,15 +148,32 @@ pub fn snapshot_json(s: &Snapshot) -> Value {
             })
         })
         .collect();
+    let obituaries: Vec<Value> = s
+        .entities
+        .values()
+        .filter_map(Obituary::from_entity)
+        .map(|o| {
+            let cause = match o.cause {
+                Cause::Weapon(w) => json!({"weapon": w}),
+                Cause::Means(m) => json!({"means": MEANS_OF_DEATH.get(usize::from(m))}),
+            };
+            json!({"victim": o.victim, "attacker": o.attacker, "cause": cause})
+        })
+        .collect();
     let view = ["origin[0]", "origin[1]", "origin[2]"].map(|n| s.player.get_f32(n));
     json!({
         "type": "snapshot",
         "server_time": s.server_time,
         "delta_num": s.delta_num,
         "flags": s.flags,
-        "view": {"origin": view, "client": s.player.get("clientNum")},
+        "view": {
+            "origin": view,
+            "client": s.player.get("clientNum"),
+            "following": following,
+        },
         "players": players,
         "entities": entities,
+        "obituaries": obituaries,
     })
 }
 
@@ -132,9 +201,7 @@ pub fn event_json(event: &Event) -> Vec<Value> {
         Event::Configstring { index, value } => {
             vec![json!({"type": "configstring", "index": index, "value": value})]
         }
-        Event::ServerCommand { sequence, text } => vec![json!({
-            "type": "server_command", "sequence": sequence, "text": text,
-        })],
+        Event::ServerCommand { sequence, text } => vec![command_json(*sequence, text)],
         Event::Snapshot(s) => vec![snapshot_json(s)],
         Event::Download(DownloadEvent::Progress {
             name,
@@ -180,6 +247,12 @@ pub fn event_text(v: &Value) -> String {
             v["index"],
             strip_colours(&s("value"))
         ),
+        "server_command" if v["shown"].is_string() => format!(
+            "{} {}: {}",
+            s("command"),
+            v["sequence"],
+            strip_colours(&s("shown"))
+        ),
         "server_command" => format!(
             "command {}: {}",
             v["sequence"],
@@ -212,6 +285,12 @@ pub fn event_text(v: &Value) -> String {
                     } else {
                         ""
                     }
+                ));
+            }
+            for o in v["obituaries"].as_array().into_iter().flatten() {
+                text.push_str(&format!(
+                    "\n  obituary: {} killed {} ({})",
+                    o["attacker"], o["victim"], o["cause"]
                 ));
             }
             for e in v["entities"].as_array().into_iter().flatten() {
@@ -266,7 +345,9 @@ pub async fn spectate(
     let deadline = options.duration.map(|d| started + d);
     let mut pending_downloads = options.downloads.clone();
     let mut buf = vec![0u8; 65536];
+    let mut input = SpectatorInput::new(options.follow);
     loop {
+        input.drive(millis(), &mut client);
         while let Some(datagram) = client.poll_transmit() {
             let _ = socket.send(&datagram).await;
         }

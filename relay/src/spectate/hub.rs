@@ -1,0 +1,634 @@
+//! Spectator hubs: one protocol-22 session (one server slot) per watched server, however many
+//! people watch. A hub starts with its first viewer and leaves cleanly a grace period after the
+//! last; it follows map changes and restarts and rejoins a server that went away, with backoff.
+//! Everything it learns passes one delay queue; each released change is encoded once and the
+//! same bytes go to every viewer.
+
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, SocketAddrV4};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::body::Bytes;
+use protocol::cod::client::{Client, ClientConfig, Event, State};
+use protocol::cod::spectator::{MatchModel, SpectatorInput};
+use protocol::relay_api::watch::{
+    apply, diff, HubState, HubStatus, MatchView, Overview, Update, WatchMessage,
+};
+use tokio::net::UdpSocket;
+use tokio::sync::broadcast;
+
+use super::delay::DelayQueue;
+use crate::directory::Directory;
+
+/// Frames a viewer may fall behind by (about 2 s of 20 Hz updates) before it skips to a
+/// fresh keyframe.
+pub const VIEWER_BACKLOG: usize = 40;
+/// The first and the longest wait before rejoining a server.
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How often the status (viewer count) is re-sent at most.
+const STATUS_EVERY: Duration = Duration::from_secs(1);
+/// How long the farewell packets get to leave before the socket closes.
+const FAREWELL: Duration = Duration::from_millis(50);
+
+/// An operator's overview image for one map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverviewFile {
+    pub map: String,
+    pub path: PathBuf,
+    /// World coordinates of the image's top-left and bottom-right corners.
+    pub corners: [f32; 4],
+}
+
+impl OverviewFile {
+    /// `MAP=FILE,x0,y0,x1,y1`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (map, rest) = text
+            .split_once('=')
+            .ok_or("expected MAP=FILE,x0,y0,x1,y1")?;
+        let parts: Vec<&str> = rest.rsplitn(5, ',').collect();
+        let [y1, x1, y0, x0, file] = parts[..] else {
+            return Err("expected MAP=FILE,x0,y0,x1,y1".into());
+        };
+        let num = |v: &str| {
+            v.trim()
+                .parse::<f32>()
+                .map_err(|_| format!("{v:?} is not a number"))
+        };
+        let corners = [num(x0)?, num(y0)?, num(x1)?, num(y1)?];
+        if map.is_empty() || map.contains('/') {
+            return Err(format!("{map:?} is not a map name"));
+        }
+        Ok(Self {
+            map: map.into(),
+            path: file.into(),
+            corners,
+        })
+    }
+}
+
+/// How the relay spectates.
+#[derive(Clone, Debug)]
+pub struct SpectateConfig {
+    /// Hubs (server slots taken) at once.
+    pub max_hubs: usize,
+    /// How long a hub stays after its last viewer.
+    pub grace: Duration,
+    /// The userinfo name.
+    pub name: String,
+    /// The broadcast delay.
+    pub delay: Duration,
+    /// Silence after which a session counts as lost.
+    pub timeout: Duration,
+    pub overviews: Vec<OverviewFile>,
+}
+
+impl Default for SpectateConfig {
+    fn default() -> Self {
+        Self {
+            max_hubs: 16,
+            grace: Duration::from_secs(30),
+            name: "Muster".into(),
+            delay: Duration::from_secs(30),
+            timeout: Duration::from_secs(15),
+            overviews: Vec::new(),
+        }
+    }
+}
+
+/// What a hub sends: encoded once, shared by every viewer.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub kind: FrameKind,
+    /// Update sequence; keyframes carry the sequence they include.
+    pub seq: u64,
+    pub bytes: Bytes,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    Status,
+    Keyframe,
+    Update,
+}
+
+/// What the hub has released to viewers.
+struct Shared {
+    status: HubStatus,
+    status_frame: Frame,
+    /// The delayed match every viewer holds, and the sequence of its latest update.
+    released: MatchView,
+    seq: u64,
+    relay_us: u64,
+    keyframe: Option<Frame>,
+    /// When the viewer count last fell to zero.
+    idle_since: Option<Instant>,
+    status_sent_at: Instant,
+}
+
+pub struct Hub {
+    pub addr: SocketAddrV4,
+    feed: broadcast::Sender<Frame>,
+    shared: Mutex<Shared>,
+    viewers: AtomicU32,
+}
+
+fn status_frame(status: &HubStatus) -> Frame {
+    Frame {
+        kind: FrameKind::Status,
+        seq: 0,
+        bytes: WatchMessage::Status(status.clone()).encode().into(),
+    }
+}
+
+fn unix_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+impl Hub {
+    fn new(addr: SocketAddrV4, config: &SpectateConfig) -> Self {
+        let status = HubStatus {
+            addr: addr.to_string(),
+            state: HubState::Connecting,
+            viewers: 0,
+            delay_ms: config.delay.as_millis() as u32,
+            filling_ms: 0,
+            overviews: config
+                .overviews
+                .iter()
+                .map(|o| Overview {
+                    map: o.map.clone(),
+                    url: format!("/overview/{}", o.map),
+                    x0: o.corners[0],
+                    y0: o.corners[1],
+                    x1: o.corners[2],
+                    y1: o.corners[3],
+                })
+                .collect(),
+        };
+        Self {
+            addr,
+            feed: broadcast::channel(VIEWER_BACKLOG).0,
+            shared: Mutex::new(Shared {
+                status_frame: status_frame(&status),
+                status,
+                released: MatchView::default(),
+                seq: 0,
+                relay_us: 0,
+                keyframe: None,
+                idle_since: Some(Instant::now()),
+                status_sent_at: Instant::now(),
+            }),
+            viewers: AtomicU32::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every frame from now on. Subscribe before taking the keyframe so nothing falls between.
+    pub fn subscribe(&self) -> broadcast::Receiver<Frame> {
+        self.feed.subscribe()
+    }
+
+    pub fn status(&self) -> HubStatus {
+        self.lock().status.clone()
+    }
+
+    pub fn status_frame(&self) -> Frame {
+        self.lock().status_frame.clone()
+    }
+
+    pub fn viewers(&self) -> u32 {
+        self.viewers.load(Ordering::Relaxed)
+    }
+
+    /// The delayed match viewers hold, once the first picture went out.
+    pub fn view(&self) -> Option<MatchView> {
+        let shared = self.lock();
+        (shared.seq > 0).then(|| shared.released.clone())
+    }
+
+    /// The current delayed match as one message, encoded once per update however many
+    /// viewers join.
+    pub fn keyframe(&self) -> Option<Frame> {
+        let mut shared = self.lock();
+        if shared.seq == 0 {
+            return None;
+        }
+        if shared.keyframe.is_none() {
+            let message = WatchMessage::Keyframe {
+                seq: shared.seq,
+                relay_us: shared.relay_us,
+                view: shared.released.clone(),
+            };
+            shared.keyframe = Some(Frame {
+                kind: FrameKind::Keyframe,
+                seq: shared.seq,
+                bytes: message.encode().into(),
+            });
+        }
+        shared.keyframe.clone()
+    }
+
+    fn set_status(&self, change: impl FnOnce(&mut HubStatus)) {
+        let mut shared = self.lock();
+        let before = shared.status.clone();
+        change(&mut shared.status);
+        shared.status.viewers = self.viewers();
+        if shared.status != before {
+            shared.status_frame = status_frame(&shared.status);
+            shared.status_sent_at = Instant::now();
+            let _ = self.feed.send(shared.status_frame.clone());
+        }
+    }
+
+    /// Re-sends the status when the audience changed, at most once a second.
+    fn refresh_viewers(&self) {
+        let due = {
+            let shared = self.lock();
+            shared.status.viewers != self.viewers()
+                && shared.status_sent_at.elapsed() >= STATUS_EVERY
+        };
+        if due {
+            self.set_status(|_| {});
+        }
+    }
+
+    /// One change leaves the delay: applied to what viewers hold, encoded once, sent to all.
+    fn release(&self, relay_us: u64, update: Update) {
+        let mut shared = self.lock();
+        apply(&mut shared.released, &update);
+        shared.seq += 1;
+        shared.relay_us = relay_us;
+        shared.keyframe = None;
+        let seq = shared.seq;
+        let frame = if seq == 1 {
+            // The first picture: everything so far, as a keyframe.
+            let message = WatchMessage::Keyframe {
+                seq,
+                relay_us,
+                view: shared.released.clone(),
+            };
+            Frame {
+                kind: FrameKind::Keyframe,
+                seq,
+                bytes: message.encode().into(),
+            }
+        } else {
+            let message = WatchMessage::Update {
+                seq,
+                relay_us,
+                update,
+            };
+            Frame {
+                kind: FrameKind::Update,
+                seq,
+                bytes: message.encode().into(),
+            }
+        };
+        let _ = self.feed.send(frame);
+    }
+
+    fn idle_for(&self) -> Option<Duration> {
+        if self.viewers() > 0 {
+            return None;
+        }
+        self.lock().idle_since.map(|at| at.elapsed())
+    }
+}
+
+/// A viewer's hold on a hub; dropping it lets the hub's grace period start.
+pub struct ViewerGuard {
+    hub: Arc<Hub>,
+}
+
+impl ViewerGuard {
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+}
+
+impl Drop for ViewerGuard {
+    fn drop(&mut self) {
+        if self.hub.viewers.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.hub.lock().idle_since = Some(Instant::now());
+        }
+    }
+}
+
+/// Why a viewer could not join.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    #[error("not a server in the directory")]
+    Unknown,
+    #[error("every spectator slot of this relay is in use")]
+    Full,
+}
+
+/// Every hub, by server.
+pub struct Hubs {
+    config: SpectateConfig,
+    directory: Arc<Directory>,
+    hubs: Mutex<BTreeMap<SocketAddrV4, Arc<Hub>>>,
+}
+
+impl Hubs {
+    pub fn new(config: SpectateConfig, directory: Arc<Directory>) -> Arc<Self> {
+        Arc::new(Self {
+            config,
+            directory,
+            hubs: Mutex::default(),
+        })
+    }
+
+    pub fn config(&self) -> &SpectateConfig {
+        &self.config
+    }
+
+    fn registry(&self) -> MutexGuard<'_, BTreeMap<SocketAddrV4, Arc<Hub>>> {
+        self.hubs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Joins the hub of a server the directory knows, starting it if need be.
+    pub fn join(self: &Arc<Self>, addr: SocketAddrV4) -> Result<ViewerGuard, JoinError> {
+        if !self.directory.contains(&addr.to_string()) {
+            return Err(JoinError::Unknown);
+        }
+        let mut hubs = self.registry();
+        let hub = match hubs.get(&addr) {
+            Some(hub) => hub.clone(),
+            None => {
+                if hubs.len() >= self.config.max_hubs {
+                    return Err(JoinError::Full);
+                }
+                let hub = Arc::new(Hub::new(addr, &self.config));
+                hubs.insert(addr, hub.clone());
+                tokio::spawn(HubTask::new(hub.clone(), self.clone()).run());
+                hub
+            }
+        };
+        hub.viewers.fetch_add(1, Ordering::AcqRel);
+        hub.lock().idle_since = None;
+        Ok(ViewerGuard { hub })
+    }
+
+    pub fn get(&self, addr: &SocketAddrV4) -> Option<Arc<Hub>> {
+        self.registry().get(addr).cloned()
+    }
+
+    pub fn list(&self) -> Vec<Arc<Hub>> {
+        self.registry().values().cloned().collect()
+    }
+
+    /// Removes the hub if it is still idle past the grace period; joins hold the same lock, so
+    /// a viewer arriving now keeps it.
+    fn retire(&self, hub: &Arc<Hub>) -> bool {
+        let mut hubs = self.registry();
+        if hub.idle_for().is_some_and(|idle| idle >= self.config.grace) {
+            hubs.remove(&hub.addr);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// One session with the server.
+struct Session {
+    socket: UdpSocket,
+    client: Client,
+    epoch: Instant,
+    input: SpectatorInput,
+    connected: bool,
+}
+
+impl Session {
+    async fn open(addr: SocketAddrV4, config: &SpectateConfig) -> std::io::Result<Self> {
+        let bind: SocketAddr = if addr.ip().is_loopback() {
+            SocketAddr::from(([127, 0, 0, 1], 0))
+        } else {
+            SocketAddr::from(([0, 0, 0, 0], 0))
+        };
+        let socket = UdpSocket::bind(bind).await?;
+        socket.connect(addr).await?;
+        let client = Client::new(
+            ClientConfig {
+                name: config.name.clone(),
+                qport: rand::random(),
+                timeout_ms: config.timeout.as_millis() as u64,
+                ..ClientConfig::default()
+            },
+            0,
+        );
+        Ok(Self {
+            socket,
+            client,
+            epoch: Instant::now(),
+            input: SpectatorInput::new(true),
+            connected: false,
+        })
+    }
+
+    fn millis(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    async fn flush(&mut self) {
+        while let Some(datagram) = self.client.poll_transmit() {
+            let _ = self.socket.send(&datagram).await;
+        }
+    }
+
+    /// Presses fire to step the follow target, and asks for the scoreboard now and then.
+    fn watch(&mut self) {
+        let now = self.millis();
+        self.input.drive(now, &mut self.client);
+    }
+}
+
+/// The hub's own loop: the session, the model, the delay.
+struct HubTask {
+    hub: Arc<Hub>,
+    hubs: Arc<Hubs>,
+    session: Option<Session>,
+    model: MatchModel,
+    /// What the queue will have made of the released view once it drains.
+    pushed: MatchView,
+    queue: DelayQueue<(u64, Update)>,
+    rejoin_at: Option<Instant>,
+    backoff: Duration,
+}
+
+impl HubTask {
+    fn new(hub: Arc<Hub>, hubs: Arc<Hubs>) -> Self {
+        let delay = hubs.config.delay;
+        Self {
+            hub,
+            hubs,
+            session: None,
+            model: MatchModel::new(),
+            pushed: MatchView::default(),
+            queue: DelayQueue::new(delay),
+            rejoin_at: Some(Instant::now()),
+            backoff: FIRST_BACKOFF,
+        }
+    }
+
+    async fn run(mut self) {
+        let mut buf = vec![0u8; 65536];
+        loop {
+            if self
+                .hub
+                .idle_for()
+                .is_some_and(|idle| idle >= self.hubs.config.grace)
+                && self.hubs.retire(&self.hub)
+            {
+                break;
+            }
+            if self.session.is_none() && self.rejoin_at.is_some_and(|at| Instant::now() >= at) {
+                self.rejoin_at = None;
+                match Session::open(self.hub.addr, &self.hubs.config).await {
+                    Ok(session) => {
+                        self.session = Some(session);
+                        self.hub.set_status(|s| s.state = HubState::Connecting);
+                    }
+                    Err(e) => self.lost(format!("socket: {e}"), false),
+                }
+            }
+            if let Some(session) = self.session.as_mut() {
+                session.watch();
+                session.flush().await;
+            }
+            let wake = self.next_wake();
+            let received = match self.session.as_ref() {
+                Some(session) => tokio::select! {
+                    r = session.socket.recv(&mut buf) => r.ok(),
+                    _ = tokio::time::sleep_until(wake.into()) => None,
+                },
+                None => {
+                    tokio::time::sleep_until(wake.into()).await;
+                    None
+                }
+            };
+            let arrival = Instant::now();
+            let relay_us = unix_us();
+            if let Some(session) = self.session.as_mut() {
+                let now = session.millis();
+                match received {
+                    // ICMP errors (nobody listening) surface as Err and count as silence.
+                    Some(len) => session.client.handle_datagram(now, &buf[..len]),
+                    None => session.client.handle_timeout(now),
+                }
+            }
+            self.events(arrival, relay_us);
+            self.release(Instant::now());
+            self.hub.refresh_viewers();
+        }
+        if let Some(mut session) = self.session.take() {
+            session.client.disconnect();
+            session.flush().await;
+            tokio::time::sleep(FAREWELL).await;
+        }
+        self.hub.set_status(|s| s.state = HubState::Closed);
+    }
+
+    fn next_wake(&self) -> Instant {
+        let now = Instant::now();
+        let mut wake = now + STATUS_EVERY;
+        if let Some(session) = &self.session {
+            if let Some(t) = session.client.poll_timeout() {
+                wake = wake.min(session.epoch + Duration::from_millis(t));
+            }
+        }
+        wake = wake.min(self.queue.next_due().unwrap_or(wake));
+        wake = wake.min(self.rejoin_at.unwrap_or(wake));
+        wake.max(now)
+    }
+
+    fn events(&mut self, arrival: Instant, relay_us: u64) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        let mut ended = None;
+        let mut went_active = false;
+        while let Some(event) = session.client.poll_event() {
+            match &event {
+                Event::State(State::Connected) => session.connected = true,
+                Event::State(State::Active) => went_active = true,
+                Event::Disconnected(reason) => ended = Some((reason.clone(), session.connected)),
+                _ => {}
+            }
+            self.model.handle(&event);
+            if matches!(event, Event::Snapshot(_)) {
+                let view = self.model.view();
+                let update = diff(&self.pushed, &view);
+                apply(&mut self.pushed, &update);
+                let first = self.queue.is_empty() && self.hub.lock().seq == 0;
+                self.queue.push(arrival, (relay_us, update));
+                if first {
+                    let filling = self.queue.filling(arrival).as_millis() as u32;
+                    self.hub.set_status(|s| s.filling_ms = filling);
+                }
+            }
+        }
+        if went_active {
+            self.backoff = FIRST_BACKOFF;
+            self.hub.set_status(|s| s.state = HubState::Active);
+        }
+        if let Some((reason, connected)) = ended {
+            self.session = None;
+            self.lost(reason, connected);
+        }
+    }
+
+    /// The session ended: a refusal before it was connected, or a lost session; rejoin after
+    /// the backoff.
+    fn lost(&mut self, reason: String, connected: bool) {
+        let retry = self.backoff;
+        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        self.rejoin_at = Some(Instant::now() + retry);
+        let retry_ms = retry.as_millis() as u32;
+        tracing::info!(server = %self.hub.addr, %reason, "spectator session ended");
+        self.hub.set_status(|s| {
+            s.state = if connected {
+                HubState::Rejoining { reason, retry_ms }
+            } else {
+                HubState::Refused { reason, retry_ms }
+            }
+        });
+    }
+
+    fn release(&mut self, now: Instant) {
+        let mut released = false;
+        while let Some((relay_us, update)) = self.queue.pop_due(now) {
+            self.hub.release(relay_us, update);
+            released = true;
+        }
+        if released && self.hub.lock().status.filling_ms != 0 {
+            self.hub.set_status(|s| s.filling_ms = 0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overviews_parse_from_the_flag() {
+        let o = OverviewFile::parse("mp_foy=/maps/foy,top.png,-3000,4000,3500.5,-2500").unwrap();
+        assert_eq!(o.map, "mp_foy");
+        assert_eq!(o.path, PathBuf::from("/maps/foy,top.png"));
+        assert_eq!(o.corners, [-3000.0, 4000.0, 3500.5, -2500.0]);
+        assert!(OverviewFile::parse("mp_foy=foy.png,1,2,3").is_err());
+        assert!(OverviewFile::parse("foy.png,1,2,3,4").is_err());
+        assert!(OverviewFile::parse("../x=foy.png,1,2,3,4").is_err());
+    }
+}

@@ -9,11 +9,28 @@ use crate::list::{view_from_url, ServerList};
 use crate::personal::Personal;
 use crate::tools::{FindPlayer, Toasts, WatchList};
 use crate::tuning::{saved_bench, TuningPage};
+use crate::watch::{watched_in_location, Watch};
 use crate::wulfram::WulframServers;
 
-/// Which page the hash names: `#tuning`, or the server list.
-fn tuning_in_hash() -> bool {
-    window().location().hash().is_ok_and(|h| h == "#tuning")
+/// Which page the location names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Route {
+    Servers,
+    /// `#tuning`
+    Tuning,
+    /// `#/watch/ADDR` or `/watch/ADDR`
+    Watch(String),
+}
+
+fn route() -> Route {
+    if let Some(addr) = watched_in_location() {
+        return Route::Watch(addr);
+    }
+    if window().location().hash().is_ok_and(|h| h == "#tuning") {
+        Route::Tuning
+    } else {
+        Route::Servers
+    }
 }
 
 #[component]
@@ -42,11 +59,15 @@ pub fn App() -> impl IntoView {
             }
         })
     });
-    let tuning = RwSignal::new(tuning_in_hash());
-    let on_hash = leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| {
-        tuning.set(tuning_in_hash())
-    });
+    let page = RwSignal::new(route());
+    let on_hash =
+        leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| page.set(route()));
     on_cleanup(move || on_hash.remove());
+    let tuning = Memo::new(move |_| page.get() == Route::Tuning);
+    let watching = Memo::new(move |_| match page.get() {
+        Route::Watch(addr) => Some(addr),
+        _ => None,
+    });
     view! {
         <header>
             <h1>"Muster"</h1>
@@ -55,11 +76,15 @@ pub fn App() -> impl IntoView {
                 {move || if feed.connected.get() { "live" } else { "connecting…" }}
             </span>
             <nav aria-label="Pages">
-                <a href="#" class:current=move || !tuning.get()>"Servers"</a>
+                <a href="#" class:current=move || page.get() == Route::Servers>"Servers"</a>
                 <a href="#tuning" class:current=move || tuning.get()>"Tuning"</a>
             </nav>
         </header>
         <Masters feed=feed />
+        {move || watching.get().map(|addr| view! { <Watch addr=addr /> })}
+        <Show
+            when=move || watching.with(Option::is_none)
+        >
         <Show
             when=move || tuning.get()
             fallback=move || view! {
@@ -77,6 +102,7 @@ pub fn App() -> impl IntoView {
             <main class="single">
                 <TuningPage bench=bench />
             </main>
+        </Show>
         </Show>
         <Toasts personal=personal selected=selected />
     }

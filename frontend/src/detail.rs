@@ -55,6 +55,8 @@ fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>, personal: Personal) 
             <Star addr=server.addr.clone() personal=personal />
         </h2>
         <p class="connect">
+            <a class="button" href=format!("#/watch/{}", server.addr) data-testid="watch">"Watch"</a>
+            " "
             <code data-testid="connect">{connect}</code>
             " "
             <button type="button" on:click=copy data-testid="copy">

@@ -8,6 +8,7 @@ mod list;
 mod personal;
 mod tools;
 mod tuning;
+mod watch;
 mod wulfram;
 
 fn main() {

@@ -336,7 +336,8 @@ impl Match {
         if self.rng.random_bool(f64::from(frame_ms) / 1000.0) {
             self.kill(profile, &mut step);
         }
-        if self.rng.random_bool(f64::from(frame_ms) / 8000.0) {
+        // A chat line every few seconds.
+        if self.rng.random_bool(f64::from(frame_ms) / 3000.0) {
             if let Some(s) = self.soldiers.choose(&mut self.rng) {
                 let line = CHAT.choose(&mut self.rng).copied().unwrap_or("gg");
                 let status = if s.alive() {

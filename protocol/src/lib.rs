@@ -11,4 +11,5 @@ extern crate std;
 pub mod browse;
 pub mod cod;
 pub mod relay_api;
+pub mod watching;
 pub mod wulfram;

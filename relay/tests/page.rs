@@ -764,3 +764,156 @@ async fn the_page_shows_the_configured_wulfram_servers() {
     screenshot(&client, "wulfram.png").await;
     client.close().await.unwrap();
 }
+
+/// The rows of the watch view's scoreboard: (name, team, x, y).
+async fn watch_rows(client: &Client) -> Result<Vec<(String, String, i64, i64)>, String> {
+    let rows = client
+        .find_all(Locator::Css("[data-testid=watch-player]"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for row in rows {
+        let attr = |name: &'static str| {
+            let row = row.clone();
+            async move {
+                row.attr(name)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| format!("no {name}"))
+            }
+        };
+        let x = attr("data-x").await?.parse().map_err(|_| "x")?;
+        let y = attr("data-y").await?.parse().map_err(|_| "y")?;
+        out.push((attr("data-name").await?, attr("data-team").await?, x, y));
+    }
+    Ok(out)
+}
+
+async fn count(client: &Client, css: &str) -> usize {
+    client
+        .find_all(Locator::Css(css))
+        .await
+        .map(|v| v.len())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat() {
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(10),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = common::start_spectating_relay(
+        &lab,
+        relay::spectate::SpectateConfig {
+            delay: Duration::ZERO,
+            ..Default::default()
+        },
+    )
+    .await;
+    common::wait_listed(&relay, &lab).await;
+    let addr = lab.servers[0].addr.to_string();
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    // From the list: open the server, press Watch.
+    let row = format!("[data-testid=server-row][data-addr=\"{addr}\"]");
+    eventually("the server is listed", async || {
+        (count(&client, &row).await == 1)
+            .then_some(())
+            .ok_or_else(|| "not yet".to_owned())
+    })
+    .await;
+    click(&client, &row).await;
+    click(&client, "[data-testid=watch]").await;
+    let url = client.current_url().await.unwrap();
+    assert_eq!(url.fragment(), Some(format!("/watch/{addr}").as_str()));
+    let roster: std::collections::BTreeSet<String> = lab.servers[0]
+        .snapshot()
+        .players
+        .iter()
+        .filter(|p| !p.spectator)
+        .map(|p| p.name.clone())
+        .collect();
+    let first = eventually("the scoreboard lists the server's players", async || {
+        let rows = watch_rows(&client).await?;
+        let names: std::collections::BTreeSet<String> = rows
+            .iter()
+            .filter(|r| r.1 != "spectator")
+            .map(|r| r.0.clone())
+            .collect();
+        (names == roster)
+            .then_some(rows)
+            .ok_or(format!("{names:?}"))
+    })
+    .await;
+    let status = text_of(&client, "[data-testid=watch-status]")
+        .await
+        .unwrap();
+    assert_eq!(status, "live");
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-delay]").await.unwrap(),
+        "no delay"
+    );
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-viewers]")
+            .await
+            .unwrap(),
+        "1 watching"
+    );
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-map]").await.unwrap(),
+        lab.servers[0].snapshot().mapname
+    );
+    screenshot(&client, "watch-view-1.png").await;
+    let before = client.screenshot().await.unwrap();
+    let kills = count(&client, "[data-testid=kill]").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let moved = eventually("the dots move", async || {
+        let rows = watch_rows(&client).await?;
+        let moved = rows.iter().filter(|r| !first.contains(r)).count();
+        (moved >= 3)
+            .then_some(moved)
+            .ok_or(format!("{moved} moved"))
+    })
+    .await;
+    assert!(moved >= 3);
+    let after = client.screenshot().await.unwrap();
+    assert_ne!(before, after, "the map redraws as the match moves");
+    screenshot(&client, "watch-view-2.png").await;
+    eventually("the kill feed and chat grow", async || {
+        let (k, c) = (
+            count(&client, "[data-testid=kill]").await,
+            count(&client, "[data-testid=chat]").await,
+        );
+        (k > kills && k >= 2 && c >= 1)
+            .then_some(())
+            .ok_or(format!("{k} kills, {c} chat"))
+    })
+    .await;
+    // Clicking a scoreboard row follows and highlights that player.
+    click(&client, "[data-testid=watch-player][data-team=axis]").await;
+    eventually("the row is selected", async || {
+        (count(&client, "[data-testid=watch-player].selected").await == 1)
+            .then_some(())
+            .ok_or_else(|| "none selected".to_owned())
+    })
+    .await;
+    screenshot(&client, "watch-view-following.png").await;
+    // The link reproduces the view in a fresh page; one session serves both.
+    client
+        .goto(&format!("http://{}/#/watch/{addr}", relay.addr))
+        .await
+        .unwrap();
+    client.refresh().await.unwrap();
+    eventually("a shared link opens the watch view", async || {
+        let rows = watch_rows(&client).await?;
+        (rows.len() > roster.len())
+            .then_some(())
+            .ok_or(format!("{} rows", rows.len()))
+    })
+    .await;
+    assert_eq!(lab.servers[0].connects(), 1);
+}

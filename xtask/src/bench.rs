@@ -14,7 +14,8 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some("wire") => wire(root),
         Some("query") => query(root),
         Some("page") => page(root),
-        other => bail!("usage: cargo xtask bench wire|query|page (got {other:?})"),
+        Some("spectate") => spectate(root, &args[1..]),
+        other => bail!("usage: cargo xtask bench wire|query|page|spectate (got {other:?})"),
     }
 }
 
@@ -259,5 +260,25 @@ fn page(root: &Path) -> Result<()> {
     crate::status(
         Command::new(root.join("target/release/examples/page_bench"))
             .env("MUSTER_DIST", root.join("dist")),
+    )
+}
+
+/// A 32-player lab match, the relay (no delay) and 1,000 WebSocket viewers
+/// (relay/examples/spectate_bench.rs): latency, bytes and memory per viewer, relay CPU,
+/// coverage and position error against the lab's truth.
+fn spectate(root: &Path, args: &[String]) -> Result<()> {
+    crate::build_release_binaries()?;
+    crate::status(Command::new("cargo").args([
+        "build",
+        "--release",
+        "-p",
+        "muster-relay",
+        "--example",
+        "spectate_bench",
+    ]))?;
+    crate::status(
+        Command::new(root.join("target/release/examples/spectate_bench"))
+            .args(args)
+            .env("MUSTER_BIN_DIR", root.join("target/release")),
     )
 }

@@ -22,6 +22,9 @@ commands:
   bench wire          fixed-Huffman throughput, ours beside q3huff2's; last line is JSON
   bench query         a 2,000-server lab refreshed by QStat and by muster query; last line JSON
   bench page          the page with 5,000 servers in Chromium: render, keystroke, size; JSON
+  bench spectate [VIEWERS] [SECONDS]
+                      a 32-player lab match watched by 1,000 WebSocket viewers through the
+                      relay: latency, bytes and memory per viewer, CPU, coverage; JSON
   fuzz [--seconds N] [TARGET...]
                       long cargo-fuzz runs (default 300 s per target, every target)";
 

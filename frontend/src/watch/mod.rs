@@ -1,0 +1,516 @@
+//! The watch view (`#/watch/ADDR`): a live top-down map of a match from the relay's spectator
+//! hub, beside the scoreboard by team, the kill feed, chat, and the hub's delay and audience.
+
+mod map;
+mod socket;
+
+use leptos::prelude::*;
+use protocol::cod::text::strip;
+use protocol::relay_api::watch::{
+    FeedItem, HubState, HubStatus, MatchView, Overview, Team, WatchPlayer,
+};
+use protocol::watching::{Bounds, RenderClock, Tracks};
+
+use crate::coloured::Coloured;
+
+/// What the socket, the map and the tables share.
+pub struct Live {
+    view: Option<MatchView>,
+    seq: u64,
+    tracks: Tracks,
+    clock: RenderClock,
+    /// What the map frames: every sighting on this map so far.
+    bounds: Option<Bounds>,
+    framed_map: String,
+    zoom: f32,
+    pan: (f32, f32),
+    selected: Option<u8>,
+    overview: Option<(Overview, web_sys::HtmlImageElement)>,
+    drag: Option<(f32, f32, bool)>,
+    /// Local time the delay finishes filling.
+    filling_until: f64,
+    shown_at: f64,
+    connected: RwSignal<bool>,
+    status: RwSignal<Option<HubStatus>>,
+    /// The view the tables show, refreshed a few times a second.
+    shown: RwSignal<Option<MatchView>>,
+}
+
+impl Live {
+    fn new() -> Self {
+        Self {
+            view: None,
+            seq: 0,
+            tracks: Tracks::default(),
+            clock: RenderClock::default(),
+            bounds: None,
+            framed_map: String::new(),
+            zoom: 1.0,
+            pan: (0.0, 0.0),
+            selected: None,
+            overview: None,
+            drag: None,
+            filling_until: 0.0,
+            shown_at: 0.0,
+            connected: RwSignal::new(false),
+            status: RwSignal::new(None),
+            shown: RwSignal::new(None),
+        }
+    }
+
+    /// Loads the operator's overview image for the current map, once.
+    fn load_overview(&mut self) {
+        let map = self.framed_map.clone();
+        let wanted = self.status.with_untracked(|s| {
+            s.as_ref()
+                .and_then(|s| s.overviews.iter().find(|o| o.map == map).cloned())
+        });
+        let current = self.overview.as_ref().map(|(o, _)| o.map.clone());
+        match wanted {
+            Some(o) if current.as_deref() != Some(&o.map) => {
+                if let Ok(image) = web_sys::HtmlImageElement::new() {
+                    image.set_src(&o.url);
+                    self.overview = Some((o, image));
+                }
+            }
+            None => self.overview = None,
+            _ => {}
+        }
+    }
+}
+
+/// The address a location names: `#/watch/ADDR` or `/watch/ADDR`.
+pub fn watched_in_location() -> Option<String> {
+    let location = window().location();
+    let hash = location.hash().unwrap_or_default();
+    let path = location.pathname().unwrap_or_default();
+    hash.strip_prefix("#/watch/")
+        .or_else(|| path.strip_prefix("/watch/"))
+        .filter(|a| !a.is_empty())
+        .map(str::to_owned)
+}
+
+fn frame_loop(
+    live: StoredValue<Live, LocalStorage>,
+    canvas: NodeRef<leptos::html::Canvas>,
+    open: StoredValue<bool>,
+) {
+    request_animation_frame(move || {
+        if !open.try_get_value().unwrap_or(false) {
+            return;
+        }
+        if let Some(canvas) = canvas.get_untracked() {
+            let now = socket::now_ms();
+            live.update_value(|l| {
+                l.load_overview();
+                map::draw(l, &canvas, now);
+            });
+        }
+        frame_loop(live, canvas, open);
+    });
+}
+
+fn state_text(status: &HubStatus, filling_s: u32) -> String {
+    match &status.state {
+        HubState::Connecting => "joining the server…".into(),
+        HubState::Active if filling_s > 0 => {
+            format!("delay filling: first picture in {filling_s} s")
+        }
+        HubState::Active => "live".into(),
+        HubState::Refused { reason, retry_ms } => {
+            format!("refused: {reason} (retrying in {} s)", retry_ms / 1000)
+        }
+        HubState::Rejoining { reason, retry_ms } => {
+            format!(
+                "lost the server: {reason} (rejoining in {} s)",
+                retry_ms / 1000
+            )
+        }
+        HubState::Closed => "closed".into(),
+    }
+}
+
+fn clock_text(ms: i32) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+#[component]
+pub fn Watch(addr: String) -> impl IntoView {
+    let live = StoredValue::new_local(Live::new());
+    let open = StoredValue::new(true);
+    on_cleanup(move || open.set_value(false));
+    socket::follow(addr.clone(), live, open);
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    Effect::new(move |started: Option<bool>| {
+        if started != Some(true) && canvas.get().is_some() {
+            frame_loop(live, canvas, open);
+            return true;
+        }
+        started.unwrap_or(false)
+    });
+    let (status, shown, connected) = live.with_value(|l| (l.status, l.shown, l.connected));
+    let selected = RwSignal::new(None::<u8>);
+    Effect::new(move |_| {
+        let s = selected.get();
+        live.update_value(|l| l.selected = s);
+    });
+    // A second tick for the countdown while the delay fills.
+    let tick = RwSignal::new(0u32);
+    let ticker = set_interval_with_handle(
+        move || tick.update(|t| *t = t.wrapping_add(1)),
+        std::time::Duration::from_millis(500),
+    );
+    on_cleanup(move || {
+        if let Ok(handle) = ticker {
+            handle.clear();
+        }
+    });
+    let filling_s = move || {
+        tick.track();
+        let until = live.with_value(|l| l.filling_until);
+        ((until - socket::now_ms()) / 1000.0).ceil().max(0.0) as u32
+    };
+    let header = move || {
+        let view = shown.get();
+        let status = status.get();
+        let state = status
+            .as_ref()
+            .map(|s| state_text(s, filling_s()))
+            .unwrap_or_else(|| {
+                if connected.get() {
+                    "…"
+                } else {
+                    "connecting to the relay…"
+                }
+                .into()
+            });
+        let delay = status.as_ref().map_or(String::new(), |s| match s.delay_ms {
+            0 => "no delay".into(),
+            ms => format!("delay {} s", ms / 1000),
+        });
+        let viewers = status.as_ref().map_or(0, |s| s.viewers);
+        let (host, map, mode, time, scores) = match &view {
+            Some(v) => (
+                v.header.hostname.clone(),
+                v.header.map.clone(),
+                v.header.gametype.clone(),
+                clock_text(v.server_time.wrapping_sub(v.header.level_start)),
+                format!("Axis {} : {} Allies", v.axis_score, v.allies_score),
+            ),
+            None => Default::default(),
+        };
+        view! {
+            <div class="watch-head">
+                <h2 data-testid="watch-host"><Coloured text=host /></h2>
+                <span data-testid="watch-map">{map}</span>
+                <span>{mode}</span>
+                <span data-testid="watch-clock">{time}</span>
+                <span data-testid="watch-scores">{scores}</span>
+                <span data-testid="watch-viewers">{format!("{viewers} watching")}</span>
+                <span data-testid="watch-delay">{delay}</span>
+                <span class="watch-state" data-testid="watch-status">{state}</span>
+            </div>
+        }
+    };
+    let on_down = move |ev: leptos::ev::MouseEvent| {
+        let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
+        live.update_value(|l| l.drag = Some((x, y, false)));
+    };
+    let on_move = move |ev: leptos::ev::MouseEvent| {
+        let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
+        live.update_value(|l| {
+            if let Some((px, py, moved)) = l.drag {
+                let (dx, dy) = (x - px, y - py);
+                if moved || dx.abs() + dy.abs() > 3.0 {
+                    l.pan.0 += dx;
+                    l.pan.1 += dy;
+                    l.drag = Some((x, y, true));
+                    if l.selected.is_some() {
+                        l.selected = None;
+                        selected.set(None);
+                    }
+                }
+            }
+        });
+    };
+    let on_up = move |ev: leptos::ev::MouseEvent| {
+        let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
+        let Some(canvas) = canvas.get_untracked() else {
+            return;
+        };
+        let (w, h) = (canvas.client_width() as f32, canvas.client_height() as f32);
+        let picked = live.try_update_value(|l| {
+            let was_click = matches!(l.drag.take(), Some((_, _, false)));
+            let time = l.clock.render_time(socket::now_ms())?;
+            let camera = map::camera(l, w, h, time)?;
+            was_click.then(|| map::pick(l, &camera, x, y, time))
+        });
+        if let Some(Some(pick)) = picked {
+            selected.set(pick);
+        }
+    };
+    let on_wheel = move |ev: leptos::ev::WheelEvent| {
+        ev.prevent_default();
+        let factor = 1.15f32.powf(-(ev.delta_y() as f32) / 100.0);
+        let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
+        let Some(canvas) = canvas.get_untracked() else {
+            return;
+        };
+        let (w, h) = (canvas.client_width() as f32, canvas.client_height() as f32);
+        live.update_value(|l| {
+            let zoom = (l.zoom * factor).clamp(0.25, 40.0);
+            let ratio = zoom / l.zoom;
+            // Zoom about the cursor: the point under it stays put.
+            let (cx, cy) = (w / 2.0 + l.pan.0, h / 2.0 + l.pan.1);
+            l.pan.0 += (x - cx) * (1.0 - ratio);
+            l.pan.1 += (y - cy) * (1.0 - ratio);
+            l.zoom = zoom;
+        });
+    };
+    let fit = move |_| {
+        live.update_value(|l| {
+            l.zoom = 1.0;
+            l.pan = (0.0, 0.0);
+        });
+        selected.set(None);
+    };
+    let back = addr.clone();
+    view! {
+        <main class="watch" data-testid="watch-view" data-addr=addr>
+            <section class="watch-main">
+                <p class="watch-nav">
+                    <a href="#" data-testid="watch-back">"← Servers"</a>
+                    " "
+                    <code>{format!("/connect {back}")}</code>
+                </p>
+                {header}
+                <div class="watch-canvas-wrap">
+                    <canvas
+                        node_ref=canvas
+                        class="watch-canvas"
+                        data-testid="watch-canvas"
+                        on:mousedown=on_down
+                        on:mousemove=on_move
+                        on:mouseup=on_up
+                        on:wheel=on_wheel
+                    ></canvas>
+                    <div class="watch-tools">
+                        <button type="button" on:click=fit data-testid="watch-fit">"Fit"</button>
+                    </div>
+                </div>
+            </section>
+            <aside class="watch-side">
+                <Scoreboard shown=shown selected=selected />
+                <Feed shown=shown />
+            </aside>
+        </main>
+    }
+}
+
+fn team_title(team: Team) -> &'static str {
+    match team {
+        Team::Axis => "Axis",
+        Team::Allies => "Allies",
+        Team::Free => "Players",
+        Team::Spectator => "Spectators",
+    }
+}
+
+fn state_of(p: &WatchPlayer, server_time: i32) -> String {
+    if p.team == Team::Spectator {
+        return "spectating".into();
+    }
+    let age = p.seen.map(|t| server_time.wrapping_sub(t));
+    match age {
+        None => "not seen yet".into(),
+        Some(_) if !p.alive => "dead".into(),
+        Some(a) if a > map::STALE_MS => format!("seen {} s ago", a / 1000),
+        Some(_) => "alive".into(),
+    }
+}
+
+#[component]
+fn Scoreboard(shown: RwSignal<Option<MatchView>>, selected: RwSignal<Option<u8>>) -> impl IntoView {
+    let teams = move || {
+        let Some(view) = shown.get() else {
+            return Vec::new();
+        };
+        let mut teams = Vec::new();
+        for team in [Team::Axis, Team::Allies, Team::Free, Team::Spectator] {
+            let mut players: Vec<WatchPlayer> = view
+                .players
+                .iter()
+                .filter(|p| p.team == team)
+                .cloned()
+                .collect();
+            if players.is_empty() {
+                continue;
+            }
+            players.sort_by_key(|p| (std::cmp::Reverse(p.score), p.client));
+            let score = match team {
+                Team::Axis => Some(view.axis_score),
+                Team::Allies => Some(view.allies_score),
+                _ => None,
+            };
+            teams.push((team, score, players, view.server_time));
+        }
+        teams
+    };
+    view! {
+        <section class="scoreboard" aria-label="Scoreboard">
+            {move || {
+                teams()
+                    .into_iter()
+                    .map(|(team, score, players, time)| {
+                        let title = match score {
+                            Some(s) => format!("{} — {s}", team_title(team)),
+                            None => team_title(team).to_owned(),
+                        };
+                        view! {
+                            <h3 class=format!("team-{}", team.name())>{title}</h3>
+                            <table>
+                                <thead>
+                                    <tr>
+                                        <th scope="col">"Name"</th>
+                                        <th scope="col" class="num">"Score"</th>
+                                        <th scope="col" class="num">"Deaths"</th>
+                                        <th scope="col" class="num">"Ping"</th>
+                                        <th scope="col">"State"</th>
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    {players
+                                        .into_iter()
+                                        .map(|p| {
+                                            let client = p.client;
+                                            let state = state_of(&p, time);
+                                            let ping = match p.ping {
+                                                0 => "bot".to_owned(),
+                                                -1 => "…".to_owned(),
+                                                ping => ping.to_string(),
+                                            };
+                                            view! {
+                                                <tr
+                                                    data-testid="watch-player"
+                                                    data-name=p.name.clone()
+                                                    data-team=team.name()
+                                                    data-x=p.origin[0]
+                                                    data-y=p.origin[1]
+                                                    data-seen=p.seen.unwrap_or(-1)
+                                                    class:selected=move || selected.get() == Some(client)
+                                                    on:click=move |_| selected.set(Some(client))
+                                                >
+                                                    <td><Coloured text=p.name.clone() /></td>
+                                                    <td class="num">{p.score}</td>
+                                                    <td class="num">{p.deaths}</td>
+                                                    <td class="num">{ping}</td>
+                                                    <td class="state">{state}</td>
+                                                </tr>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </tbody>
+                            </table>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn Feed(shown: RwSignal<Option<MatchView>>) -> impl IntoView {
+    let name_of = |view: &MatchView, client: Option<u8>| match client {
+        None => "the world".to_owned(),
+        Some(c) => view
+            .players
+            .iter()
+            .find(|p| p.client == c)
+            .map_or_else(|| format!("#{c}"), |p| p.name.clone()),
+    };
+    let kills = move || {
+        let view = shown.get()?;
+        let lines: Vec<(String, String, String)> = view
+            .feed
+            .iter()
+            .rev()
+            .filter_map(|f| match f {
+                FeedItem::Kill {
+                    attacker,
+                    victim,
+                    weapon,
+                    ..
+                } => Some((
+                    name_of(&view, *attacker),
+                    weapon
+                        .trim_end_matches("_mp")
+                        .trim_start_matches("MOD_")
+                        .to_lowercase(),
+                    name_of(&view, Some(*victim)),
+                )),
+                _ => None,
+            })
+            .take(12)
+            .collect();
+        Some(lines)
+    };
+    let chat = move || {
+        let view = shown.get()?;
+        let lines: Vec<(bool, String)> = view
+            .feed
+            .iter()
+            .rev()
+            .filter_map(|f| match f {
+                FeedItem::Chat { text, team, .. } => Some((*team, text.clone())),
+                _ => None,
+            })
+            .take(12)
+            .collect();
+        Some(lines)
+    };
+    let messages = move || {
+        let view = shown.get()?;
+        let lines: Vec<String> = view
+            .feed
+            .iter()
+            .rev()
+            .filter_map(|f| match f {
+                FeedItem::Message { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .take(6)
+            .collect();
+        Some(lines)
+    };
+    view! {
+        <section class="killfeed" aria-label="Kill feed">
+            <h3>"Kills"</h3>
+            <ul>
+                {move || kills().unwrap_or_default().into_iter().map(|(a, w, v)| view! {
+                    <li data-testid="kill">
+                        <Coloured text=a />
+                        <span class="weapon">{format!(" [{w}] ")}</span>
+                        <Coloured text=v />
+                    </li>
+                }).collect_view()}
+            </ul>
+        </section>
+        <section class="chat" aria-label="Chat">
+            <h3>"Chat"</h3>
+            <ul>
+                {move || chat().unwrap_or_default().into_iter().map(|(team, text)| view! {
+                    <li data-testid="chat" class:team=team><Coloured text=text /></li>
+                }).collect_view()}
+            </ul>
+        </section>
+        <section class="messages" aria-label="Server messages">
+            <ul>
+                {move || messages().unwrap_or_default().into_iter().map(|text| view! {
+                    <li data-testid="server-message">{strip(&text)}</li>
+                }).collect_view()}
+            </ul>
+        </section>
+    }
+}

@@ -1,0 +1,112 @@
+//! The hub's WebSocket: binary watch messages decoded by `protocol`, applied to the page's
+//! copy of the delayed match; reconnects while the view is open.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use gloo_net::websocket::{futures::WebSocket, Message};
+use leptos::prelude::*;
+use protocol::relay_api::watch::{apply, WatchMessage};
+
+use super::Live;
+
+/// Local time in ms for the render clock.
+pub fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// `ws(s)://<this page's host>/spectate/ADDR`.
+fn hub_url(addr: &str) -> String {
+    let location = window().location();
+    let scheme = match location.protocol().as_deref() {
+        Ok("https:") => "wss",
+        _ => "ws",
+    };
+    let host = location.host().unwrap_or_default();
+    format!("{scheme}://{host}/spectate/{addr}")
+}
+
+/// Follows the hub until `open` turns false.
+pub fn follow(addr: String, live: StoredValue<Live, LocalStorage>, open: StoredValue<bool>) {
+    leptos::task::spawn_local(async move {
+        while open.try_get_value().unwrap_or(false) {
+            session(&addr, live, open).await;
+            live.update_value(|l| l.connected.set(false));
+            sleep(Duration::from_secs(2)).await;
+        }
+    });
+}
+
+async fn session(addr: &str, live: StoredValue<Live, LocalStorage>, open: StoredValue<bool>) {
+    let Ok(socket) = WebSocket::open(&hub_url(addr)) else {
+        return;
+    };
+    let (_sink, mut stream) = socket.split();
+    while let Some(message) = stream.next().await {
+        if !open.try_get_value().unwrap_or(false) {
+            return;
+        }
+        let Ok(Message::Bytes(bytes)) = message else {
+            return;
+        };
+        let Ok(message) = WatchMessage::decode(&bytes) else {
+            leptos::logging::warn!("unreadable watch message");
+            continue;
+        };
+        live.update_value(|l| l.take(message));
+    }
+}
+
+impl Live {
+    fn take(&mut self, message: WatchMessage) {
+        self.connected.set(true);
+        let now = now_ms();
+        match message {
+            WatchMessage::Status(status) => {
+                self.filling_until = now + f64::from(status.filling_ms);
+                self.status.set(Some(status));
+            }
+            WatchMessage::Keyframe { seq, view, .. } => {
+                self.seq = seq;
+                self.view = Some(view);
+            }
+            WatchMessage::Update { seq, update, .. } => {
+                let Some(view) = self.view.as_mut() else {
+                    return;
+                };
+                if seq != self.seq + 1 {
+                    return;
+                }
+                self.seq = seq;
+                apply(view, &update);
+            }
+        }
+        if let Some(view) = &self.view {
+            self.tracks.record(view);
+            self.clock.update(view.server_time, now);
+            if view.header.map != self.framed_map {
+                self.framed_map = view.header.map.clone();
+                self.bounds = None;
+            }
+            if let Some(b) = protocol::watching::Bounds::of(view) {
+                self.bounds = Some(self.bounds.map_or(b, |old| old.union(b)));
+            }
+            // The tables redraw a few times a second; the map every frame.
+            if now - self.shown_at >= 250.0 || self.shown.with_untracked(Option::is_none) {
+                self.shown_at = now;
+                self.shown.set(Some(view.clone()));
+            }
+        }
+    }
+}
+
+async fn sleep(duration: Duration) {
+    let (done, wait) = futures::channel::oneshot::channel::<()>();
+    set_timeout(
+        move || {
+            let _ = done.send(());
+        },
+        duration,
+    );
+    let _ = wait.await;
+}

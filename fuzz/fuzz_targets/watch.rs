@@ -1,0 +1,28 @@
+//! Any bytes as what a watcher reads: a server command (parsed, shown, and fed to the match
+//! model) and a watch message (decoded and applied to a view). Nothing may panic, and an
+//! update applied to a view keeps it within its bounds.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use protocol::cod::client::Event;
+use protocol::cod::commands::{display_text, ServerCommand};
+use protocol::cod::spectator::MatchModel;
+use protocol::relay_api::watch::{apply, ViewerMessage, WatchMessage, FEED_KEPT};
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let _ = ServerCommand::parse(&text);
+    let _ = display_text(&text);
+    let mut model = MatchModel::new();
+    model.handle(&Event::ServerCommand {
+        sequence: 1,
+        text: text.into_owned(),
+    });
+    let _ = ViewerMessage::decode(data);
+    if let Ok(WatchMessage::Update { update, .. }) = WatchMessage::decode(data) {
+        let mut view = model.view();
+        apply(&mut view, &update);
+        apply(&mut view, &update);
+        assert!(view.feed.len() <= FEED_KEPT);
+    }
+});

@@ -1,0 +1,398 @@
+//! `cargo xtask bench spectate`: a lab match with 32 players (writing its true match), the
+//! relay with no broadcast delay as its own process, and N WebSocket viewers in this one, all
+//! on this machine. Measures the latency from a snapshot's arrival at the relay to its receipt
+//! by the viewers, bytes per second per viewer, the relay's CPU and memory per viewer, and
+//! coverage and position error against the lab's truth. The last line printed is one JSON
+//! object.
+//!
+//! Usage: spectate_bench [VIEWERS] [SECONDS]; MUSTER_BIN_DIR names the release binaries.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context};
+use futures_util::StreamExt;
+use protocol::relay_api::watch::{apply, MatchView, Team, WatchMessage};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+const PLAYERS: usize = 32;
+const WARM_UP: Duration = Duration::from_secs(3);
+
+/// A child process killed when dropped.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(29000)
+}
+
+fn free_tcp_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(18080)
+}
+
+/// Starts a program and waits for the stdout line starting with `ready`.
+fn start(program: PathBuf, args: &[String], ready: &str) -> anyhow::Result<Process> {
+    let mut child = Command::new(&program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", program.display()))?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        let Some(line) = lines.next() else {
+            bail!("{} exited before {ready:?}", program.display());
+        };
+        if line?.starts_with(ready) {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    Ok(Process(child))
+}
+
+/// utime + stime of a process, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks: f64 = fields
+        .get(11..13)
+        .map(|f| f.iter().filter_map(|v| v.parse::<f64>().ok()).sum())
+        .unwrap_or(0.0);
+    ticks / 100.0
+}
+
+/// Resident memory of a process, in KiB.
+fn rss_kib(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+fn unix_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+/// What one viewer measured inside the window.
+#[derive(Default)]
+struct Measured {
+    latencies_us: Vec<u64>,
+    bytes: u64,
+    resyncs: u64,
+}
+
+#[derive(Default)]
+struct Window {
+    open: bool,
+    closed: bool,
+}
+
+async fn viewer(
+    url: String,
+    window: Arc<Mutex<Window>>,
+    model: Option<Arc<Mutex<Vec<MatchView>>>>,
+) -> Measured {
+    let mut measured = Measured::default();
+    let Ok((mut socket, _)) = tokio_tungstenite::connect_async(&url).await else {
+        return measured;
+    };
+    let mut view: Option<MatchView> = None;
+    let mut sampled = Instant::now();
+    while let Some(Ok(message)) = socket.next().await {
+        let (open, closed) = {
+            let w = window.lock().unwrap();
+            (w.open, w.closed)
+        };
+        if closed {
+            break;
+        }
+        let Message::Binary(bytes) = message else {
+            continue;
+        };
+        let received = unix_us();
+        let Ok(decoded) = WatchMessage::decode(&bytes) else {
+            continue;
+        };
+        if open {
+            measured.bytes += bytes.len() as u64;
+        }
+        match decoded {
+            WatchMessage::Update {
+                relay_us, update, ..
+            } => {
+                if open {
+                    measured
+                        .latencies_us
+                        .push(received.saturating_sub(relay_us));
+                }
+                if let Some(v) = view.as_mut() {
+                    apply(v, &update);
+                }
+            }
+            WatchMessage::Keyframe { view: v, .. } => {
+                if view.is_some() && open {
+                    measured.resyncs += 1;
+                }
+                view = Some(v);
+            }
+            WatchMessage::Status(_) => {}
+        }
+        if let (Some(model), Some(v), true) = (&model, &view, open) {
+            if sampled.elapsed() >= Duration::from_millis(100) {
+                sampled = Instant::now();
+                model.lock().unwrap().push(v.clone());
+            }
+        }
+    }
+    measured
+}
+
+type Truth = BTreeMap<i32, Vec<(u8, [f64; 3], bool)>>;
+
+fn read_truth(path: &std::path::Path) -> Truth {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut frames = Truth::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let soldiers = v["soldiers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                let o = &s["origin"];
+                (
+                    s["client"].as_u64().unwrap_or(0) as u8,
+                    [0, 1, 2].map(|i| o[i].as_f64().unwrap_or(0.0)),
+                    s["alive"].as_bool().unwrap_or(false),
+                )
+            })
+            .collect();
+        frames.insert(v["server_time"].as_i64().unwrap_or(0) as i32, soldiers);
+    }
+    frames
+}
+
+/// Coverage (living players shown with a position at most 1 s old) and the mean distance from
+/// what is shown to where they truly are, over the sampled views.
+fn coverage(samples: &[MatchView], truth: &Truth) -> (f64, f64) {
+    let (mut alive, mut covered, mut error, mut errors) = (0u64, 0u64, 0.0f64, 0u64);
+    for view in samples {
+        let Some(frame) = truth.get(&view.server_time) else {
+            continue;
+        };
+        for (client, origin, living) in frame {
+            if !living {
+                continue;
+            }
+            alive += 1;
+            let shown = view
+                .players
+                .iter()
+                .find(|p| p.client == *client && p.team != Team::Spectator);
+            let Some(p) = shown else { continue };
+            let Some(seen) = p.seen else { continue };
+            if view.server_time - seen <= 1000 {
+                covered += 1;
+                let dx = origin[0] - f64::from(p.origin[0]);
+                let dy = origin[1] - f64::from(p.origin[1]);
+                error += (dx * dx + dy * dy).sqrt();
+                errors += 1;
+            }
+        }
+    }
+    (
+        covered as f64 / alive.max(1) as f64,
+        error / errors.max(1) as f64,
+    )
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i] as f64 / 1000.0
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let viewers: usize = args.first().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let seconds: u64 = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(20);
+    let bin = PathBuf::from(std::env::var("MUSTER_BIN_DIR").unwrap_or("target/release".into()));
+    let dir = std::env::temp_dir().join(format!("muster-spectate-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let truth_path = dir.join("truth.jsonl");
+    let (lab_port, master_port, http_port) = (free_port(), free_port(), free_tcp_port());
+    let _lab = start(
+        bin.join("muster-lab"),
+        &[
+            "--servers",
+            "1",
+            "--players",
+            &PLAYERS.to_string(),
+            "--port",
+            &lab_port.to_string(),
+            "--master-port",
+            &master_port.to_string(),
+            "--churn",
+            "0",
+            "--map-time",
+            "0",
+            "--seed",
+            "5",
+            "--truth",
+            &truth_path.display().to_string(),
+        ]
+        .map(String::from),
+        "muster-lab:",
+    )?;
+    let relay = start(
+        bin.join("muster"),
+        &[
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{http_port}"),
+            "--master",
+            &format!("127.0.0.1:{master_port}"),
+            "--no-default-masters",
+            "--no-lan",
+            "--spectate-delay",
+            "0",
+            "--dist",
+            &dir.display().to_string(),
+        ]
+        .map(String::from),
+        "muster: serving",
+    )?;
+    let pid = relay.0.id();
+    let server = format!("127.0.0.1:{lab_port}");
+    let http = format!("127.0.0.1:{http_port}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed: Value = reqwest::get(format!("http://{http}/api/servers"))
+            .await?
+            .json()
+            .await?;
+        if listed
+            .as_array()
+            .is_some_and(|a| a.iter().any(|s| s["addr"] == server.as_str()))
+        {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("the relay never listed the lab server");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle_rss = rss_kib(pid);
+    let window = Arc::new(Mutex::new(Window::default()));
+    let samples = Arc::new(Mutex::new(Vec::new()));
+    let url = format!("ws://{http}/spectate/{server}");
+    let mut tasks = Vec::new();
+    for i in 0..viewers {
+        let model = (i == 0).then(|| samples.clone());
+        tasks.push(tokio::spawn(viewer(url.clone(), window.clone(), model)));
+        // Pages arrive over a second or two, not in one instant.
+        if i % 50 == 49 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    tokio::time::sleep(WARM_UP).await;
+    let cpu_before = cpu_seconds(pid);
+    let started = Instant::now();
+    window.lock().unwrap().open = true;
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    window.lock().unwrap().open = false;
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu = (cpu_seconds(pid) - cpu_before) / elapsed;
+    let busy_rss = rss_kib(pid);
+    let hubs: Value = reqwest::get(format!("http://{http}/api/spectate"))
+        .await?
+        .json()
+        .await?;
+    window.lock().unwrap().closed = true;
+    let mut latencies = Vec::new();
+    let (mut bytes, mut resyncs, mut measured_viewers) = (0u64, 0u64, 0u64);
+    for task in tasks {
+        // A viewer ends at its next message after the window closes.
+        let Ok(Ok(m)) = tokio::time::timeout(Duration::from_secs(5), task).await else {
+            continue;
+        };
+        if m.bytes > 0 {
+            measured_viewers += 1;
+        }
+        bytes += m.bytes;
+        resyncs += m.resyncs;
+        latencies.extend(m.latencies_us);
+    }
+    latencies.sort_unstable();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after_rss = rss_kib(pid);
+    let truth = read_truth(&truth_path);
+    let (covered, position_error) = coverage(&samples.lock().unwrap(), &truth);
+    let _ = std::fs::remove_dir_all(&dir);
+    let per_viewer_bps = bytes as f64 / measured_viewers.max(1) as f64 / elapsed;
+    let per_viewer_kib = (busy_rss - idle_rss) / viewers.max(1) as f64;
+    let result = json!({
+        "bench": "spectate",
+        "viewers": viewers,
+        "viewers_measured": measured_viewers,
+        "players": PLAYERS,
+        "seconds": elapsed,
+        "latency_p50_ms": percentile(&latencies, 0.50),
+        "latency_p99_ms": percentile(&latencies, 0.99),
+        "updates_per_viewer_per_s": latencies.len() as f64 / measured_viewers.max(1) as f64 / elapsed,
+        "bytes_per_viewer_per_s": per_viewer_bps.round(),
+        "resyncs": resyncs,
+        "relay_cpu_cores": (cpu * 1000.0).round() / 1000.0,
+        "relay_rss_idle_mib": (idle_rss / 1024.0 * 10.0).round() / 10.0,
+        "relay_rss_with_viewers_mib": (busy_rss / 1024.0 * 10.0).round() / 10.0,
+        "relay_rss_after_mib": (after_rss / 1024.0 * 10.0).round() / 10.0,
+        "relay_kib_per_viewer": (per_viewer_kib * 10.0).round() / 10.0,
+        "coverage": (covered * 1000.0).round() / 1000.0,
+        "mean_position_error_units": (position_error * 10.0).round() / 10.0,
+        "hub_viewers_seen_by_relay": hubs[0]["viewers"],
+        "goals": {
+            "latency_p99_ms": 50, "bytes_per_viewer_per_s": 4096,
+            "relay_kib_per_viewer": 50, "coverage": 0.9,
+        },
+        "met": {
+            "latency_p99": percentile(&latencies, 0.99) < 50.0,
+            "bytes_per_viewer": per_viewer_bps <= 4096.0,
+            "memory_per_viewer": per_viewer_kib < 50.0,
+            "coverage": covered >= 0.9,
+        },
+    });
+    println!("{result}");
+    Ok(())
+}

@@ -102,6 +102,8 @@ fn unix_us() -> u64 {
 /// What one viewer measured inside the window.
 #[derive(Default)]
 struct Measured {
+    /// From opening the socket to the first keyframe.
+    join_us: Option<u64>,
     latencies_us: Vec<u64>,
     bytes: u64,
     resyncs: u64,
@@ -119,6 +121,7 @@ async fn viewer(
     model: Option<Arc<Mutex<Vec<MatchView>>>>,
 ) -> Measured {
     let mut measured = Measured::default();
+    let opened = Instant::now();
     let Ok((mut socket, _)) = tokio_tungstenite::connect_async(&url).await else {
         return measured;
     };
@@ -156,6 +159,9 @@ async fn viewer(
                 }
             }
             WatchMessage::Keyframe { view: v, .. } => {
+                measured
+                    .join_us
+                    .get_or_insert(opened.elapsed().as_micros() as u64);
                 if view.is_some() && open {
                     measured.resyncs += 1;
                 }
@@ -342,6 +348,7 @@ async fn main() -> anyhow::Result<()> {
         .await?;
     window.lock().unwrap().closed = true;
     let mut latencies = Vec::new();
+    let mut joins = Vec::new();
     let (mut bytes, mut resyncs, mut measured_viewers) = (0u64, 0u64, 0u64);
     for task in tasks {
         // A viewer ends at its next message after the window closes.
@@ -354,8 +361,10 @@ async fn main() -> anyhow::Result<()> {
         bytes += m.bytes;
         resyncs += m.resyncs;
         latencies.extend(m.latencies_us);
+        joins.extend(m.join_us);
     }
     latencies.sort_unstable();
+    joins.sort_unstable();
     tokio::time::sleep(Duration::from_secs(3)).await;
     let after_rss = rss_kib(pid);
     let truth = read_truth(&truth_path);
@@ -369,6 +378,8 @@ async fn main() -> anyhow::Result<()> {
         "viewers_measured": measured_viewers,
         "players": PLAYERS,
         "seconds": elapsed,
+        "join_to_keyframe_p50_ms": percentile(&joins, 0.50),
+        "join_to_keyframe_p99_ms": percentile(&joins, 0.99),
         "latency_p50_ms": percentile(&latencies, 0.50),
         "latency_p99_ms": percentile(&latencies, 0.99),
         "updates_per_viewer_per_s": latencies.len() as f64 / measured_viewers.max(1) as f64 / elapsed,

@@ -20,6 +20,10 @@ use protocol::cod::usercmd::{bundle_key, default_usercmd};
 use protocol::cod::{xor, MAX_MSGLEN};
 use serde_json::{json, Value};
 
+use crate::spectate::cli::{describe_command, obituaries_json};
+use protocol::cod::fields::Named;
+use protocol::cod::spectator::PSF_FOLLOWING;
+
 /// Parses hex, ignoring white space and `:` separators.
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = text
@@ -319,7 +323,11 @@ impl Dissector {
             Record::Nop => json!({"type": "svc_nop"}),
             Record::ServerCommand { sequence, text } => {
                 seen.insert(sequence, text.clone());
-                json!({"type": "svc_serverCommand", "sequence": sequence, "text": text})
+                let mut line = json!({"type": "svc_serverCommand", "sequence": sequence, "text": text});
+                if let (Value::Object(line), Value::Object(read)) = (&mut line, describe_command(&text)) {
+                    line.extend(read);
+                }
+                line
             }
             Record::Gamestate(g) => json!({
                 "type": "svc_gamestate",
@@ -337,6 +345,9 @@ impl Dissector {
                 "usable": usable,
                 "entities": snapshot.entities.len(),
                 "clients": snapshot.clients.len(),
+                "following": (snapshot.player.get("pm_flags") & PSF_FOLLOWING != 0)
+                    .then(|| snapshot.player.get("clientNum")),
+                "obituaries": obituaries_json(&snapshot),
             }),
             Record::Download(DownloadRecord::Block { number, total_size, data }) => json!({
                 "type": "svc_download", "block": number, "total_size": total_size, "length": data.len(),

@@ -15,6 +15,8 @@ use serde_json::Value;
 async fn spectate_follows_a_lab_match() {
     let mut config = common::lab_config(1, 10);
     config.map_time = Some(Duration::from_secs(3));
+    // Room for a spectator: a generated server may be full.
+    config.players = Some(8);
     let lab = Lab::start(config).await.unwrap();
     let server = lab.servers[0].clone();
     let before = server.snapshot();

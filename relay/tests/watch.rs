@@ -485,3 +485,32 @@ async fn a_full_server_s_refusal_reaches_the_viewer_in_its_own_words() {
         })
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_operator_s_overview_is_served_and_announced() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("foy.png");
+    let png = b"\x89PNG\r\n\x1a\nnot really an image".to_vec();
+    std::fs::write(&image, &png).unwrap();
+    let flag = format!("mp_foy={},-3000,2500,3000,-2500", image.display());
+    let spectate = SpectateConfig {
+        overviews: vec![relay::spectate::OverviewFile::parse(&flag).unwrap()],
+        ..hubs(0)
+    };
+    let (_lab, relay, addr) = started(watched_lab(4), spectate).await;
+    let mut viewer = Viewer::open(&relay, &addr).await;
+    viewer.until(LIMIT, |v| v.status.is_some()).await;
+    let overviews = viewer.status.clone().unwrap().overviews;
+    assert_eq!(overviews.len(), 1);
+    assert_eq!(overviews[0].url, "/overview/mp_foy");
+    assert_eq!((overviews[0].x0, overviews[0].y1), (-3000.0, -2500.0));
+    let response = reqwest::get(format!("http://{}/overview/mp_foy", relay.addr))
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-type"], "image/png");
+    assert_eq!(response.bytes().await.unwrap().to_vec(), png);
+    let missing = reqwest::get(format!("http://{}/overview/mp_carentan", relay.addr))
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+}

@@ -65,6 +65,9 @@ pub fn status(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// The broadcast delay `xtask run` gives the lab's matches, in seconds.
+const LAB_SPECTATE_DELAY: &str = "3";
+
 /// The lab's Wulfram II endpoint in `xtask run`: the game's own port, on loopback.
 const WULFRAM_PORT: &str = "2627";
 
@@ -126,6 +129,9 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
             "127.0.0.1",
             "--wulfram",
             &format!("lab=127.0.0.1:{WULFRAM_PORT}"),
+            // The lab is ours: a short delay, so a newcomer sees the match almost at once.
+            "--spectate-delay",
+            LAB_SPECTATE_DELAY,
             "--dist",
         ])
         .arg(root.join("dist"))

@@ -68,11 +68,22 @@ fn entity_kind(e: &EntityState) -> &'static str {
 /// A server command with what the stock client reads in it.
 fn command_json(sequence: i32, text: &str) -> Value {
     let mut line = json!({"type": "server_command", "sequence": sequence, "text": text});
+    if let (Value::Object(line), Value::Object(read)) = (&mut line, describe_command(text)) {
+        line.extend(read);
+    }
+    line
+}
+
+/// What the stock client reads in a server command: its kind (`chat`, `team_chat`, `scores`,
+/// `message`, `configstring`, `disconnect`, `map_restart`, `other`), the text a player is
+/// shown, and a scoreboard's rows.
+pub fn describe_command(text: &str) -> Value {
+    let mut read = json!({});
     let (kind, shown) = match ServerCommand::parse(text) {
         ServerCommand::Chat(t) => ("chat", display_text(&t)),
         ServerCommand::TeamChat(t) => ("team_chat", display_text(&t)),
         ServerCommand::Scores(s) => {
-            line["scores"] = json!({
+            read["scores"] = json!({
                 "axis": s.axis,
                 "allies": s.allies,
                 "rows": s.rows.iter().map(|r| json!({
@@ -92,11 +103,26 @@ fn command_json(sequence: i32, text: &str) -> Value {
         ServerCommand::MapRestart { .. } => ("map_restart", String::new()),
         _ => ("other", String::new()),
     };
-    line["command"] = json!(kind);
+    read["command"] = json!(kind);
     if !shown.is_empty() {
-        line["shown"] = json!(shown);
+        read["shown"] = json!(shown);
     }
-    line
+    read
+}
+
+/// The obituary events a snapshot carries.
+pub fn obituaries_json(s: &Snapshot) -> Vec<Value> {
+    s.entities
+        .values()
+        .filter_map(Obituary::from_entity)
+        .map(|o| {
+            let cause = match o.cause {
+                Cause::Weapon(w) => json!({"weapon": w}),
+                Cause::Means(m) => json!({"means": MEANS_OF_DEATH.get(usize::from(m))}),
+            };
+            json!({"victim": o.victim, "attacker": o.attacker, "cause": cause})
+        })
+        .collect()
 }
 
 /// One snapshot as tools read it: the players (client state joined with their entity, or for
@@ -148,18 +174,7 @@ pub fn snapshot_json(s: &Snapshot) -> Value {
             })
         })
         .collect();
-    let obituaries: Vec<Value> = s
-        .entities
-        .values()
-        .filter_map(Obituary::from_entity)
-        .map(|o| {
-            let cause = match o.cause {
-                Cause::Weapon(w) => json!({"weapon": w}),
-                Cause::Means(m) => json!({"means": MEANS_OF_DEATH.get(usize::from(m))}),
-            };
-            json!({"victim": o.victim, "attacker": o.attacker, "cause": cause})
-        })
-        .collect();
+    let obituaries = obituaries_json(s);
     let view = ["origin[0]", "origin[1]", "origin[2]"].map(|n| s.player.get_f32(n));
     json!({
         "type": "snapshot",

@@ -599,6 +599,12 @@ async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_sel
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = start_relay(&lab, vec![], Duration::from_secs(1)).await;
     let (_driver, client) = open_page(&relay, 1400, 700).await;
+    // Sorted by name, rows keep their places while their cells update (by player count, the
+    // churn would move the chosen row out of the rendered window).
+    client
+        .goto(&format!("http://{}/?sort=name", relay.addr))
+        .await
+        .unwrap();
     eventually("the fleet is listed", async || {
         let summary = text_of(&client, "[data-testid=summary]").await?;
         summary

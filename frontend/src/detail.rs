@@ -16,9 +16,13 @@ pub fn Detail(
     bench: RwSignal<Bench>,
     personal: Personal,
 ) -> impl IntoView {
+    // The whole record once the relay sent it; until then what the list knows.
     let server = move || {
         let addr = selected.get()?;
-        feed.servers.with(|all| all.get(&addr).cloned())
+        feed.detail
+            .get()
+            .filter(|d| d.addr == addr)
+            .or_else(|| feed.servers.with(|all| all.get(&addr).cloned()))
     };
     view! {
         <aside class="detail" aria-live="polite">

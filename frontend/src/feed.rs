@@ -1,4 +1,6 @@
 //! The relay's WebSocket feed, applied to the page's signals; reconnects when the relay goes away.
+//! The list comes as summaries (and a players index for search, Find player and the watch list);
+//! the server shown in detail comes whole.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -7,9 +9,8 @@ use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
-use protocol::relay_api::{
-    MasterStatus, PageMessage, Progress, RelayMessage, ServerInfo, WulframServer,
-};
+use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Touched};
+use protocol::relay_api::{MasterStatus, PageMessage, Progress, ServerInfo, WulframServer};
 
 /// The page's copy of the directory.
 #[derive(Clone, Copy)]
@@ -20,8 +21,13 @@ pub struct Feed {
     /// The Wulfram II servers the relay's operator configured.
     pub wulfram: RwSignal<Vec<WulframServer>>,
     pub connected: RwSignal<bool>,
-    /// The server this page shows in detail; the relay refreshes it more often.
+    /// The server this page shows in detail; the relay refreshes it more often and sends it
+    /// whole.
     pub watched: RwSignal<Option<String>>,
+    /// The whole record of the watched server, once the relay sent it.
+    pub detail: RwSignal<Option<ServerInfo>>,
+    /// Summaries and player names by feed id, which later messages name servers by.
+    list: StoredValue<FeedList>,
     /// Messages for the relay, to the current connection.
     outbox: StoredValue<Option<mpsc::UnboundedSender<String>>>,
 }
@@ -35,6 +41,8 @@ impl Feed {
             wulfram: RwSignal::new(Vec::new()),
             connected: RwSignal::new(false),
             watched: RwSignal::new(None),
+            detail: RwSignal::new(None),
+            list: StoredValue::new(FeedList::default()),
             outbox: StoredValue::new(None),
         }
     }
@@ -44,33 +52,88 @@ impl Feed {
         serde_json::to_string(&PageMessage::Watch { addr }).unwrap_or_default()
     }
 
-    fn apply(&self, message: RelayMessage) {
+    fn apply(&self, message: FeedMessage) {
+        let touched = self
+            .list
+            .try_update_value(|list| list.apply(&message))
+            .flatten();
+        let fresh = touched.is_some();
+        match touched {
+            Some(Touched::All) => {
+                let all = self.list.with_value(|list| {
+                    list.servers()
+                        .map(|s| (s.addr.clone(), s))
+                        .collect::<BTreeMap<_, _>>()
+                });
+                self.servers.set(all);
+            }
+            // The players index joins the list after it is on screen: the list first, then
+            // search over players, Find player and the watch list.
+            Some(Touched::Some(ids)) if matches!(message, FeedMessage::Players { .. }) => {
+                let feed = *self;
+                request_animation_frame(move || {
+                    set_timeout(move || feed.refresh(&ids), Duration::ZERO);
+                });
+            }
+            Some(Touched::Some(ids)) => self.refresh(&ids),
+            None => {}
+        }
         match message {
-            RelayMessage::Directory {
-                servers,
+            FeedMessage::Keyframe {
                 masters,
                 progress,
                 wulfram,
+                ..
             } => {
-                self.servers
-                    .set(servers.into_iter().map(|s| (s.addr.clone(), s)).collect());
-                self.masters.set(masters);
+                self.masters.set(page_masters(&masters));
                 self.progress.set(progress);
                 self.wulfram.set(wulfram);
             }
-            RelayMessage::Server { server } => self.servers.update(|all| {
-                all.insert(server.addr.clone(), server);
-            }),
-            RelayMessage::Masters { masters } => self.masters.set(masters),
-            RelayMessage::Progress { progress } => self.progress.set(progress),
-            RelayMessage::Wulfram { servers } => self.wulfram.set(servers),
+            FeedMessage::Changes {
+                masters,
+                progress,
+                wulfram,
+                ..
+            } if fresh => {
+                if let Some(masters) = masters {
+                    self.masters.set(page_masters(&masters));
+                }
+                if let Some(progress) = progress {
+                    self.progress.set(progress);
+                }
+                if let Some(wulfram) = wulfram {
+                    self.wulfram.set(wulfram);
+                }
+            }
+            FeedMessage::Detail { server }
+                if self.watched.get_untracked().as_deref() == Some(server.addr.as_str()) =>
+            {
+                self.detail.set(Some(server));
+            }
+            _ => {}
         }
+    }
+
+    /// Re-derives the named servers in one update of the list.
+    fn refresh(&self, ids: &[u32]) {
+        if ids.is_empty() {
+            return;
+        }
+        let updated: Vec<ServerInfo> = self
+            .list
+            .with_value(|list| ids.iter().filter_map(|&id| list.server(id)).collect());
+        self.servers.update(|all| {
+            for server in updated {
+                all.insert(server.addr.clone(), server);
+            }
+        });
     }
 
     /// Follows the relay for the life of the page.
     pub fn start(self) {
         Effect::new(move |_| {
             self.watched.track();
+            self.detail.set(None);
             let message = self.watch_message();
             self.outbox.with_value(|outbox| {
                 if let Some(outbox) = outbox {
@@ -88,6 +151,7 @@ impl Feed {
     }
 
     async fn follow(&self) {
+        mark("muster-feed-open");
         let Ok(socket) = WebSocket::open(&feed_url()) else {
             return;
         };
@@ -99,12 +163,17 @@ impl Feed {
         loop {
             futures::select! {
                 message = stream.next() => {
-                    let Some(Ok(Message::Text(text))) = message else {
+                    let Some(Ok(Message::Bytes(bytes))) = message else {
                         break;
                     };
                     self.connected.set(true);
-                    match serde_json::from_str::<RelayMessage>(&text) {
-                        Ok(message) => self.apply(message),
+                    match FeedMessage::decode(&bytes) {
+                        Ok(message) => {
+                            if matches!(message, FeedMessage::Keyframe { .. }) {
+                                mark("muster-list");
+                            }
+                            self.apply(message);
+                        }
                         Err(e) => leptos::logging::warn!("unreadable relay message: {e}"),
                     }
                 }
@@ -117,6 +186,14 @@ impl Feed {
             }
         }
         self.outbox.set_value(None);
+    }
+}
+
+/// A `performance` mark, for the page benchmark: the feed opening, the list arriving, the list
+/// on screen.
+pub fn mark(name: &str) {
+    if let Some(performance) = window().performance() {
+        let _ = performance.mark(name);
     }
 }
 

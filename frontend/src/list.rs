@@ -87,8 +87,10 @@ pub fn ServerList(
         }
     });
     // The shown servers' addresses, recomputed when the directory, the tab or the view changes.
-    // Each server's search text, rebuilt only when that server changes.
-    let index = StoredValue::new(std::collections::HashMap::<String, (Option<u64>, String)>::new());
+    // Each server's search text, rebuilt only when that server changes: a new answer, or its
+    // player names arriving (the players index follows the list).
+    type Stamp = (Option<u64>, usize);
+    let index = StoredValue::new(std::collections::HashMap::<String, (Stamp, String)>::new());
     let shown = Memo::new(move |_| {
         let keep: Option<Vec<String>> = match tab.get() {
             Tab::All => None,
@@ -99,14 +101,12 @@ pub fn ServerList(
             index.update_value(|index| {
                 index.retain(|addr, _| all.contains_key(addr));
                 for server in all.values() {
+                    let stamp = (server.updated_ms, server.players.len());
                     let stale = index
                         .get(&server.addr)
-                        .is_none_or(|(updated, _)| *updated != server.updated_ms);
+                        .is_none_or(|(known, _)| *known != stamp);
                     if stale {
-                        index.insert(
-                            server.addr.clone(),
-                            (server.updated_ms, search_text(server)),
-                        );
+                        index.insert(server.addr.clone(), (stamp, search_text(server)));
                     }
                 }
             });
@@ -124,6 +124,17 @@ pub fn ServerList(
                 })
             })
         })
+    });
+    // The first time rows are on screen, for the page benchmark.
+    Effect::new(move |marked: Option<bool>| {
+        if marked == Some(true) {
+            return true;
+        }
+        let any = shown.with(|s| !s.is_empty());
+        if any {
+            request_animation_frame(|| crate::feed::mark("muster-list-shown"));
+        }
+        any
     });
     let online = move || {
         feed.servers.with(|all| {

@@ -1,12 +1,14 @@
-//! Any bytes as what a watcher reads: a server command (parsed, shown, and fed to the match
-//! model) and a watch message (decoded and applied to a view). Nothing may panic, and an
-//! update applied to a view keeps it within its bounds.
+//! Any bytes as what a watcher or a page reads: a server command (parsed, shown, and fed to the
+//! match model), a watch message (decoded and applied to a view) and a feed message (decoded and
+//! applied to a list). Nothing may panic, and an update applied to a view keeps it within its
+//! bounds.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use protocol::cod::client::Event;
 use protocol::cod::commands::{display_text, ServerCommand};
 use protocol::cod::spectator::MatchModel;
+use protocol::relay_api::feed::{FeedList, FeedMessage};
 use protocol::relay_api::watch::{apply, ViewerMessage, WatchMessage, FEED_KEPT};
 
 fuzz_target!(|data: &[u8]| {
@@ -24,5 +26,11 @@ fuzz_target!(|data: &[u8]| {
         apply(&mut view, &update);
         apply(&mut view, &update);
         assert!(view.feed.len() <= FEED_KEPT);
+    }
+    if let Ok(message) = FeedMessage::decode(data) {
+        let mut list = FeedList::default();
+        let _ = list.apply(&message);
+        let _ = list.apply(&message);
+        assert!(list.servers().count() <= list.summaries.len());
     }
 });

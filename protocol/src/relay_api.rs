@@ -1,6 +1,7 @@
 //! The messages between the relay and the page: one definition, serialized as JSON by both
 //! (with the `serde` feature).
 
+pub mod feed;
 pub mod watch;
 
 use alloc::string::String;

@@ -98,22 +98,8 @@ async fn main() -> anyhow::Result<()> {
         .spawn()?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let profile = std::env::temp_dir().join(format!("muster-bench-{port}"));
-    let capabilities = json!({
-        "goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--window-size=1400,900",
-                format!("--user-data-dir={}", profile.display()),
-            ]
-        }
-    });
-    let Value::Object(capabilities) = capabilities else {
-        unreachable!()
-    };
     let client = ClientBuilder::rustls()?
-        .capabilities(capabilities)
+        .capabilities(browser_capabilities(&profile))
         .connect(&format!("http://127.0.0.1:{port}"))
         .await?;
     client.goto(&format!("http://{}/", relay.addr)).await?;
@@ -135,6 +121,14 @@ async fn main() -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let load_ms = client.execute("return performance.now();", vec![]).await?;
+    // From opening the feed to the first rows on screen.
+    let list_after_feed_ms = client
+        .execute(
+            "const t = n => performance.getEntriesByName(n)[0].startTime; \
+             return t('muster-list-shown') - t('muster-feed-open');",
+            vec![],
+        )
+        .await?;
     // Full list: from an empty list (a search nothing matches) to all 5,000, sorted.
     let full_list_ms = client
         .execute_async_wrap(MEASURE, vec!["zzzz-nothing".into(), "".into(), RUNS.into()])
@@ -144,6 +138,38 @@ async fn main() -> anyhow::Result<()> {
         .execute_async_wrap(MEASURE, vec!["mp_".into(), "mp_u".into(), RUNS.into()])
         .await?;
     client.close().await?;
+    // A fresh browser on a throttled link: 1 Mbit/s each way, 40 ms of latency, nothing
+    // cached. Navigation start to the whole list on screen.
+    let slow = ClientBuilder::rustls()?
+        .capabilities(browser_capabilities(
+            &std::env::temp_dir().join(format!("muster-bench-slow-{port}")),
+        ))
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await?;
+    slow.issue_cmd(NetworkConditions {
+        latency_ms: 40,
+        bytes_per_second: 125_000,
+    })
+    .await?;
+    slow.goto(&format!("http://{}/", relay.addr)).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let shown = slow.find(Locator::Css("[data-testid=summary]")).await.ok();
+        let text = match shown {
+            Some(e) => e.text().await.unwrap_or_default(),
+            None => String::new(),
+        };
+        if text.ends_with(&format!("{SERVERS} shown")) {
+            break;
+        }
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the throttled page never listed the fleet: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let throttled_ms = slow.execute("return performance.now();", vec![]).await?;
+    slow.close().await?;
     let _ = driver.kill();
 
     let mut wasm = 0;
@@ -163,12 +189,17 @@ async fn main() -> anyhow::Result<()> {
             "bench": "page",
             "servers": SERVERS,
             "load_ms": round(&load_ms),
+            "list_after_feed_open_ms": round(&list_after_feed_ms),
+            "throttled_1mbit_list_ms": round(&throttled_ms),
             "full_list_render_ms": round(&full_list_ms),
             "keystroke_to_list_ms": round(&keystroke_ms),
             "wasm_gzip_bytes": wasm,
             "js_gzip_bytes": js,
             "total_gzip_kb": ((wasm + js) as f64 / 1024.0 * 10.0).round() / 10.0,
-            "goals": {"full_list_render_ms": 100, "keystroke_to_list_ms": 16, "total_gzip_kb": 300},
+            "goals": {
+                "list_after_feed_open_ms": 200, "throttled_1mbit_list_ms": 3000,
+                "full_list_render_ms": 100, "keystroke_to_list_ms": 16, "total_gzip_kb": 300,
+            },
         })
     );
     Ok(())
@@ -187,5 +218,54 @@ impl ExecuteAsyncWrap for fantoccini::Client {
              (async function() {{ {script} }}).apply(null, Array.from(arguments).slice(0, -1)).then(done);"
         );
         Ok(self.execute_async(&wrapped, args).await?)
+    }
+}
+
+/// Headless Chromium with its own profile.
+fn browser_capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
+    let capabilities = json!({
+        "goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--window-size=1400,900",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }
+    });
+    match capabilities {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// chromedriver's network emulation (`POST /session/{id}/chromium/network_conditions`).
+#[derive(Debug)]
+struct NetworkConditions {
+    latency_ms: u32,
+    bytes_per_second: u32,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for NetworkConditions {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/chromium/network_conditions",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({"network_conditions": {
+            "offline": false,
+            "latency": self.latency_ms,
+            "download_throughput": self.bytes_per_second,
+            "upload_throughput": self.bytes_per_second,
+        }});
+        (http::Method::POST, Some(body.to_string()))
     }
 }

@@ -8,96 +8,22 @@
 //! Usage: spectate_bench [VIEWERS] [SECONDS]; MUSTER_BIN_DIR names the release binaries.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use bench_util::{
+    cpu_seconds, free_port, free_tcp_port, rss_kib, start, start_relay, unix_us, wait_online,
+};
 use futures_util::StreamExt;
 use protocol::relay_api::watch::{apply, MatchView, Team, WatchMessage};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
+mod bench_util;
+
 const PLAYERS: usize = 32;
 const WARM_UP: Duration = Duration::from_secs(3);
-
-/// A child process killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::UdpSocket::bind("127.0.0.1:0")
-        .and_then(|s| s.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(29000)
-}
-
-fn free_tcp_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|s| s.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(18080)
-}
-
-/// Starts a program and waits for the stdout line starting with `ready`.
-fn start(program: PathBuf, args: &[String], ready: &str) -> anyhow::Result<Process> {
-    let mut child = Command::new(&program)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("starting {}", program.display()))?;
-    let stdout = child.stdout.take().context("stdout")?;
-    let mut lines = BufReader::new(stdout).lines();
-    loop {
-        let Some(line) = lines.next() else {
-            bail!("{} exited before {ready:?}", program.display());
-        };
-        if line?.starts_with(ready) {
-            break;
-        }
-    }
-    std::thread::spawn(move || lines.for_each(drop));
-    Ok(Process(child))
-}
-
-/// utime + stime of a process, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks: f64 = fields
-        .get(11..13)
-        .map(|f| f.iter().filter_map(|v| v.parse::<f64>().ok()).sum())
-        .unwrap_or(0.0);
-    ticks / 100.0
-}
-
-/// Resident memory of a process, in KiB.
-fn rss_kib(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0.0)
-}
-
-fn unix_us() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64)
-}
 
 /// What one viewer measured inside the window.
 #[derive(Default)]
@@ -281,44 +207,17 @@ async fn main() -> anyhow::Result<()> {
         .map(String::from),
         "muster-lab:",
     )?;
-    let relay = start(
-        bin.join("muster"),
-        &[
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{http_port}"),
-            "--master",
-            &format!("127.0.0.1:{master_port}"),
-            "--no-default-masters",
-            "--no-lan",
-            "--spectate-delay",
-            "0",
-            "--dist",
-            &dir.display().to_string(),
-        ]
-        .map(String::from),
-        "muster: serving",
+    let relay = start_relay(
+        &bin,
+        http_port,
+        master_port,
+        &dir,
+        &["--spectate-delay", "0"],
     )?;
     let pid = relay.0.id();
     let server = format!("127.0.0.1:{lab_port}");
     let http = format!("127.0.0.1:{http_port}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let listed: Value = reqwest::get(format!("http://{http}/api/servers"))
-            .await?
-            .json()
-            .await?;
-        if listed
-            .as_array()
-            .is_some_and(|a| a.iter().any(|s| s["addr"] == server.as_str()))
-        {
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("the relay never listed the lab server");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_online(&http, 1, Duration::from_secs(60)).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let idle_rss = rss_kib(pid);
     let window = Arc::new(Mutex::new(Window::default()));

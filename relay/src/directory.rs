@@ -1,31 +1,76 @@
-//! The one in-memory directory of servers and masters, and the feed of its changes to pages.
+//! The one in-memory directory of servers and masters. Writers record what changed; the page
+//! feed ([`crate::feed`]) takes the changes once per tick and turns them into one message for
+//! every page.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::RwLock;
 
-use protocol::relay_api::{
-    MasterState, MasterStatus, Progress, Reachability, RelayMessage, ServerInfo, WulframServer,
+use protocol::relay_api::feed::{
+    feed_masters, Change, FeedMessage, IndexedPlayer, PlayersChange, ServerPlayers, Summary,
 };
-use tokio::sync::broadcast;
+use protocol::relay_api::{
+    MasterState, MasterStatus, Progress, Reachability, ServerInfo, WulframServer,
+};
+use tokio::sync::Notify;
 
-/// Changes a slow page may fall behind by before it is sent the whole directory again.
-const FEED_CAPACITY: usize = 4096;
+/// What changed since the feed's last tick.
+#[derive(Default)]
+struct Pending {
+    /// Servers whose list entry (summary or player names) may have changed.
+    listed: BTreeSet<String>,
+    /// Servers whose full record changed, for pages that show them in detail.
+    details: BTreeSet<String>,
+    masters: bool,
+    progress: bool,
+    wulfram: bool,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.listed.is_empty()
+            && self.details.is_empty()
+            && !self.masters
+            && !self.progress
+            && !self.wulfram
+    }
+}
+
+/// A server's list entry as every page holds it (the feed's keyframes are built from these, so
+/// a page that joins holds what the others hold).
+struct Held {
+    summary: Summary,
+    players: Vec<IndexedPlayer>,
+}
 
 #[derive(Default)]
 struct State {
     servers: BTreeMap<String, ServerInfo>,
+    /// Each server's id in the feed, kept for the relay's life.
+    ids: BTreeMap<String, u32>,
+    held: BTreeMap<String, Held>,
     masters: Vec<MasterStatus>,
     progress: Progress,
     wulfram: Vec<WulframServer>,
     /// What each connected page shows in detail, by page.
     watched: BTreeMap<u64, String>,
     next_page: u64,
+    pending: Pending,
+    /// The feed's latest tick.
+    seq: u64,
 }
 
-/// Shared by the poller (the only writer) and every page and API request (readers).
+/// One tick of changes, for the feed to encode.
+pub struct Changes {
+    pub seq: u64,
+    pub message: FeedMessage,
+    /// Servers whose full record changed.
+    pub details: BTreeSet<String>,
+}
+
+/// Shared by the poller (the only writer of servers) and every page and API request.
 pub struct Directory {
     state: RwLock<State>,
-    feed: broadcast::Sender<RelayMessage>,
+    changed: Notify,
 }
 
 impl Directory {
@@ -44,7 +89,7 @@ impl Directory {
         };
         Self {
             state: RwLock::new(state),
-            feed: broadcast::channel(FEED_CAPACITY).0,
+            changed: Notify::new(),
         }
     }
 
@@ -60,39 +105,116 @@ impl Directory {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Every change from now on. Subscribe before taking [`Self::snapshot`] so nothing falls between.
-    pub fn subscribe(&self) -> broadcast::Receiver<RelayMessage> {
-        self.feed.subscribe()
+    /// Wakes when something changed since the last [`Self::take_changes`].
+    pub async fn changed(&self) {
+        self.changed.notified().await
     }
 
-    /// The whole directory as one message.
-    pub fn snapshot(&self) -> RelayMessage {
+    /// The whole list (and the players index) as pages hold it after the latest tick; ticks
+    /// after `seq` follow.
+    pub fn keyframe(&self) -> (u64, FeedMessage, FeedMessage) {
         let state = self.read();
-        RelayMessage::Directory {
-            servers: state.servers.values().cloned().collect(),
-            masters: state.masters.clone(),
-            progress: state.progress,
-            wulfram: state.wulfram.clone(),
+        let servers = state.held.values().map(|h| h.summary.clone()).collect();
+        let players = state
+            .held
+            .values()
+            .map(|h| ServerPlayers {
+                id: h.summary.id,
+                players: h.players.clone(),
+            })
+            .collect();
+        (
+            state.seq,
+            FeedMessage::Keyframe {
+                seq: state.seq,
+                servers,
+                masters: feed_masters(&state.masters),
+                progress: state.progress,
+                wulfram: state.wulfram.clone(),
+            },
+            FeedMessage::Players {
+                seq: state.seq,
+                servers: players,
+            },
+        )
+    }
+
+    /// Everything that changed since the last tick, as the next tick's message: new servers
+    /// whole, the fields that moved in the others, player names added and removed.
+    pub fn take_changes(&self) -> Option<Changes> {
+        let mut state = self.write();
+        if state.pending.is_empty() {
+            return None;
         }
+        let pending = std::mem::take(&mut state.pending);
+        state.seq += 1;
+        let seq = state.seq;
+        let (mut added, mut changed, mut players) = (Vec::new(), Vec::new(), Vec::new());
+        for addr in &pending.listed {
+            let (Some(&id), Some(server)) = (state.ids.get(addr), state.servers.get(addr)) else {
+                continue;
+            };
+            let summary = Summary::of(id, server);
+            let names = ServerPlayers::of(id, server).players;
+            let State { held, .. } = &mut *state;
+            match held.get_mut(addr) {
+                None => {
+                    added.push(summary.clone());
+                    players.push(PlayersChange::between(id, &[], &names));
+                    held.insert(
+                        addr.clone(),
+                        Held {
+                            summary,
+                            players: names,
+                        },
+                    );
+                }
+                Some(h) => {
+                    let fields = h.summary.diff(&summary);
+                    if !fields.is_empty() {
+                        h.summary.apply(&fields);
+                        changed.push(Change { id, fields });
+                    }
+                    let change = PlayersChange::between(id, &h.players, &names);
+                    if !change.removed.is_empty() || !change.added.is_empty() {
+                        change.apply(&mut h.players);
+                        players.push(change);
+                    }
+                }
+            }
+        }
+        let message = FeedMessage::Changes {
+            seq,
+            added,
+            changed,
+            players,
+            masters: pending.masters.then(|| feed_masters(&state.masters)),
+            progress: pending.progress.then_some(state.progress),
+            wulfram: pending.wulfram.then(|| state.wulfram.clone()),
+        };
+        Some(Changes {
+            seq,
+            message,
+            details: pending.details,
+        })
     }
 
     pub fn wulfram(&self) -> Vec<WulframServer> {
         self.read().wulfram.clone()
     }
 
-    /// Records a check of one configured Wulfram II server (added if new) and tells pages
-    /// when anything changed.
+    /// Records a check of one configured Wulfram II server (added if new).
     pub fn set_wulfram(&self, server: WulframServer) {
-        let servers = {
+        {
             let mut state = self.write();
             match state.wulfram.iter_mut().find(|w| w.name == server.name) {
                 Some(known) if *known == server => return,
                 Some(known) => *known = server,
                 None => state.wulfram.push(server),
             }
-            state.wulfram.clone()
-        };
-        let _ = self.feed.send(RelayMessage::Wulfram { servers });
+            state.pending.wulfram = true;
+        }
+        self.changed.notify_one();
     }
 
     pub fn servers(&self) -> Vec<ServerInfo> {
@@ -112,36 +234,55 @@ impl Directory {
         self.read().servers.get(addr).cloned()
     }
 
-    /// Stores a server's latest state and tells every page.
+    /// Stores a server's latest state, noting what pages need to hear of it.
     pub fn upsert(&self, server: ServerInfo) {
-        self.write()
-            .servers
-            .insert(server.addr.clone(), server.clone());
-        let _ = self.feed.send(RelayMessage::Server { server });
+        {
+            let mut state = self.write();
+            let addr = server.addr.clone();
+            if !state.ids.contains_key(&addr) {
+                let id = state.ids.len() as u32;
+                state.ids.insert(addr.clone(), id);
+            }
+            if state.servers.get(&addr) == Some(&server) {
+                return;
+            }
+            state.servers.insert(addr.clone(), server);
+            state.pending.listed.insert(addr.clone());
+            state.pending.details.insert(addr);
+        }
+        self.changed.notify_one();
     }
 
     /// Marks a server that stopped answering (or answers only garbage), keeping what it last
     /// said.
     pub fn mark(&self, addr: &str, reachability: Reachability) {
-        let changed = {
+        {
             let mut state = self.write();
-            state.servers.get_mut(addr).and_then(|server| {
-                (server.reachability != reachability).then(|| {
-                    server.reachability = reachability;
-                    server.ping_ms = None;
-                    server.clone()
-                })
-            })
-        };
-        if let Some(server) = changed {
-            let _ = self.feed.send(RelayMessage::Server { server });
+            let Some(server) = state.servers.get_mut(addr) else {
+                return;
+            };
+            if server.reachability == reachability {
+                return;
+            }
+            server.reachability = reachability;
+            server.ping_ms = None;
+            state.pending.listed.insert(addr.into());
+            state.pending.details.insert(addr.into());
         }
+        self.changed.notify_one();
     }
 
-    /// Reports the refresh's progress to every page.
+    /// Records the refresh's progress.
     pub fn set_progress(&self, progress: Progress) {
-        self.write().progress = progress;
-        let _ = self.feed.send(RelayMessage::Progress { progress });
+        {
+            let mut state = self.write();
+            if state.progress == progress {
+                return;
+            }
+            state.progress = progress;
+            state.pending.progress = true;
+        }
+        self.changed.notify_one();
     }
 
     pub fn progress(&self) -> Progress {
@@ -159,13 +300,20 @@ impl Directory {
         self.write().watched.remove(&page);
     }
 
-    /// What a page shows in detail; only servers already in the directory count.
-    pub fn watch(&self, page: u64, addr: Option<String>) {
+    /// What a page shows in detail; only servers already in the directory count. Returns the
+    /// server it now watches.
+    pub fn watch(&self, page: u64, addr: Option<String>) -> Option<String> {
         let mut state = self.write();
         match addr.filter(|a| state.servers.contains_key(a)) {
-            Some(addr) => state.watched.insert(page, addr),
-            None => state.watched.remove(&page),
-        };
+            Some(addr) => {
+                state.watched.insert(page, addr.clone());
+                Some(addr)
+            }
+            None => {
+                state.watched.remove(&page);
+                None
+            }
+        }
     }
 
     /// Every server some page shows in detail.
@@ -173,16 +321,16 @@ impl Directory {
         self.read().watched.values().cloned().collect()
     }
 
-    /// Records the outcome of one master poll and tells every page.
+    /// Records the outcome of one master poll.
     pub fn set_master(&self, addr: &str, state: MasterState, polled_ms: u64) {
-        let masters = {
+        {
             let mut guard = self.write();
             if let Some(master) = guard.masters.iter_mut().find(|m| m.addr == addr) {
                 master.state = state;
                 master.polled_ms = Some(polled_ms);
             }
-            guard.masters.clone()
-        };
-        let _ = self.feed.send(RelayMessage::Masters { masters });
+            guard.pending.masters = true;
+        }
+        self.changed.notify_one();
     }
 }

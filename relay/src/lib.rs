@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod directory;
+pub mod feed;
 pub mod poller;
 pub mod query;
 pub mod spectate;
@@ -42,6 +43,8 @@ pub struct ServeConfig {
     pub wulfram_check: std::time::Duration,
     /// The spectator hubs.
     pub spectate: spectate::SpectateConfig,
+    /// Origins besides the relay's own whose pages may open its WebSockets.
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for ServeConfig {
@@ -54,6 +57,7 @@ impl Default for ServeConfig {
             wulfram: Vec::new(),
             wulfram_check: std::time::Duration::from_secs(30),
             spectate: spectate::SpectateConfig::default(),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -84,11 +88,15 @@ impl Relay {
             ));
         }
         let hubs = spectate::Hubs::new(config.spectate, directory.clone());
+        let feed = feed::PageFeed::new(directory.clone());
+        tasks.spawn(feed.clone().run());
         let app = web::router(
             directory.clone(),
             &config.dist,
             config.wulfram,
             hubs.clone(),
+            feed,
+            config.allowed_origins,
         );
         tasks.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {

@@ -481,6 +481,10 @@ struct ServeArgs {
     #[arg(long = "overview", value_name = "MAP=FILE,x0,y0,x1,y1",
           value_parser = relay::spectate::OverviewFile::parse)]
     overviews: Vec<relay::spectate::OverviewFile>,
+    /// An origin (`https://example.org`) besides the relay's own whose pages may open its
+    /// WebSockets; repeat for more.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
 }
 
 impl ServeArgs {
@@ -505,6 +509,7 @@ impl ServeArgs {
         };
         Ok(ServeConfig {
             spectate,
+            allowed_origins: self.allowed_origins,
             listen: self.listen,
             dist: self.dist,
             wulfram,

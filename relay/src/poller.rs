@@ -264,7 +264,8 @@ impl Poller {
     }
 }
 
-fn pending_server(addr: SocketAddrV4, sources: Vec<String>) -> ServerInfo {
+/// A listed server that has not answered yet.
+pub fn pending_server(addr: SocketAddrV4, sources: Vec<String>) -> ServerInfo {
     ServerInfo {
         addr: addr.to_string(),
         hostname: addr.to_string(),

@@ -3,18 +3,18 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRef, Path as UrlPath, State};
-use axum::http::StatusCode;
+use axum::http::header::{HOST, ORIGIN};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
-use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use protocol::relay_api::{PageMessage, RelayMessage};
-use tokio::sync::broadcast::error::RecvError;
+use futures_util::StreamExt;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::directory::Directory;
+use crate::feed::PageFeed;
 use crate::spectate::{self, Hubs, JoinError};
 use crate::wulfram::{self, WulframTarget, MAX_PAGE_MESSAGE};
 
@@ -27,6 +27,9 @@ struct AppState {
     wulfram: Arc<Vec<WulframTarget>>,
     proxies: Arc<tokio::sync::Semaphore>,
     hubs: Arc<Hubs>,
+    feed: Arc<PageFeed>,
+    /// Origins besides the relay's own that may open its sockets.
+    origins: Arc<Vec<String>>,
 }
 
 impl FromRef<AppState> for Arc<Directory> {
@@ -42,18 +45,26 @@ pub fn router(
     dist: &Path,
     wulfram: Vec<WulframTarget>,
     hubs: Arc<Hubs>,
+    feed: Arc<PageFeed>,
+    origins: Vec<String>,
 ) -> Router {
-    let page = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
+    // The page's files go gzipped where the build left a .gz beside them.
+    let page = ServeDir::new(dist)
+        .precompressed_gzip()
+        .fallback(ServeFile::new(dist.join("index.html")).precompressed_gzip());
     let state = AppState {
         directory,
         wulfram: Arc::new(wulfram),
         proxies: Arc::new(tokio::sync::Semaphore::new(MAX_PROXIES)),
         hubs,
+        feed,
+        origins: Arc::new(origins),
     };
     Router::new()
         .route("/api/servers", get(api_servers))
         .route("/api/masters", get(api_masters))
         .route("/api/wulfram", get(api_wulfram))
+        .route("/api/feed", get(api_feed))
         .route("/api/spectate", get(api_spectate))
         .route("/api/spectate/{addr}", get(api_spectate_one))
         .route("/ws", get(ws_upgrade))
@@ -64,16 +75,16 @@ pub fn router(
         .with_state(state)
 }
 
-/// Socket buffers of a viewer: it only ever sends a few bytes, and the relay writes whole
-/// frames straight through, so an idle viewer costs little.
-const VIEWER_BUFFER: usize = 4096;
-
 /// Opens a viewer on the spectator hub of a server the directory lists.
 async fn spectate_upgrade(
     ws: WebSocketUpgrade,
     UrlPath(addr): UrlPath<String>,
+    headers: HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
+    if let Some(refused) = refuse_foreign(&headers, &state.origins) {
+        return refused;
+    }
     let Ok(addr) = addr.parse::<std::net::SocketAddrV4>() else {
         return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
     };
@@ -88,7 +99,7 @@ async fn spectate_upgrade(
     };
     ws.max_message_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
         .max_frame_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
-        .read_buffer_size(VIEWER_BUFFER)
+        .read_buffer_size(PAGE_BUFFER)
         .write_buffer_size(0)
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();
@@ -149,8 +160,12 @@ async fn api_wulfram(State(directory): State<Arc<Directory>>) -> impl IntoRespon
 async fn wulfram_upgrade(
     ws: WebSocketUpgrade,
     UrlPath(name): UrlPath<String>,
+    headers: HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
+    if let Some(refused) = refuse_foreign(&headers, &state.origins) {
+        return refused;
+    }
     let Some(target) = state.wulfram.iter().find(|t| t.name == name).cloned() else {
         return (StatusCode::NOT_FOUND, "no such Wulfram server").into_response();
     };
@@ -173,73 +188,54 @@ async fn api_masters(State(directory): State<Arc<Directory>>) -> impl IntoRespon
     Json(directory.masters())
 }
 
+/// Opens a page's feed; only the relay's own pages (and the origins the operator allowed) may.
 async fn ws_upgrade(
     ws: WebSocketUpgrade,
-    State(directory): State<Arc<Directory>>,
-) -> impl IntoResponse {
-    // A page only ever sends a short watch message.
+    headers: HeaderMap,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    if let Some(refused) = refuse_foreign(&headers, &state.origins) {
+        return refused;
+    }
+    // A page only ever sends a short watch message, and takes whole frames as they come.
     ws.max_message_size(4096)
         .max_frame_size(4096)
+        .read_buffer_size(PAGE_BUFFER)
+        .write_buffer_size(0)
         .on_upgrade(move |socket: WebSocket| {
             let (sink, stream) = socket.split();
-            feed_page(directory, sink, stream)
+            state.feed.serve(sink, stream)
         })
 }
 
-fn encode(message: &RelayMessage) -> Message {
-    // Serializing these plain structs cannot fail.
-    Message::Text(serde_json::to_string(message).unwrap_or_default().into())
+/// Socket buffers of a page or viewer: it sends a few bytes, and the relay writes whole frames
+/// straight through, so an idle one costs little.
+const PAGE_BUFFER: usize = 4096;
+
+/// Whether a browser's `Origin` may open the relay's sockets: the relay's own origin (the
+/// `Host` the page reached it at) or one the operator allowed. Tools that are not browsers send
+/// no `Origin`; a web page cannot leave it out.
+pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return true;
+    };
+    let host = headers.get(HOST).and_then(|h| h.to_str().ok());
+    let own = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    (own.is_some() && own == host) || allowed.iter().any(|a| a.trim_end_matches('/') == origin)
 }
 
-/// Sends the directory, then every change, until the page goes away. A page that falls behind
-/// gets the whole directory again instead of the changes it missed. A page may say which known
-/// server it shows in detail, which the relay then refreshes more often; nothing it sends can
-/// make the relay query an address it did not already know.
-pub async fn feed_page<S, R>(directory: Arc<Directory>, mut sink: S, mut stream: R)
-where
-    S: Sink<Message> + Unpin,
-    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
-{
-    let mut changes = directory.subscribe();
-    if sink.send(encode(&directory.snapshot())).await.is_err() {
-        return;
-    }
-    let page = directory.page_opened();
-    follow(&directory, page, &mut changes, &mut sink, &mut stream).await;
-    directory.page_closed(page);
+fn refuse_foreign(headers: &HeaderMap, allowed: &[String]) -> Option<axum::response::Response> {
+    (!origin_allowed(headers, allowed)).then(|| {
+        (
+            StatusCode::FORBIDDEN,
+            "this origin may not open the relay's sockets",
+        )
+            .into_response()
+    })
 }
 
-async fn follow<S, R>(
-    directory: &Directory,
-    page: u64,
-    changes: &mut tokio::sync::broadcast::Receiver<RelayMessage>,
-    sink: &mut S,
-    stream: &mut R,
-) where
-    S: Sink<Message> + Unpin,
-    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
-{
-    loop {
-        tokio::select! {
-            change = changes.recv() => {
-                let message = match change {
-                    Ok(message) => message,
-                    Err(RecvError::Lagged(_)) => directory.snapshot(),
-                    Err(RecvError::Closed) => return,
-                };
-                if sink.send(encode(&message)).await.is_err() {
-                    return;
-                }
-            }
-            incoming = stream.next() => match incoming {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
-                Some(Ok(Message::Text(text))) => {
-                    if let Ok(PageMessage::Watch { addr }) = serde_json::from_str(&text) {
-                        directory.watch(page, addr);
-                    }
-                }
-                Some(Ok(_)) => {}
-            },
-        }
-    }
+async fn api_feed(State(state): State<AppState>) -> impl IntoResponse {
+    Json(serde_json::to_value(&state.feed.counters).unwrap_or_default())
 }

@@ -56,26 +56,19 @@ async fn every_lab_server_reaches_the_page_as_the_lab_serves_it() {
         assert_eq!(seen.punkbuster, expected.punkbuster);
         assert_eq!(seen.pure, expected.pure);
         assert!(seen.ping_ms.is_some() && seen.updated_ms.is_some());
-        assert_eq!(seen.sources, vec![lab.master.to_string()]);
-        let players: Vec<_> = seen
+        // The list carries player names (for search and Find player); the rest comes with
+        // the detail.
+        let names: Vec<_> = seen
             .players
             .iter()
-            .map(|p| (p.name.as_str(), p.score, p.ping, p.bot))
+            .map(|p| (p.name.as_str(), p.bot))
             .collect();
-        let lab_players: Vec<_> = expected
+        let lab_names: Vec<_> = expected
             .players
             .iter()
-            .map(|p| (p.name.as_str(), p.score, p.ping, p.bot))
+            .map(|p| (p.name.as_str(), p.bot))
             .collect();
-        assert_eq!(players, lab_players);
-        let cvar = |k: &str| {
-            seen.cvars
-                .iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.as_str())
-        };
-        assert_eq!(cvar("sv_hostname"), Some(expected.hostname.as_str()));
-        assert_eq!(cvar("shortversion"), Some("1.51"));
+        assert_eq!(names, lab_names);
     }
     // The list came in several packets (5 addresses each) and was counted whole.
     let master = &view.masters[0];
@@ -90,12 +83,60 @@ async fn every_lab_server_reaches_the_page_as_the_lab_serves_it() {
         .await
         .unwrap();
     assert_eq!(api.len(), 12);
+    // Summary plus detail is what the API says: a page that opens each server gets its whole
+    // record, players' scores and pings and every cvar included.
+    let mut page = common::Page::open(&relay).await;
+    page.until(LIMIT, |v| v.servers.len() == 12).await;
     for server in api {
-        let page = &view.servers[&server.addr];
+        let listed = &page.view.servers[&server.addr];
         assert_eq!(
-            (server.clients, &server.players, &server.hostname),
-            (page.clients, &page.players, &page.hostname)
+            (
+                listed.clients,
+                &listed.hostname,
+                listed.ping_ms,
+                listed.updated_ms
+            ),
+            (
+                server.clients,
+                &server.hostname,
+                server.ping_ms,
+                server.updated_ms
+            )
         );
+        page.watch(Some(&server.addr)).await;
+        page.until(LIMIT, |v| {
+            v.detail.as_ref().is_some_and(|d| d.addr == server.addr)
+        })
+        .await;
+        let detail = page.view.detail.clone().unwrap();
+        assert_eq!(detail, server);
+        let expected = lab
+            .servers
+            .iter()
+            .find(|s| s.addr.to_string() == server.addr)
+            .unwrap()
+            .snapshot();
+        assert_eq!(detail.sources, vec![lab.master.to_string()]);
+        let players: Vec<_> = detail
+            .players
+            .iter()
+            .map(|p| (p.name.as_str(), p.score, p.ping, p.bot))
+            .collect();
+        let lab_players: Vec<_> = expected
+            .players
+            .iter()
+            .map(|p| (p.name.as_str(), p.score, p.ping, p.bot))
+            .collect();
+        assert_eq!(players, lab_players);
+        let cvar = |k: &str| {
+            detail
+                .cvars
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(cvar("sv_hostname"), Some(expected.hostname.as_str()));
+        assert_eq!(cvar("shortversion"), Some("1.51"));
         assert!(!text::strip(&server.hostname).contains('^'));
     }
 }
@@ -146,7 +187,8 @@ async fn lan_scan_finds_the_servers_on_the_four_stock_ports() {
             "127.0.0.1:28963"
         ]
     );
-    for server in view.servers.values() {
+    // The list does not carry sources; the API does.
+    for server in relay.directory.servers() {
         assert_eq!(server.sources, vec!["lan".to_owned()]);
     }
     assert!(view.masters.is_empty());
@@ -217,8 +259,7 @@ async fn silent_masters_and_servers_are_reported_not_hidden() {
 
 #[tokio::test]
 async fn a_watched_server_is_refreshed_more_often_and_only_known_ones_count() {
-    use futures_util::{SinkExt, StreamExt};
-    use tokio_tungstenite::tungstenite::Message;
+    use protocol::relay_api::feed::FeedMessage;
 
     let lab = Lab::start(LabConfig {
         churn: Some(Duration::from_millis(50)),
@@ -241,28 +282,37 @@ async fn a_watched_server_is_refreshed_more_often_and_only_known_ones_count() {
     })
     .await
     .unwrap();
-    follow_until(&relay, LIMIT, |v| all_online(&v.servers, 3)).await;
+    let mut page = common::Page::open(&relay).await;
+    page.until(LIMIT, |v| all_online(&v.servers, 3)).await;
     let watched = lab.servers[1].addr.to_string();
-    let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", relay.addr))
-        .await
-        .unwrap();
     // An address the relay does not know is ignored; a known one is watched.
-    for addr in ["203.0.113.9:28960", watched.as_str()] {
-        let message = format!("{{\"type\":\"watch\",\"addr\":\"{addr}\"}}");
-        socket.send(Message::Text(message.into())).await.unwrap();
-    }
+    page.watch(Some("203.0.113.9:28960")).await;
+    page.watch(Some(&watched)).await;
     let mut updates = std::collections::BTreeMap::<String, usize>::new();
+    let mut details = 0;
     let deadline = tokio::time::Instant::now() + LIMIT;
-    while updates.get(&watched).copied().unwrap_or(0) < 4 {
-        let Ok(Some(Ok(Message::Text(text)))) =
-            tokio::time::timeout_at(deadline, socket.next()).await
-        else {
+    while details < 4 {
+        let Some(message) = page.next(deadline).await else {
             panic!("the watched server was not refreshed: {updates:?}");
         };
-        if let Ok(protocol::relay_api::RelayMessage::Server { server }) =
-            serde_json::from_str(&text)
-        {
-            *updates.entry(server.addr).or_default() += 1;
+        match message {
+            FeedMessage::Detail { server } => {
+                assert_eq!(
+                    server.addr, watched,
+                    "only the watched server's detail comes"
+                );
+                details += 1;
+            }
+            FeedMessage::Changes { added, changed, .. } => {
+                let ids = added
+                    .iter()
+                    .map(|s| s.id)
+                    .chain(changed.iter().map(|c| c.id));
+                for id in ids {
+                    *updates.entry(page.view.addr_of(id).unwrap()).or_default() += 1;
+                }
+            }
+            _ => {}
         }
     }
     assert_eq!(relay.directory.watched(), [watched.clone()].into());
@@ -271,7 +321,7 @@ async fn a_watched_server_is_refreshed_more_often_and_only_known_ones_count() {
         1,
         "only the watched server was refreshed: {updates:?}"
     );
-    drop(socket);
+    drop(page);
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(
         relay.directory.watched().is_empty(),

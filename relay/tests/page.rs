@@ -27,7 +27,21 @@ impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A test that failed before closing its session leaves Chromium behind chromedriver:
+        // end it by its profile, so it cannot slow the tests after it.
+        let _ = Command::new("pkill")
+            .args(["-f", &profile_dir(&self.url).display().to_string()])
+            .status();
     }
+}
+
+/// The Chromium profile of the browser a driver starts.
+fn profile_dir(driver_url: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "muster-chromium-{}-{}",
+        std::process::id(),
+        driver_url.rsplit(':').next().unwrap_or_default()
+    ))
 }
 
 async fn start_driver() -> Driver {
@@ -61,11 +75,7 @@ async fn start_driver() -> Driver {
 
 async fn browser(driver: &Driver, width: u32, height: u32) -> Client {
     // One profile per browser: tests in this file run side by side.
-    let profile = std::env::temp_dir().join(format!(
-        "muster-chromium-{}-{}",
-        std::process::id(),
-        driver.url.rsplit(':').next().unwrap_or_default()
-    ));
+    let profile = profile_dir(&driver.url);
     let _ = std::fs::remove_dir_all(&profile);
     let capabilities = serde_json::json!({
         "goog:chromeOptions": {
@@ -922,4 +932,6 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
     })
     .await;
     assert_eq!(lab.servers[0].connects(), 1);
+    // Close the browser: a watch view left open keeps drawing.
+    client.close().await.unwrap();
 }

@@ -14,8 +14,9 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some("wire") => wire(root),
         Some("query") => query(root),
         Some("page") => page(root),
-        Some("spectate") => spectate(root, &args[1..]),
-        other => bail!("usage: cargo xtask bench wire|query|page|spectate (got {other:?})"),
+        Some("spectate") => example(root, "spectate_bench", &args[1..]),
+        Some("feed") => example(root, "feed_bench", &args[1..]),
+        other => bail!("usage: cargo xtask bench wire|query|page|spectate|feed (got {other:?})"),
     }
 }
 
@@ -263,10 +264,10 @@ fn page(root: &Path) -> Result<()> {
     )
 }
 
-/// A 32-player lab match, the relay (no delay) and 1,000 WebSocket viewers
-/// (relay/examples/spectate_bench.rs): latency, bytes and memory per viewer, relay CPU,
-/// coverage and position error against the lab's truth.
-fn spectate(root: &Path, args: &[String]) -> Result<()> {
+/// A benchmark that runs the relay and the lab as processes beside a load client of its own
+/// (relay/examples/NAME.rs): `spectate_bench` (a 32-player match, 1,000 viewers) and
+/// `feed_bench` (a 2,000-server fleet, 1,000 pages).
+fn example(root: &Path, name: &str, args: &[String]) -> Result<()> {
     crate::build_release_binaries()?;
     crate::status(Command::new("cargo").args([
         "build",
@@ -274,10 +275,10 @@ fn spectate(root: &Path, args: &[String]) -> Result<()> {
         "-p",
         "muster-relay",
         "--example",
-        "spectate_bench",
+        name,
     ]))?;
     crate::status(
-        Command::new(root.join("target/release/examples/spectate_bench"))
+        Command::new(root.join("target/release/examples").join(name))
             .args(args)
             .env("MUSTER_BIN_DIR", root.join("target/release")),
     )

@@ -25,6 +25,9 @@ commands:
   bench spectate [VIEWERS] [SECONDS]
                       a 32-player lab match watched by 1,000 WebSocket viewers through the
                       relay: latency, bytes and memory per viewer, CPU, coverage; JSON
+  bench feed [PAGES] [SECONDS] [SERVERS]
+                      1,000 pages on the feed of a 2,000-server fleet: first message, memory,
+                      CPU, update latency; JSON
   fuzz [--seconds N] [TARGET...]
                       long cargo-fuzz runs (default 300 s per target, every target)";
 
@@ -76,7 +79,23 @@ pub fn build_page(root: &Path) -> Result<()> {
         Command::new("trunk")
             .args(["build", "--release", "--skip-version-check"])
             .current_dir(root),
-    )
+    )?;
+    // The relay serves each file's .gz where there is one: a slow link gets a third of the bytes.
+    for entry in std::fs::read_dir(root.join("dist"))? {
+        let path = entry?.path();
+        let text = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("wasm" | "js" | "css" | "html")
+        );
+        if text {
+            status(
+                Command::new("gzip")
+                    .args(["-9", "-k", "-f", "-n"])
+                    .arg(&path),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The relay and the lab, optimized.

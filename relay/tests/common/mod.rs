@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use lab::{Lab, LabConfig};
-use protocol::relay_api::{MasterStatus, RelayMessage, ServerInfo};
+use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Touched};
+use protocol::relay_api::{MasterStatus, ServerInfo};
 use relay::{PollerConfig, Relay, ServeConfig};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -61,36 +62,137 @@ pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Re
     .expect("relay starts")
 }
 
-/// What a page holds after applying the feed.
+/// What a page holds after applying the feed: the list as summaries and the players index,
+/// joined into server records as the page does, and the detail of the server it watches.
 #[derive(Default, Debug)]
 pub struct PageView {
     pub servers: BTreeMap<String, ServerInfo>,
     pub masters: Vec<MasterStatus>,
     pub progress: protocol::relay_api::Progress,
     pub wulfram: Vec<protocol::relay_api::WulframServer>,
+    pub detail: Option<ServerInfo>,
     pub messages: usize,
+    pub seq: u64,
+    /// Bytes of the first message (the keyframe).
+    pub first_bytes: usize,
+    list: FeedList,
 }
 
 impl PageView {
-    pub fn apply(&mut self, message: RelayMessage) {
+    /// The address of a server by its feed id.
+    pub fn addr_of(&self, id: u32) -> Option<String> {
+        self.list.summaries.get(&id).map(|s| s.addr.clone())
+    }
+
+    pub fn apply(&mut self, message: FeedMessage) {
         self.messages += 1;
+        if let FeedMessage::Changes { seq, .. } = &message {
+            assert!(
+                *seq > self.list.seq,
+                "ticks arrive in order after the keyframe"
+            );
+        }
+        match self.list.apply(&message) {
+            Some(Touched::All) => {
+                self.servers = self.list.servers().map(|s| (s.addr.clone(), s)).collect();
+            }
+            Some(Touched::Some(ids)) => {
+                for s in ids.into_iter().filter_map(|id| self.list.server(id)) {
+                    self.servers.insert(s.addr.clone(), s);
+                }
+            }
+            None => {}
+        }
+        self.seq = self.list.seq;
         match message {
-            RelayMessage::Directory {
-                servers,
+            FeedMessage::Keyframe {
                 masters,
+                wulfram,
+                progress,
+                ..
+            } => {
+                self.masters = page_masters(&masters);
+                self.wulfram = wulfram;
+                self.progress = progress;
+            }
+            FeedMessage::Changes {
+                masters,
+                progress,
                 wulfram,
                 ..
             } => {
-                self.servers = servers.into_iter().map(|s| (s.addr.clone(), s)).collect();
-                self.masters = masters;
-                self.wulfram = wulfram;
+                if let Some(m) = masters {
+                    self.masters = page_masters(&m);
+                }
+                if let Some(p) = progress {
+                    self.progress = p;
+                }
+                if let Some(w) = wulfram {
+                    self.wulfram = w;
+                }
             }
-            RelayMessage::Server { server } => {
-                self.servers.insert(server.addr.clone(), server);
+            FeedMessage::Detail { server } => self.detail = Some(server),
+            FeedMessage::Players { .. } => {}
+        }
+    }
+}
+
+/// A page's feed socket.
+pub struct Page {
+    pub socket: Socket,
+    pub view: PageView,
+}
+
+impl Page {
+    pub async fn open(relay: &Relay) -> Self {
+        let url = format!("ws://{}/ws", relay.addr);
+        let (socket, _) = tokio_tungstenite::connect_async(&url)
+            .await
+            .expect("WebSocket connects");
+        Self {
+            socket,
+            view: PageView::default(),
+        }
+    }
+
+    /// Asks for one server's whole record (or none).
+    pub async fn watch(&mut self, addr: Option<&str>) {
+        use futures_util::SinkExt;
+        let text = serde_json::to_string(&protocol::relay_api::PageMessage::Watch {
+            addr: addr.map(str::to_owned),
+        })
+        .unwrap();
+        self.socket.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    /// The next message, applied; `None` when the socket ended or `deadline` passed.
+    pub async fn next(&mut self, deadline: tokio::time::Instant) -> Option<FeedMessage> {
+        loop {
+            let next = tokio::time::timeout_at(deadline, self.socket.next()).await;
+            let Ok(Some(Ok(message))) = next else {
+                return None;
+            };
+            if let Message::Binary(bytes) = message {
+                if self.view.messages == 0 {
+                    self.view.first_bytes = bytes.len();
+                }
+                let message = FeedMessage::decode(&bytes).expect("a feed message");
+                self.view.apply(message.clone());
+                return Some(message);
             }
-            RelayMessage::Masters { masters } => self.masters = masters,
-            RelayMessage::Progress { progress } => self.progress = progress,
-            RelayMessage::Wulfram { servers } => self.wulfram = servers,
+        }
+    }
+
+    /// Applies messages until `done` holds, or panics after `limit`.
+    pub async fn until(&mut self, limit: Duration, mut done: impl FnMut(&PageView) -> bool) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while !done(&self.view) {
+            if self.next(deadline).await.is_none() {
+                panic!(
+                    "feed ended or timed out before the condition held; page saw {} servers",
+                    self.view.servers.len()
+                );
+            }
         }
     }
 }
@@ -99,27 +201,11 @@ impl PageView {
 pub async fn follow_until(
     relay: &Relay,
     limit: Duration,
-    mut done: impl FnMut(&PageView) -> bool,
+    done: impl FnMut(&PageView) -> bool,
 ) -> PageView {
-    let url = format!("ws://{}/ws", relay.addr);
-    let (mut socket, _) = tokio_tungstenite::connect_async(&url)
-        .await
-        .expect("WebSocket connects");
-    let mut view = PageView::default();
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        let next = tokio::time::timeout_at(deadline, socket.next()).await;
-        let Ok(Some(Ok(message))) = next else {
-            panic!("feed ended or timed out before the condition held; page saw {view:#?}");
-        };
-        if let Message::Text(text) = message {
-            let message: RelayMessage = serde_json::from_str(&text).expect("relay JSON parses");
-            view.apply(message);
-            if done(&view) {
-                return view;
-            }
-        }
-    }
+    let mut page = Page::open(relay).await;
+    page.until(limit, done).await;
+    page.view
 }
 
 /// Runs the `muster` binary with `args`, feeding it `stdin`, and waits for it.

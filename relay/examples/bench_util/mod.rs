@@ -1,0 +1,136 @@
+//! What the relay's benchmarks share: child processes on loopback ports, and the CPU and memory
+//! a process used, read from /proc.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context};
+
+/// A child process killed when dropped.
+pub struct Process(pub Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(29000)
+}
+
+pub fn free_tcp_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(18080)
+}
+
+/// Starts a program and waits for the stdout line starting with `ready`.
+pub fn start(program: PathBuf, args: &[String], ready: &str) -> anyhow::Result<Process> {
+    let mut child = Command::new(&program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", program.display()))?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        let Some(line) = lines.next() else {
+            bail!("{} exited before {ready:?}", program.display());
+        };
+        if line?.starts_with(ready) {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    Ok(Process(child))
+}
+
+/// utime + stime of a process, in seconds.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks: f64 = fields
+        .get(11..13)
+        .map(|f| f.iter().filter_map(|v| v.parse::<f64>().ok()).sum())
+        .unwrap_or(0.0);
+    ticks / 100.0
+}
+
+/// Resident memory of a process, in KiB.
+pub fn rss_kib(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+pub fn unix_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+/// `muster serve` on `http_port`, polling only the lab master on `master_port`, with `extra`
+/// flags.
+pub fn start_relay(
+    bin: &std::path::Path,
+    http_port: u16,
+    master_port: u16,
+    dist: &std::path::Path,
+    extra: &[&str],
+) -> anyhow::Result<Process> {
+    let mut args: Vec<String> = [
+        "serve",
+        "--listen",
+        &format!("127.0.0.1:{http_port}"),
+        "--master",
+        &format!("127.0.0.1:{master_port}"),
+        "--no-default-masters",
+        "--no-lan",
+        "--dist",
+        &dist.display().to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    start(bin.join("muster"), &args, "muster: serving")
+}
+
+/// Waits until the relay at `http` lists `count` servers online.
+pub async fn wait_online(
+    http: &str,
+    count: usize,
+    limit: std::time::Duration,
+) -> anyhow::Result<()> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let listed: serde_json::Value = reqwest::get(format!("http://{http}/api/servers"))
+            .await?
+            .json()
+            .await?;
+        let online = listed.as_array().map_or(0, |a| {
+            a.iter().filter(|s| s["reachability"] == "online").count()
+        });
+        if online >= count {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            bail!("only {online} of {count} servers answered");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

@@ -114,6 +114,11 @@ impl Feed {
         }
     }
 
+    /// Whether a list already arrived on this page.
+    fn connected_once(&self) -> bool {
+        self.list.with_value(|list| !list.summaries.is_empty())
+    }
+
     /// Re-derives the named servers in one update of the list.
     fn refresh(&self, ids: &[u32]) {
         if ids.is_empty() {
@@ -167,6 +172,9 @@ impl Feed {
                         break;
                     };
                     self.connected.set(true);
+                    if !self.connected_once() {
+                        mark("muster-list-bytes");
+                    }
                     match FeedMessage::decode(&bytes) {
                         Ok(message) => {
                             if matches!(message, FeedMessage::Keyframe { .. }) {

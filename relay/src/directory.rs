@@ -139,6 +139,11 @@ impl Directory {
         )
     }
 
+    /// The feed's latest tick.
+    pub fn seq(&self) -> u64 {
+        self.read().seq
+    }
+
     /// Everything that changed since the last tick, as the next tick's message: new servers
     /// whole, the fields that moved in the others, player names added and removed.
     pub fn take_changes(&self) -> Option<Changes> {

@@ -84,26 +84,17 @@ impl PageFeed {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The current keyframe, encoded once per tick.
-    fn keyframe(&self) -> Keyframe {
-        if let Some(k) = self.cache().keyframe.clone() {
-            return k;
-        }
-        let (seq, list, players) = self.directory.keyframe();
-        let keyframe = Keyframe {
-            seq,
-            list: list.encode().into(),
-            players: players.encode().into(),
-        };
-        self.counters
-            .keyframes_encoded
-            .fetch_add(1, Ordering::Relaxed);
+    /// The current keyframe, if one was encoded since the latest tick.
+    fn cached_keyframe(&self) -> Option<Keyframe> {
+        self.cache().keyframe.clone()
+    }
+
+    fn store_keyframe(&self, keyframe: &Keyframe) {
         let mut cache = self.cache();
         // A tick that went out meanwhile made this one stale; keep it only if still current.
-        if cache.keyframe.is_none() {
+        if cache.keyframe.is_none() && self.directory.seq() == keyframe.seq {
             cache.keyframe = Some(keyframe.clone());
         }
-        keyframe
     }
 
     fn detail(&self, addr: &str) -> Option<Bytes> {
@@ -215,11 +206,29 @@ impl PageFeed {
         self.counters.pages.fetch_sub(1, Ordering::Relaxed);
     }
 
+    /// The keyframe, then the players index: encoded once per tick however many pages join,
+    /// and the list goes out before the index is encoded, so a page shows it sooner.
     async fn send_keyframe<S: Sink<Message> + Unpin>(&self, sink: &mut S) -> Option<u64> {
-        let keyframe = self.keyframe();
         self.counters.keyframes_sent.fetch_add(1, Ordering::Relaxed);
-        (self.send(sink, keyframe.list).await && self.send(sink, keyframe.players).await)
-            .then_some(keyframe.seq)
+        if let Some(k) = self.cached_keyframe() {
+            return (self.send(sink, k.list).await && self.send(sink, k.players).await)
+                .then_some(k.seq);
+        }
+        let (seq, list, players) = self.directory.keyframe();
+        self.counters
+            .keyframes_encoded
+            .fetch_add(1, Ordering::Relaxed);
+        let list: Bytes = list.encode().into();
+        if !self.send(sink, list.clone()).await {
+            return None;
+        }
+        let players: Bytes = players.encode().into();
+        self.store_keyframe(&Keyframe {
+            seq,
+            list,
+            players: players.clone(),
+        });
+        self.send(sink, players).await.then_some(seq)
     }
 
     async fn send<S: Sink<Message> + Unpin>(&self, sink: &mut S, bytes: Bytes) -> bool {

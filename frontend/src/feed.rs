@@ -12,6 +12,8 @@ use leptos::prelude::*;
 use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Touched};
 use protocol::relay_api::{MasterStatus, PageMessage, Progress, ServerInfo, WulframServer};
 
+use crate::net::{sleep, ws_url};
+
 /// The page's copy of the directory.
 #[derive(Clone, Copy)]
 pub struct Feed {
@@ -157,7 +159,7 @@ impl Feed {
 
     async fn follow(&self) {
         mark("muster-feed-open");
-        let Ok(socket) = WebSocket::open(&feed_url()) else {
+        let Ok(socket) = WebSocket::open(&ws_url("/ws")) else {
             return;
         };
         let (mut sink, stream) = socket.split();
@@ -203,26 +205,4 @@ pub fn mark(name: &str) {
     if let Some(performance) = window().performance() {
         let _ = performance.mark(name);
     }
-}
-
-/// `ws(s)://<this page's host>/ws`.
-fn feed_url() -> String {
-    let location = window().location();
-    let scheme = match location.protocol().as_deref() {
-        Ok("https:") => "wss",
-        _ => "ws",
-    };
-    let host = location.host().unwrap_or_default();
-    format!("{scheme}://{host}/ws")
-}
-
-async fn sleep(duration: Duration) {
-    let (done, wait) = futures::channel::oneshot::channel::<()>();
-    set_timeout(
-        move || {
-            let _ = done.send(());
-        },
-        duration,
-    );
-    let _ = wait.await;
 }

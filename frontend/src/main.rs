@@ -5,6 +5,7 @@ mod coloured;
 mod detail;
 mod feed;
 mod list;
+mod net;
 mod personal;
 mod tools;
 mod tuning;

@@ -9,21 +9,11 @@ use leptos::prelude::*;
 use protocol::relay_api::watch::{apply, WatchMessage};
 
 use super::Live;
+use crate::net::{sleep, ws_url};
 
 /// Local time in ms for the render clock.
 pub fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
-}
-
-/// `ws(s)://<this page's host>/spectate/ADDR`.
-fn hub_url(addr: &str) -> String {
-    let location = window().location();
-    let scheme = match location.protocol().as_deref() {
-        Ok("https:") => "wss",
-        _ => "ws",
-    };
-    let host = location.host().unwrap_or_default();
-    format!("{scheme}://{host}/spectate/{addr}")
 }
 
 /// Follows the hub until `open` turns false.
@@ -38,7 +28,7 @@ pub fn follow(addr: String, live: StoredValue<Live, LocalStorage>, open: StoredV
 }
 
 async fn session(addr: &str, live: StoredValue<Live, LocalStorage>, open: StoredValue<bool>) {
-    let Ok(socket) = WebSocket::open(&hub_url(addr)) else {
+    let Ok(socket) = WebSocket::open(&ws_url(&format!("/spectate/{addr}"))) else {
         return;
     };
     let (_sink, mut stream) = socket.split();
@@ -98,15 +88,4 @@ impl Live {
             }
         }
     }
-}
-
-async fn sleep(duration: Duration) {
-    let (done, wait) = futures::channel::oneshot::channel::<()>();
-    set_timeout(
-        move || {
-            let _ = done.send(());
-        },
-        duration,
-    );
-    let _ = wait.await;
 }

@@ -108,6 +108,14 @@ enum Mode {
     Follow(u8),
 }
 
+impl Mode {
+    /// Where a spectator arrives, and returns to when its target is gone or the map changes.
+    const ARRIVAL: Self = Self::Free {
+        origin: SPECTATOR_SPAWN,
+        yaw: 90.0,
+    };
+}
+
 /// One spectating session.
 #[derive(Clone, Debug)]
 struct Watcher {
@@ -124,10 +132,7 @@ impl Watcher {
     fn new(name: String, now: u64) -> Self {
         Self {
             name,
-            mode: Mode::Free {
-                origin: SPECTATOR_SPAWN,
-                yaw: 90.0,
-            },
+            mode: Mode::ARRIVAL,
             buttons: 0,
             last_command_time: None,
             active_at: now,
@@ -261,10 +266,7 @@ impl Sessions {
         for (&number, w) in &mut self.watchers {
             if let Mode::Follow(target) = w.mode {
                 if !targets.contains(&target) {
-                    w.mode = Mode::Free {
-                        origin: SPECTATOR_SPAWN,
-                        yaw: 90.0,
-                    };
+                    w.mode = Mode::ARRIVAL;
                 }
             }
             frame
@@ -377,10 +379,7 @@ impl Sessions {
         self.server.offer_file(README, readme(profile));
         self.map_started = now;
         for w in self.watchers.values_mut() {
-            w.mode = Mode::Free {
-                origin: SPECTATOR_SPAWN,
-                yaw: 90.0,
-            };
+            w.mode = Mode::ARRIVAL;
         }
     }
 

@@ -16,10 +16,9 @@ use tokio::sync::Notify;
 /// What changed since the feed's last tick.
 #[derive(Default)]
 struct Pending {
-    /// Servers whose list entry (summary or player names) may have changed.
-    listed: BTreeSet<String>,
-    /// Servers whose full record changed, for pages that show them in detail.
-    details: BTreeSet<String>,
+    /// Servers whose record changed: their list entry may have moved, and pages that show
+    /// them in detail get them again.
+    servers: BTreeSet<String>,
     masters: bool,
     progress: bool,
     wulfram: bool,
@@ -27,11 +26,7 @@ struct Pending {
 
 impl Pending {
     fn is_empty(&self) -> bool {
-        self.listed.is_empty()
-            && self.details.is_empty()
-            && !self.masters
-            && !self.progress
-            && !self.wulfram
+        self.servers.is_empty() && !self.masters && !self.progress && !self.wulfram
     }
 }
 
@@ -155,7 +150,7 @@ impl Directory {
         state.seq += 1;
         let seq = state.seq;
         let (mut added, mut changed, mut players) = (Vec::new(), Vec::new(), Vec::new());
-        for addr in &pending.listed {
+        for addr in &pending.servers {
             let (Some(&id), Some(server)) = (state.ids.get(addr), state.servers.get(addr)) else {
                 continue;
             };
@@ -200,7 +195,7 @@ impl Directory {
         Some(Changes {
             seq,
             message,
-            details: pending.details,
+            details: pending.servers,
         })
     }
 
@@ -252,8 +247,7 @@ impl Directory {
                 return;
             }
             state.servers.insert(addr.clone(), server);
-            state.pending.listed.insert(addr.clone());
-            state.pending.details.insert(addr);
+            state.pending.servers.insert(addr);
         }
         self.changed.notify_one();
     }
@@ -271,8 +265,7 @@ impl Directory {
             }
             server.reachability = reachability;
             server.ping_ms = None;
-            state.pending.listed.insert(addr.into());
-            state.pending.details.insert(addr.into());
+            state.pending.servers.insert(addr.into());
         }
         self.changed.notify_one();
     }

@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::ws::{WebSocket, WebSocketUpgrade};
+use axum::extract::Request;
 use axum::extract::{FromRef, Path as UrlPath, State};
 use axum::http::header::{HOST, ORIGIN};
 use axum::http::{HeaderMap, StatusCode};
@@ -60,6 +61,15 @@ pub fn router(
         feed,
         origins: Arc::new(origins),
     };
+    // Every WebSocket opens only for the relay's own pages and the origins allowed.
+    let sockets = Router::new()
+        .route("/ws", get(ws_upgrade))
+        .route("/spectate/{addr}", get(spectate_upgrade))
+        .route("/wulfram/{name}", get(wulfram_upgrade))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            same_origin,
+        ));
     Router::new()
         .route("/api/servers", get(api_servers))
         .route("/api/masters", get(api_masters))
@@ -67,24 +77,35 @@ pub fn router(
         .route("/api/feed", get(api_feed))
         .route("/api/spectate", get(api_spectate))
         .route("/api/spectate/{addr}", get(api_spectate_one))
-        .route("/ws", get(ws_upgrade))
-        .route("/spectate/{addr}", get(spectate_upgrade))
         .route("/overview/{map}", get(overview))
-        .route("/wulfram/{name}", get(wulfram_upgrade))
+        .merge(sockets)
         .fallback_service(page)
         .with_state(state)
+}
+
+/// Refuses a request from a foreign origin with 403.
+async fn same_origin(
+    State(state): State<AppState>,
+    request: Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if origin_allowed(request.headers(), &state.origins) {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::FORBIDDEN,
+            "this origin may not open the relay's sockets",
+        )
+            .into_response()
+    }
 }
 
 /// Opens a viewer on the spectator hub of a server the directory lists.
 async fn spectate_upgrade(
     ws: WebSocketUpgrade,
     UrlPath(addr): UrlPath<String>,
-    headers: HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
-    if let Some(refused) = refuse_foreign(&headers, &state.origins) {
-        return refused;
-    }
     let Ok(addr) = addr.parse::<std::net::SocketAddrV4>() else {
         return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
     };
@@ -135,20 +156,15 @@ async fn api_spectate_one(
 async fn overview(
     UrlPath(map): UrlPath<String>,
     State(state): State<AppState>,
+    request: Request,
 ) -> axum::response::Response {
+    use tower::ServiceExt;
     let Some(file) = state.hubs.config().overviews.iter().find(|o| o.map == map) else {
         return (StatusCode::NOT_FOUND, "no overview for that map").into_response();
     };
-    let kind = match file.path.extension().and_then(|e| e.to_str()) {
-        Some("png") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("webp") => "image/webp",
-        Some("svg") => "image/svg+xml",
-        _ => "application/octet-stream",
-    };
-    match tokio::fs::read(&file.path).await {
-        Ok(bytes) => ([(axum::http::header::CONTENT_TYPE, kind)], bytes).into_response(),
-        Err(e) => (StatusCode::NOT_FOUND, e.to_string()).into_response(),
+    match ServeFile::new(&file.path).oneshot(request).await {
+        Ok(response) => response.into_response(),
+        Err(never) => match never {},
     }
 }
 
@@ -160,12 +176,8 @@ async fn api_wulfram(State(directory): State<Arc<Directory>>) -> impl IntoRespon
 async fn wulfram_upgrade(
     ws: WebSocketUpgrade,
     UrlPath(name): UrlPath<String>,
-    headers: HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
-    if let Some(refused) = refuse_foreign(&headers, &state.origins) {
-        return refused;
-    }
     let Some(target) = state.wulfram.iter().find(|t| t.name == name).cloned() else {
         return (StatusCode::NOT_FOUND, "no such Wulfram server").into_response();
     };
@@ -191,12 +203,8 @@ async fn api_masters(State(directory): State<Arc<Directory>>) -> impl IntoRespon
 /// Opens a page's feed; only the relay's own pages (and the origins the operator allowed) may.
 async fn ws_upgrade(
     ws: WebSocketUpgrade,
-    headers: HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
-    if let Some(refused) = refuse_foreign(&headers, &state.origins) {
-        return refused;
-    }
     // A page only ever sends a short watch message, and takes whole frames as they come.
     ws.max_message_size(4096)
         .max_frame_size(4096)
@@ -224,16 +232,6 @@ pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"));
     (own.is_some() && own == host) || allowed.iter().any(|a| a.trim_end_matches('/') == origin)
-}
-
-fn refuse_foreign(headers: &HeaderMap, allowed: &[String]) -> Option<axum::response::Response> {
-    (!origin_allowed(headers, allowed)).then(|| {
-        (
-            StatusCode::FORBIDDEN,
-            "this origin may not open the relay's sockets",
-        )
-            .into_response()
-    })
 }
 
 async fn api_feed(State(state): State<AppState>) -> impl IntoResponse {

@@ -129,6 +129,27 @@ struct Shared {
     status_sent_at: Instant,
 }
 
+impl Shared {
+    /// The released match as a keyframe, encoded once per update.
+    fn keyframe(&mut self) -> Frame {
+        if let Some(frame) = &self.keyframe {
+            return frame.clone();
+        }
+        let message = WatchMessage::Keyframe {
+            seq: self.seq,
+            relay_us: self.relay_us,
+            view: self.released.clone(),
+        };
+        let frame = Frame {
+            kind: FrameKind::Keyframe,
+            seq: self.seq,
+            bytes: message.encode().into(),
+        };
+        self.keyframe = Some(frame.clone());
+        frame
+    }
+}
+
 pub struct Hub {
     pub addr: SocketAddrV4,
     feed: broadcast::Sender<Frame>,
@@ -219,22 +240,7 @@ impl Hub {
     /// viewers join.
     pub fn keyframe(&self) -> Option<Frame> {
         let mut shared = self.lock();
-        if shared.seq == 0 {
-            return None;
-        }
-        if shared.keyframe.is_none() {
-            let message = WatchMessage::Keyframe {
-                seq: shared.seq,
-                relay_us: shared.relay_us,
-                view: shared.released.clone(),
-            };
-            shared.keyframe = Some(Frame {
-                kind: FrameKind::Keyframe,
-                seq: shared.seq,
-                bytes: message.encode().into(),
-            });
-        }
-        shared.keyframe.clone()
+        (shared.seq > 0).then(|| shared.keyframe())
     }
 
     fn set_status(&self, change: impl FnOnce(&mut HubStatus)) {
@@ -271,16 +277,7 @@ impl Hub {
         let seq = shared.seq;
         let frame = if seq == 1 {
             // The first picture: everything so far, as a keyframe.
-            let message = WatchMessage::Keyframe {
-                seq,
-                relay_us,
-                view: shared.released.clone(),
-            };
-            Frame {
-                kind: FrameKind::Keyframe,
-                seq,
-                bytes: message.encode().into(),
-            }
+            shared.keyframe()
         } else {
             let message = WatchMessage::Update {
                 seq,

@@ -284,29 +284,26 @@ impl Sessions {
         let Some(truth) = &self.config.truth else {
             return;
         };
-        let soldiers: Vec<String> = self
+        let soldiers: Vec<serde_json::Value> = self
             .game
             .soldiers()
             .iter()
             .map(|s| {
-                format!(
-                    "{{\"client\":{},\"name\":{},\"team\":{},\"origin\":[{:.1},{:.1},{:.1}],\"alive\":{}}}",
-                    s.number,
-                    json_string(&s.name),
-                    s.team,
-                    s.origin[0],
-                    s.origin[1],
-                    s.origin[2],
-                    s.alive()
-                )
+                serde_json::json!({
+                    "client": s.number,
+                    "name": s.name,
+                    "team": s.team,
+                    "origin": s.origin,
+                    "alive": s.alive(),
+                })
             })
             .collect();
-        truth.write(&format!(
-            "{{\"server\":{},\"server_time\":{},\"soldiers\":[{}]}}",
-            json_string(&self.config.label),
-            self.game.time(),
-            soldiers.join(",")
-        ));
+        let line = serde_json::json!({
+            "server": self.config.label,
+            "server_time": self.game.time(),
+            "soldiers": soldiers,
+        });
+        truth.write(&line.to_string());
     }
 
     fn sessions_list(&self) -> Vec<(u8, String)> {
@@ -579,21 +576,6 @@ fn spectator_state(game: &Match, number: u8, w: &Watcher) -> PlayerState {
     ps
 }
 
-/// A JSON string literal.
-fn json_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,6 +588,5 @@ mod tests {
         assert_eq!(cycle(Some(63), 1, &targets), Some(3));
         assert_eq!(cycle(Some(3), -1, &targets), Some(63));
         assert_eq!(cycle(Some(3), 1, &[]), None);
-        assert_eq!(json_string("a\"b\\\n"), "\"a\\\"b\\\\\\u000a\"");
     }
 }

@@ -104,14 +104,6 @@ impl Tracks {
             yaw: a.yaw + turn * t,
         })
     }
-
-    /// Whether `time` has sightings on both sides for this player.
-    pub fn brackets(&self, client: u8, time: f64) -> bool {
-        self.players.get(&client).is_some_and(|t| {
-            t.front().is_some_and(|s| f64::from(s.time) <= time)
-                && t.back().is_some_and(|s| f64::from(s.time) >= time)
-        })
-    }
 }
 
 /// Maps local time (ms, any epoch) to the server time to render.
@@ -274,8 +266,6 @@ mod tests {
         assert_eq!(tracks.pose(4, 1025.0).unwrap().x, 50.0);
         assert_eq!(tracks.pose(4, 900.0).unwrap().x, 0.0);
         assert_eq!(tracks.pose(4, 2000.0).unwrap().x, 100.0);
-        assert!(tracks.brackets(4, 1040.0));
-        assert!(!tracks.brackets(4, 1060.0));
         // A respawn is a jump, not a glide.
         tracks.record(&view_with(1100, 2000));
         assert_eq!(tracks.pose(4, 1075.0).unwrap().x, 100.0);

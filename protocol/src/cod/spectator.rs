@@ -135,10 +135,6 @@ impl MatchModel {
         view
     }
 
-    pub fn server_time(&self) -> i32 {
-        self.view.server_time
-    }
-
     /// The client the latest snapshot followed.
     pub fn followed(&self) -> Option<u8> {
         self.followed

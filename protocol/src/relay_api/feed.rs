@@ -462,7 +462,9 @@ impl core::fmt::Display for FeedDecodeError {
 }
 
 /// The first byte of an encoded message: whether the postcard that follows is deflated.
+#[cfg(feature = "serde")]
 const PLAIN: u8 = 0;
+#[cfg(feature = "serde")]
 const DEFLATED: u8 = 1;
 
 #[cfg(feature = "serde")]

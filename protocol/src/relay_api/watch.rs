@@ -162,19 +162,6 @@ pub struct Update {
     pub feed: Vec<FeedItem>,
 }
 
-impl Update {
-    /// Nothing but the time moved.
-    pub fn is_empty(&self) -> bool {
-        self.header.is_none()
-            && self.scores.is_none()
-            && self.players.is_empty()
-            && self.players_gone.is_empty()
-            && self.vehicles.is_empty()
-            && self.vehicles_gone.is_empty()
-            && self.feed.is_empty()
-    }
-}
-
 /// How the hub's session with the game server stands. Carries no match content, so it is sent
 /// at once rather than through the delay.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -30,10 +30,6 @@ impl<T> DelayQueue<T> {
         }
     }
 
-    pub fn delay(&self) -> Duration {
-        self.delay
-    }
-
     /// Queues an item that reached the relay at `arrival`.
     pub fn push(&mut self, arrival: Instant, item: T) {
         self.first_arrival.get_or_insert(arrival);

@@ -1,6 +1,7 @@
 //! The top-down map: a canvas redrawn every animation frame at the render clock's time, the
 //! players interpolated between sightings, with pan, zoom and click-to-follow.
 
+use leptos::prelude::GetUntracked;
 use protocol::cod::text::strip;
 use protocol::relay_api::watch::{yaw_degrees, Team, WatchPlayer};
 use protocol::watching::{Bounds, Camera};
@@ -32,7 +33,8 @@ pub fn camera(live: &Live, width: f32, height: f32, render_time: f64) -> Option<
         zoom: live.zoom,
         pan: live.pan,
     };
-    if let Some(pose) = live.selected.and_then(|c| live.tracks.pose(c, render_time)) {
+    let followed = live.selected.get_untracked();
+    if let Some(pose) = followed.and_then(|c| live.tracks.pose(c, render_time)) {
         // Following: the selected player stays in the middle.
         camera.pan = (0.0, 0.0);
         let (sx, sy) = camera.to_screen(pose.x, pose.y);
@@ -158,7 +160,7 @@ fn draw_player(
         ctx.set_line_width(2.0);
         ctx.stroke();
     }
-    if live.selected == Some(p.client) {
+    if live.selected.get_untracked() == Some(p.client) {
         ctx.begin_path();
         let _ = ctx.arc(x, y, radius + 4.0, 0.0, std::f64::consts::TAU);
         ctx.set_stroke_style_str("#ffffff");

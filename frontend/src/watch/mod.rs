@@ -24,7 +24,8 @@ pub struct Live {
     framed_map: String,
     zoom: f32,
     pan: (f32, f32),
-    selected: Option<u8>,
+    /// The player followed and highlighted (a click on the map or the scoreboard).
+    selected: RwSignal<Option<u8>>,
     overview: Option<(Overview, web_sys::HtmlImageElement)>,
     drag: Option<(f32, f32, bool)>,
     /// Local time the delay finishes filling.
@@ -47,7 +48,7 @@ impl Live {
             framed_map: String::new(),
             zoom: 1.0,
             pan: (0.0, 0.0),
-            selected: None,
+            selected: RwSignal::new(None),
             overview: None,
             drag: None,
             filling_until: 0.0,
@@ -150,11 +151,7 @@ pub fn Watch(addr: String) -> impl IntoView {
         started.unwrap_or(false)
     });
     let (status, shown, connected) = live.with_value(|l| (l.status, l.shown, l.connected));
-    let selected = RwSignal::new(None::<u8>);
-    Effect::new(move |_| {
-        let s = selected.get();
-        live.update_value(|l| l.selected = s);
-    });
+    let selected = live.with_value(|l| l.selected);
     // A second tick for the countdown while the delay fills.
     let tick = RwSignal::new(0u32);
     let ticker = set_interval_with_handle(
@@ -226,8 +223,7 @@ pub fn Watch(addr: String) -> impl IntoView {
                     l.pan.0 += dx;
                     l.pan.1 += dy;
                     l.drag = Some((x, y, true));
-                    if l.selected.is_some() {
-                        l.selected = None;
+                    if selected.get_untracked().is_some() {
                         selected.set(None);
                     }
                 }

@@ -240,11 +240,13 @@ async fn main() -> anyhow::Result<()> {
         "relay_feed": feed,
         "goals": {
             "first_message_kb": 150, "relay_rss_peak_mib": 150, "relay_cpu_cores": 0.15,
-            "update_latency_p99_ms": 100,
+            "update_latency_p99_ms": 100, "relay_rss_after_over_idle_mib": 10,
         },
         "met": {
             "first_message": first_kb <= 150.0,
             "memory": mib(peak_rss) <= 150.0,
+            // "Back near its idle size after they leave": within 10 MiB of idle.
+            "memory_after": mib(after_rss - idle_rss) <= 10.0,
             "cpu": cpu < 0.15,
             "latency": percentile(&latencies, 0.99) < 100.0,
         },

@@ -1,6 +1,8 @@
 //! The messages between the relay and the page: one definition, serialized as JSON by both
 //! (with the `serde` feature).
 
+#[cfg(feature = "serde")]
+mod columns;
 pub mod feed;
 pub mod watch;
 

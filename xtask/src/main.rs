@@ -81,6 +81,8 @@ pub fn build_page(root: &Path) -> Result<()> {
             .current_dir(root),
     )?;
     // The relay serves each file's .gz where there is one: a slow link gets a third of the bytes.
+    // Zopfli's gzip, which every browser reads, is about 4% smaller than `gzip -9` (12 KB of the
+    // wasm, a tenth of a second at 1 Mbit/s); slow, but it runs once per build.
     for entry in std::fs::read_dir(root.join("dist"))? {
         let path = entry?.path();
         let text = matches!(
@@ -88,11 +90,17 @@ pub fn build_page(root: &Path) -> Result<()> {
             Some("wasm" | "js" | "css" | "html")
         );
         if text {
-            status(
-                Command::new("gzip")
-                    .args(["-9", "-k", "-f", "-n"])
-                    .arg(&path),
+            let body = std::fs::read(&path)?;
+            let mut packed = Vec::new();
+            zopfli::compress(
+                zopfli::Options::default(),
+                zopfli::Format::Gzip,
+                &body[..],
+                &mut packed,
             )?;
+            let mut name = path.into_os_string();
+            name.push(".gz");
+            std::fs::write(name, packed)?;
         }
     }
     Ok(())

@@ -1,11 +1,12 @@
 //! The page feed: once per tick the directory's changes become one message, encoded once, and
-//! the same bytes go to every page. A page joins with the keyframe (encoded once per tick,
-//! however many join) and the players index, then takes the ticks; one whose queue falls more
-//! than [`TICKS_KEPT`] ticks behind gets a fresh keyframe instead of the backlog, and a page
+//! the same bytes go to every page. A page joins with the latest keyframe and players index
+//! (rebuilt in the background once [`KEYFRAME_BEHIND`] ticks old, so no page waits for an
+//! encoding) and the ticks since, then takes the ticks as they come; one whose queue falls
+//! more than [`TICKS_KEPT`] ticks behind gets a keyframe instead of the backlog, and a page
 //! that stops reading for [`SEND_TIMEOUT`] is closed. A server's whole record goes only to the
 //! pages that show it in detail, encoded once per change.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -18,6 +19,7 @@ use protocol::relay_api::PageMessage;
 use serde::Serialize;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
 
 use crate::directory::Directory;
 
@@ -26,8 +28,25 @@ pub const TICK: Duration = Duration::from_millis(25);
 /// Ticks a page may fall behind by (a few seconds of a busy directory) before it is sent a
 /// keyframe instead.
 pub const TICKS_KEPT: usize = 64;
+/// A keyframe this many ticks old is rebuilt, so a joining page takes few ticks after it.
+pub const KEYFRAME_BEHIND: u64 = 16;
+/// Keyframes are rebuilt at most this often: a 5,000-server list takes some milliseconds.
+pub const KEYFRAME_EVERY: Duration = Duration::from_secs(1);
 /// A page that takes no bytes for this long is closed.
 pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a page that asked for `hold` may take to say its first message before the rest of
+/// the feed goes to it anyway: a page's code on a slow phone link.
+pub const HOLD_LIMIT: Duration = Duration::from_secs(60);
+
+/// A page joining: its keyframe, the ticks since it, and the ticks to come.
+struct Joining {
+    seq: u64,
+    list: Bytes,
+    players: Bytes,
+    since: Vec<Arc<Tick>>,
+    ticks: broadcast::Receiver<Arc<Tick>>,
+}
 
 /// One tick, encoded once.
 pub struct Tick {
@@ -48,8 +67,39 @@ struct Keyframe {
 #[derive(Default)]
 struct Cache {
     keyframe: Option<Keyframe>,
+    /// A keyframe is being built in the background.
+    building: bool,
+    /// The latest ticks, oldest first: what a joining page takes after the keyframe.
+    recent: VecDeque<Arc<Tick>>,
     /// Encoded detail messages, dropped when their server changes.
     details: BTreeMap<String, Bytes>,
+}
+
+impl Cache {
+    /// The keyframe and the ticks after it, if the ticks kept still reach back to it.
+    fn start(&self) -> Option<(Keyframe, Vec<Arc<Tick>>)> {
+        let keyframe = self.keyframe.clone()?;
+        if self
+            .recent
+            .front()
+            .is_some_and(|t| t.seq > keyframe.seq + 1)
+        {
+            return None;
+        }
+        let since: Vec<_> = self
+            .recent
+            .iter()
+            .filter(|t| t.seq > keyframe.seq)
+            .cloned()
+            .collect();
+        Some((keyframe, since))
+    }
+
+    fn store(&mut self, keyframe: Keyframe) {
+        if self.keyframe.as_ref().is_none_or(|k| k.seq < keyframe.seq) {
+            self.keyframe = Some(keyframe);
+        }
+    }
 }
 
 /// What the feed has done, for `GET /api/feed`.
@@ -84,16 +134,16 @@ impl PageFeed {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The current keyframe, if one was encoded since the latest tick.
-    fn cached_keyframe(&self) -> Option<Keyframe> {
-        self.cache().keyframe.clone()
-    }
-
-    fn store_keyframe(&self, keyframe: &Keyframe) {
-        let mut cache = self.cache();
-        // A tick that went out meanwhile made this one stale; keep it only if still current.
-        if cache.keyframe.is_none() && self.directory.seq() == keyframe.seq {
-            cache.keyframe = Some(keyframe.clone());
+    /// The directory's list and players index as they stand, encoded.
+    fn encode_keyframe(&self) -> Keyframe {
+        let (seq, list, players) = self.directory.keyframe();
+        self.counters
+            .keyframes_encoded
+            .fetch_add(1, Ordering::Relaxed);
+        Keyframe {
+            seq,
+            list: list.encode().into(),
+            players: players.encode().into(),
         }
     }
 
@@ -109,43 +159,88 @@ impl PageFeed {
 
     /// Turns the directory's changes into ticks, for the relay's life.
     pub async fn run(self: Arc<Self>) {
+        let mut built = Instant::now() - KEYFRAME_EVERY;
         loop {
             self.directory.changed().await;
             tokio::time::sleep(TICK).await;
             let Some(changes) = self.directory.take_changes() else {
                 continue;
             };
-            let bytes: Bytes = changes.message.encode().into();
-            {
+            let tick = Arc::new(Tick {
+                seq: changes.seq,
+                bytes: changes.message.encode().into(),
+                details: changes.details,
+            });
+            let rebuild = {
                 let mut cache = self.cache();
-                cache.keyframe = None;
-                for addr in &changes.details {
+                for addr in &tick.details {
                     cache.details.remove(addr);
                 }
-            }
+                if cache.recent.len() == TICKS_KEPT {
+                    cache.recent.pop_front();
+                }
+                cache.recent.push_back(tick.clone());
+                // Sent under the lock that guards `recent`, so a joining page that subscribes
+                // under it misses no tick and takes none twice.
+                let _ = self.ticks.send(tick.clone());
+                let stale = cache
+                    .keyframe
+                    .as_ref()
+                    .is_none_or(|k| tick.seq - k.seq >= KEYFRAME_BEHIND);
+                let rebuild = stale && !cache.building && built.elapsed() >= KEYFRAME_EVERY;
+                cache.building |= rebuild;
+                rebuild
+            };
             self.counters.ticks.fetch_add(1, Ordering::Relaxed);
-            let _ = self.ticks.send(Arc::new(Tick {
-                seq: changes.seq,
-                bytes,
-                details: changes.details,
-            }));
+            if rebuild {
+                built = Instant::now();
+                let feed = self.clone();
+                tokio::task::spawn_blocking(move || {
+                    let keyframe = feed.encode_keyframe();
+                    let mut cache = feed.cache();
+                    cache.store(keyframe);
+                    cache.building = false;
+                });
+            }
         }
     }
 
-    /// Serves one page until it leaves, stops reading, or the relay stops.
-    pub async fn serve<S, R>(self: Arc<Self>, mut sink: S, mut stream: R)
+    /// Serves one page until it leaves, stops reading, or the relay stops. A page that opened
+    /// its feed while its own code was still loading (`hold`) takes the list at once and the
+    /// rest (the players index, the ticks) after its first message, so on a slow link that
+    /// rest does not compete with the page's code for the bandwidth.
+    pub async fn serve<S, R>(self: Arc<Self>, mut sink: S, mut stream: R, hold: bool)
     where
         S: Sink<Message> + Unpin,
         R: Stream<Item = Result<Message, axum::Error>> + Unpin,
     {
         self.counters.pages.fetch_add(1, Ordering::Relaxed);
         let page = self.directory.page_opened();
-        let mut ticks = self.ticks.subscribe();
-        let mut seq = match self.send_keyframe(&mut sink).await {
-            Some(seq) => seq,
-            None => return self.close(page),
-        };
         let mut watched: Option<String> = None;
+        let joining = self.join();
+        let mut first = None;
+        let mut open = self.send(&mut sink, joining.list.clone()).await;
+        if open && hold {
+            match tokio::time::timeout(HOLD_LIMIT, stream.next()).await {
+                Ok(Some(Ok(message))) if !matches!(message, Message::Close(_)) => {
+                    first = Some(message)
+                }
+                Ok(_) => open = false,
+                Err(_) => {}
+            }
+        }
+        let mut joined = match open {
+            true => self.catch_up(&mut sink, joining).await,
+            false => None,
+        };
+        if let (Some(message), Some(_)) = (first, &joined) {
+            if !self.heard(page, message, &mut watched, &mut sink).await {
+                joined = None;
+            }
+        }
+        let Some((mut seq, mut ticks)) = joined else {
+            return self.close(page);
+        };
         loop {
             tokio::select! {
                 tick = ticks.recv() => {
@@ -153,10 +248,13 @@ impl PageFeed {
                         Ok(tick) => tick,
                         Err(RecvError::Lagged(_)) => {
                             self.counters.resyncs.fetch_add(1, Ordering::Relaxed);
-                            ticks = ticks.resubscribe();
-                            match self.send_keyframe(&mut sink).await {
-                                Some(s) => {
-                                    seq = s;
+                            let joining = self.join();
+                            if !self.send(&mut sink, joining.list.clone()).await {
+                                break;
+                            }
+                            match self.catch_up(&mut sink, joining).await {
+                                Some(joined) => {
+                                    (seq, ticks) = joined;
                                     continue;
                                 }
                                 None => break,
@@ -183,22 +281,37 @@ impl PageFeed {
                 }
                 incoming = stream.next() => match incoming {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
-                    Some(Ok(Message::Text(text))) => {
-                        if let Ok(PageMessage::Watch { addr }) = serde_json::from_str(&text) {
-                            watched = self.directory.watch(page, addr);
-                            let detail = watched.as_ref().and_then(|a| self.detail(a));
-                            if let Some(detail) = detail {
-                                if !self.send(&mut sink, detail).await {
-                                    break;
-                                }
-                            }
+                    Some(Ok(message)) => {
+                        if !self.heard(page, message, &mut watched, &mut sink).await {
+                            break;
                         }
                     }
-                    Some(Ok(_)) => {}
                 },
             }
         }
         self.close(page)
+    }
+
+    /// A message from the page: the server it shows in detail, whose record goes at once.
+    /// False once the page cannot be written to.
+    async fn heard<S: Sink<Message> + Unpin>(
+        &self,
+        page: u64,
+        message: Message,
+        watched: &mut Option<String>,
+        sink: &mut S,
+    ) -> bool {
+        let Message::Text(text) = message else {
+            return true;
+        };
+        let Ok(PageMessage::Watch { addr }) = serde_json::from_str(&text) else {
+            return true;
+        };
+        *watched = self.directory.watch(page, addr);
+        match watched.as_ref().and_then(|a| self.detail(a)) {
+            Some(detail) => self.send(sink, detail).await,
+            None => true,
+        }
     }
 
     fn close(&self, page: u64) {
@@ -206,29 +319,45 @@ impl PageFeed {
         self.counters.pages.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// The keyframe, then the players index: encoded once per tick however many pages join,
-    /// and the list goes out before the index is encoded, so a page shows it sooner.
-    async fn send_keyframe<S: Sink<Message> + Unpin>(&self, sink: &mut S) -> Option<u64> {
+    /// Where a page starts: the latest keyframe (encoded now if none is kept that the recent
+    /// ticks still reach back to), the ticks since, and the ticks to come.
+    fn join(&self) -> Joining {
         self.counters.keyframes_sent.fetch_add(1, Ordering::Relaxed);
-        if let Some(k) = self.cached_keyframe() {
-            return (self.send(sink, k.list).await && self.send(sink, k.players).await)
-                .then_some(k.seq);
+        let (ticks, start) = {
+            let cache = self.cache();
+            (self.ticks.subscribe(), cache.start())
+        };
+        let (keyframe, since) = start.unwrap_or_else(|| {
+            let keyframe = self.encode_keyframe();
+            self.cache().store(keyframe.clone());
+            (keyframe, Vec::new())
+        });
+        Joining {
+            seq: keyframe.seq,
+            list: keyframe.list,
+            players: keyframe.players,
+            since,
+            ticks,
         }
-        let (seq, list, players) = self.directory.keyframe();
-        self.counters
-            .keyframes_encoded
-            .fetch_add(1, Ordering::Relaxed);
-        let list: Bytes = list.encode().into();
-        if !self.send(sink, list.clone()).await {
+    }
+
+    /// After the list: the players index and the ticks since the keyframe.
+    async fn catch_up<S: Sink<Message> + Unpin>(
+        &self,
+        sink: &mut S,
+        joining: Joining,
+    ) -> Option<(u64, broadcast::Receiver<Arc<Tick>>)> {
+        let mut seq = joining.seq;
+        if !self.send(sink, joining.players).await {
             return None;
         }
-        let players: Bytes = players.encode().into();
-        self.store_keyframe(&Keyframe {
-            seq,
-            list,
-            players: players.clone(),
-        });
-        self.send(sink, players).await.then_some(seq)
+        for tick in joining.since {
+            if !self.send(sink, tick.bytes.clone()).await {
+                return None;
+            }
+            seq = tick.seq;
+        }
+        Some((seq, joining.ticks))
     }
 
     async fn send<S: Sink<Message> + Unpin>(&self, sink: &mut S, bytes: Bytes) -> bool {
@@ -247,6 +376,7 @@ impl PageFeed {
 mod tests {
     use super::*;
     use futures::channel::mpsc;
+    use protocol::relay_api::feed::FeedList;
     use protocol::relay_api::Reachability;
 
     fn server(i: u32, clients: u32) -> protocol::relay_api::ServerInfo {
@@ -259,18 +389,70 @@ mod tests {
     }
 
     /// A page on channels: what the relay sends, and what the page says.
-    fn page(
-        feed: &Arc<PageFeed>,
-        room: usize,
-    ) -> (
+    type Page = (
         mpsc::Receiver<Message>,
         mpsc::UnboundedSender<Result<Message, axum::Error>>,
-    ) {
+    );
+
+    fn page(feed: &Arc<PageFeed>, room: usize) -> Page {
+        opened(feed, room, false)
+    }
+
+    fn opened(feed: &Arc<PageFeed>, room: usize, hold: bool) -> Page {
         let (sink, received) = mpsc::channel::<Message>(room);
         let (says, stream) = mpsc::unbounded();
         let sink = sink.sink_map_err(|_| ());
-        tokio::spawn(feed.clone().serve(sink, stream));
+        tokio::spawn(feed.clone().serve(sink, stream, hold));
         (received, says)
+    }
+
+    fn watch(addr: &str) -> Result<Message, axum::Error> {
+        let text = serde_json::to_string(&PageMessage::Watch {
+            addr: Some(addr.into()),
+        });
+        Ok(Message::Text(text.unwrap().into()))
+    }
+
+    fn drain(r: &mut mpsc::Receiver<Message>) -> Vec<FeedMessage> {
+        let mut out = Vec::new();
+        while let Ok(m) = r.try_recv() {
+            out.push(decode(m));
+        }
+        out
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_page_that_holds_takes_the_list_and_the_rest_after_its_first_word() {
+        let directory = Arc::new(Directory::new(&[]));
+        directory.upsert(server(0, 0));
+        directory.upsert(server(1, 0));
+        let feed = PageFeed::new(directory.clone());
+        tokio::spawn(feed.clone().run());
+        tokio::time::sleep(TICK * 2).await;
+        let (mut received, says) = opened(&feed, 256, true);
+        for n in 1..=5 {
+            directory.upsert(server(1, n));
+            tokio::time::sleep(TICK * 2).await;
+        }
+        let held = drain(&mut received);
+        assert_eq!(held.len(), 1, "{held:?}");
+        assert!(matches!(held[0], FeedMessage::Keyframe { .. }));
+        says.unbounded_send(watch("10.0.0.1:28961")).unwrap();
+        tokio::time::sleep(TICK).await;
+        let rest = drain(&mut received);
+        assert!(matches!(rest[0], FeedMessage::Players { .. }), "{rest:?}");
+        assert!(
+            matches!(rest.last(), Some(FeedMessage::Detail { server }) if server.clients == 5),
+            "{rest:?}"
+        );
+        let mut list = FeedList::default();
+        for m in held.iter().chain(&rest) {
+            list.apply(m);
+        }
+        assert_eq!(
+            list.summaries[&1].clients, 5,
+            "the ticks held back, in order"
+        );
     }
 
     fn decode(message: Message) -> FeedMessage {
@@ -298,25 +480,48 @@ mod tests {
             directory.upsert(server(0, n));
             tokio::time::sleep(TICK * 2).await;
         }
-        // The page reads again: one tick was in flight, then a fresh keyframe, not 80 ticks.
-        let mut kinds = Vec::new();
+        // The page reads again: a few ticks in flight, then a keyframe and the ticks after it,
+        // not the whole backlog, and what it holds is the directory's list.
+        let mut list = FeedList::default();
+        let mut kinds = 0;
         while let Ok(Some(message)) =
             tokio::time::timeout(Duration::from_millis(10), received.next()).await
         {
-            kinds.push(decode(message));
+            list.apply(&decode(message));
+            kinds += 1;
         }
-        assert!(kinds.len() <= 4, "{} messages", kinds.len());
-        let keyframe = kinds.iter().find_map(|m| match m {
-            FeedMessage::Keyframe { servers, .. } => Some(servers.clone()),
-            _ => None,
-        });
-        assert_eq!(keyframe.unwrap()[0].clients, TICKS_KEPT as u32 + 20);
+        assert!(kinds < TICKS_KEPT, "{kinds} messages");
+        assert_eq!(list.summaries[&0].clients, TICKS_KEPT as u32 + 20);
         assert_eq!(feed.counters.resyncs.load(Ordering::Relaxed), 1);
-        assert_eq!(
-            feed.counters.keyframes_encoded.load(Ordering::Relaxed),
-            2,
-            "each keyframe encoded once"
-        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pages_joining_at_every_tick_share_keyframes_and_hold_the_directory_s_list() {
+        let directory = Arc::new(Directory::new(&[]));
+        directory.upsert(server(0, 0));
+        let feed = PageFeed::new(directory.clone());
+        tokio::spawn(feed.clone().run());
+        let mut pages = Vec::new();
+        for n in 1..=60 {
+            directory.upsert(server(n % 3, n));
+            pages.push(page(&feed, 256));
+            tokio::time::sleep(TICK * 2).await;
+        }
+        tokio::time::sleep(TICK * 4).await;
+        // 60 pages over three seconds: a keyframe a second, not one a page.
+        let encoded = feed.counters.keyframes_encoded.load(Ordering::Relaxed);
+        assert!(encoded <= 5, "{encoded} keyframes encoded");
+        let (_, expected, _) = directory.keyframe();
+        let mut want = FeedList::default();
+        want.apply(&expected);
+        for (received, _) in &mut pages {
+            let mut list = FeedList::default();
+            while let Ok(m) = received.try_recv() {
+                list.apply(&decode(m));
+            }
+            assert_eq!(list.seq, want.seq);
+            assert_eq!(list.summaries, want.summaries);
+        }
     }
 
     #[tokio::test(start_paused = true)]
@@ -354,23 +559,11 @@ mod tests {
         tokio::spawn(feed.clone().run());
         let (mut watching, says) = page(&feed, 64);
         let (mut other, _other_says) = page(&feed, 64);
-        let watch = serde_json::to_string(&PageMessage::Watch {
-            addr: Some("10.0.0.1:28961".into()),
-        })
-        .unwrap();
-        says.unbounded_send(Ok(Message::Text(watch.into())))
-            .unwrap();
+        says.unbounded_send(watch("10.0.0.1:28961")).unwrap();
         tokio::time::sleep(TICK).await;
         directory.upsert(server(1, 7));
         directory.upsert(server(0, 3));
         tokio::time::sleep(TICK * 3).await;
-        let drain = |r: &mut mpsc::Receiver<Message>| {
-            let mut out = Vec::new();
-            while let Ok(m) = r.try_recv() {
-                out.push(decode(m));
-            }
-            out
-        };
         let details: Vec<u32> = drain(&mut watching)
             .into_iter()
             .filter_map(|m| match m {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::ws::{WebSocket, WebSocketUpgrade};
 use axum::extract::Request;
-use axum::extract::{FromRef, Path as UrlPath, State};
+use axum::extract::{FromRef, Path as UrlPath, Query, State};
 use axum::http::header::{HOST, ORIGIN};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -203,6 +203,7 @@ async fn api_masters(State(directory): State<Arc<Directory>>) -> impl IntoRespon
 /// Opens a page's feed; only the relay's own pages (and the origins the operator allowed) may.
 async fn ws_upgrade(
     ws: WebSocketUpgrade,
+    Query(query): Query<FeedQuery>,
     State(state): State<AppState>,
 ) -> axum::response::Response {
     // A page only ever sends a short watch message, and takes whole frames as they come.
@@ -212,8 +213,15 @@ async fn ws_upgrade(
         .write_buffer_size(0)
         .on_upgrade(move |socket: WebSocket| {
             let (sink, stream) = socket.split();
-            state.feed.serve(sink, stream)
+            state.feed.serve(sink, stream, query.hold.is_some())
         })
+}
+
+/// `/ws?hold`: the page opened its feed before its code ran; the players index and the ticks
+/// wait for its first message.
+#[derive(serde::Deserialize)]
+struct FeedQuery {
+    hold: Option<String>,
 }
 
 /// Socket buffers of a page or viewer: it sends a few bytes, and the relay writes whole frames

@@ -11,6 +11,7 @@ use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
 use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Touched};
 use protocol::relay_api::{MasterStatus, PageMessage, Progress, ServerInfo, WulframServer};
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::net::{sleep, ws_url};
 
@@ -159,33 +160,29 @@ impl Feed {
 
     async fn follow(&self) {
         mark("muster-feed-open");
-        let Ok(socket) = WebSocket::open(&ws_url("/ws")) else {
-            return;
+        let (socket, early) = match early_feed() {
+            Some(adopted) => adopted,
+            None => match WebSocket::open(&ws_url("/ws")) {
+                Ok(socket) => (socket, Vec::new()),
+                Err(_) => return,
+            },
         };
         let (mut sink, stream) = socket.split();
         let mut stream = stream.fuse();
         let (outbox, mut outgoing) = mpsc::unbounded();
+        // The first word: for a socket opened early, it also asks for the rest of the feed.
         let _ = outbox.unbounded_send(self.watch_message());
         self.outbox.set_value(Some(outbox));
+        for bytes in early {
+            self.received(&bytes);
+        }
         loop {
             futures::select! {
                 message = stream.next() => {
                     let Some(Ok(Message::Bytes(bytes))) = message else {
                         break;
                     };
-                    self.connected.set(true);
-                    if !self.connected_once() {
-                        mark("muster-list-bytes");
-                    }
-                    match FeedMessage::decode(&bytes) {
-                        Ok(message) => {
-                            if matches!(message, FeedMessage::Keyframe { .. }) {
-                                mark("muster-list");
-                            }
-                            self.apply(message);
-                        }
-                        Err(e) => leptos::logging::warn!("unreadable relay message: {e}"),
-                    }
+                    self.received(&bytes);
                 }
                 text = outgoing.next() => {
                     let Some(text) = text else { break };
@@ -197,6 +194,45 @@ impl Feed {
         }
         self.outbox.set_value(None);
     }
+
+    fn received(&self, bytes: &[u8]) {
+        if !self.connected_once() {
+            mark("muster-list-bytes");
+        }
+        self.connected.set(true);
+        match FeedMessage::decode(bytes) {
+            Ok(message) => {
+                if matches!(message, FeedMessage::Keyframe { .. }) {
+                    mark("muster-list");
+                }
+                self.apply(message);
+            }
+            Err(e) => leptos::logging::warn!("unreadable relay message: {e}"),
+        }
+    }
+}
+
+/// The feed socket `index.html` opened (`/ws?hold`) while this code was downloading, and what
+/// it received meanwhile; taken once, by the first connection.
+fn early_feed() -> Option<(WebSocket, Vec<Vec<u8>>)> {
+    let window = window();
+    let key = JsValue::from_str("musterFeed");
+    let feed = js_sys::Reflect::get(&window, &key).ok()?;
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    let field = |name: &str| js_sys::Reflect::get(&feed, &JsValue::from_str(name)).ok();
+    let socket: web_sys::WebSocket = field("socket")?.dyn_into().ok()?;
+    let queue: js_sys::Array = field("queue")?.dyn_into().ok()?;
+    if socket.ready_state() > web_sys::WebSocket::OPEN {
+        return None;
+    }
+    // Within this one task no message can slip between the script's handler and ours.
+    socket.set_onmessage(None);
+    let early = queue
+        .iter()
+        .filter_map(|data| data.dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
+        .collect();
+    Some((WebSocket::try_from(socket).ok()?, early))
 }
 
 /// A `performance` mark, for the page benchmark: the feed opening, the list arriving, the list

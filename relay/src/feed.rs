@@ -95,6 +95,21 @@ impl Cache {
         Some((keyframe, since))
     }
 
+    /// Whether the keyframe should be rebuilt: there is none, or a joining page would take
+    /// many ticks after it, or ticks that weigh more than a quarter of it (a fleet that
+    /// answered after it was built comes in ticks, whole and not deflated).
+    fn stale(&self) -> bool {
+        if self.building {
+            return false;
+        }
+        let Some(keyframe) = &self.keyframe else {
+            return true;
+        };
+        let since = self.recent.iter().filter(|t| t.seq > keyframe.seq);
+        let (ticks, bytes) = since.fold((0, 0), |(n, b), t| (n + 1, b + t.bytes.len()));
+        ticks >= KEYFRAME_BEHIND || bytes * 4 > keyframe.list.len()
+    }
+
     fn store(&mut self, keyframe: Keyframe) {
         if self.keyframe.as_ref().is_none_or(|k| k.seq < keyframe.seq) {
             self.keyframe = Some(keyframe);
@@ -157,41 +172,31 @@ impl PageFeed {
         Some(bytes)
     }
 
-    /// Turns the directory's changes into ticks, for the relay's life.
+    /// Turns the directory's changes into ticks, for the relay's life, and keeps the keyframe
+    /// fresh: one that is stale is rebuilt in the background, at most every
+    /// [`KEYFRAME_EVERY`], and when that wait ends even if nothing more changed.
     pub async fn run(self: Arc<Self>) {
         let mut built = Instant::now() - KEYFRAME_EVERY;
         loop {
-            self.directory.changed().await;
-            tokio::time::sleep(TICK).await;
-            let Some(changes) = self.directory.take_changes() else {
+            let due = self.cache().stale().then_some(built + KEYFRAME_EVERY);
+            tokio::select! {
+                _ = self.directory.changed() => {
+                    tokio::time::sleep(TICK).await;
+                    if let Some(changes) = self.directory.take_changes() {
+                        self.tick(changes);
+                    }
+                }
+                _ = tokio::time::sleep_until(due.unwrap_or(built)), if due.is_some() => {}
+            }
+            if built.elapsed() < KEYFRAME_EVERY {
                 continue;
-            };
-            let tick = Arc::new(Tick {
-                seq: changes.seq,
-                bytes: changes.message.encode().into(),
-                details: changes.details,
-            });
+            }
             let rebuild = {
                 let mut cache = self.cache();
-                for addr in &tick.details {
-                    cache.details.remove(addr);
-                }
-                if cache.recent.len() == TICKS_KEPT {
-                    cache.recent.pop_front();
-                }
-                cache.recent.push_back(tick.clone());
-                // Sent under the lock that guards `recent`, so a joining page that subscribes
-                // under it misses no tick and takes none twice.
-                let _ = self.ticks.send(tick.clone());
-                let stale = cache
-                    .keyframe
-                    .as_ref()
-                    .is_none_or(|k| tick.seq - k.seq >= KEYFRAME_BEHIND);
-                let rebuild = stale && !cache.building && built.elapsed() >= KEYFRAME_EVERY;
+                let rebuild = cache.stale();
                 cache.building |= rebuild;
                 rebuild
             };
-            self.counters.ticks.fetch_add(1, Ordering::Relaxed);
             if rebuild {
                 built = Instant::now();
                 let feed = self.clone();
@@ -203,6 +208,27 @@ impl PageFeed {
                 });
             }
         }
+    }
+
+    /// One tick out to every page, and kept for the pages that join.
+    fn tick(&self, changes: crate::directory::Changes) {
+        let tick = Arc::new(Tick {
+            seq: changes.seq,
+            bytes: changes.message.encode().into(),
+            details: changes.details,
+        });
+        let mut cache = self.cache();
+        for addr in &tick.details {
+            cache.details.remove(addr);
+        }
+        if cache.recent.len() == TICKS_KEPT {
+            cache.recent.pop_front();
+        }
+        cache.recent.push_back(tick.clone());
+        // Sent under the lock that guards `recent`, so a joining page that subscribes under it
+        // misses no tick and takes none twice.
+        let _ = self.ticks.send(tick);
+        self.counters.ticks.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Serves one page until it leaves, stops reading, or the relay stops. A page that opened
@@ -419,6 +445,36 @@ mod tests {
             out.push(decode(m));
         }
         out
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_fleet_that_answers_after_the_keyframe_is_in_the_next_one_once_things_quiet() {
+        let directory = Arc::new(Directory::new(&[]));
+        directory.upsert(server(0, 0));
+        let feed = PageFeed::new(directory.clone());
+        tokio::spawn(feed.clone().run());
+        let (mut early, _says) = page(&feed, 256);
+        tokio::time::sleep(TICK * 2).await;
+        for n in 1..40 {
+            directory.upsert(server(n, 1));
+        }
+        tokio::time::sleep(KEYFRAME_EVERY * 2).await;
+        assert!(
+            drain(&mut early).len() >= 3,
+            "keyframe, players, the fleet's tick"
+        );
+        let (mut late, _late_says) = page(&feed, 256);
+        tokio::time::sleep(TICK).await;
+        let late = drain(&mut late);
+        assert!(
+            matches!(&late[0], FeedMessage::Keyframe { servers, .. } if servers.len() == 40),
+            "{late:?}"
+        );
+        assert_eq!(
+            late.len(),
+            2,
+            "the keyframe and the players index, no ticks"
+        );
     }
 
     #[tokio::test(start_paused = true)]

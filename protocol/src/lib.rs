@@ -8,6 +8,7 @@ extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+pub mod bridge;
 pub mod browse;
 pub mod cod;
 pub mod relay_api;

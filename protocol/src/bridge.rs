@@ -77,6 +77,26 @@ pub enum Refusal {
     UnvalidatedBudget,
 }
 
+impl Refusal {
+    /// A short stable name, for counters and scripts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::SpecialAddress(_) => "special_address",
+            Self::ReflectorPort(_) => "reflector_port",
+            Self::NoPort => "no_port",
+            Self::UnknownTarget => "unknown_target",
+            Self::TooLarge(_) => "too_large",
+            Self::Rcon => "rcon",
+            Self::Command { .. } => "command",
+            Self::Malformed => "malformed",
+            Self::WrongProtocol(_) => "wrong_protocol",
+            Self::WrongQport { .. } => "wrong_qport",
+            Self::NotValidated => "not_validated",
+            Self::UnvalidatedBudget => "unvalidated_budget",
+        }
+    }
+}
+
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -145,6 +165,13 @@ pub enum Passed {
     Sequenced,
 }
 
+/// A datagram the policy passes: what it is, and whether it asks for a challenge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub passed: Passed,
+    pub challenge: bool,
+}
+
 /// One session's policy state.
 #[derive(Clone, Debug)]
 pub struct Egress {
@@ -178,15 +205,29 @@ impl Egress {
         self.validated
     }
 
-    /// The verdict on a datagram the page asks the relay to send; a passed one is counted.
+    /// The verdict on a datagram the page asks the relay to send, counted as sent.
     pub fn outbound(&mut self, datagram: &[u8]) -> Result<Passed, Refusal> {
+        let verdict = self.check(datagram)?;
+        self.sent(datagram, verdict);
+        Ok(verdict.passed)
+    }
+
+    /// The verdict on a datagram, changing nothing: the relay checks its own budgets next, and
+    /// only then [`Self::sent`] it.
+    pub fn check(&self, datagram: &[u8]) -> Result<Verdict, Refusal> {
         if datagram.len() > MAX_DATAGRAM {
             return Err(Refusal::TooLarge(datagram.len()));
         }
-        let (passed, challenge) = if datagram.starts_with(&crate::cod::oob::MARKER) {
-            (Passed::Connectionless, self.connectionless(datagram)?)
+        let verdict = if datagram.starts_with(&crate::cod::oob::MARKER) {
+            Verdict {
+                passed: Passed::Connectionless,
+                challenge: self.connectionless(datagram)?,
+            }
         } else {
-            (self.sequenced(datagram)?, false)
+            Verdict {
+                passed: self.sequenced(datagram)?,
+                challenge: false,
+            }
         };
         if !self.validated {
             let over_packets = self.sent_packets + 1 > UNVALIDATED_PACKETS;
@@ -194,11 +235,15 @@ impl Egress {
                 return Err(Refusal::UnvalidatedBudget);
             }
         }
+        Ok(verdict)
+    }
+
+    /// Counts a datagram that went to the target.
+    pub fn sent(&mut self, datagram: &[u8], verdict: Verdict) {
         self.sent_packets += 1;
         self.sent_bytes += datagram.len();
         // Only a getchallenge that went out makes a challengeResponse count.
-        self.asked_challenge |= challenge;
-        Ok(passed)
+        self.asked_challenge |= verdict.challenge;
     }
 
     /// Whether a connectionless datagram may go; true for a `getchallenge`.

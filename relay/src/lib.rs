@@ -1,6 +1,7 @@
 //! The Muster relay: polls masters and servers into one directory, and serves the page, the
 //! JSON API and the WebSocket feed from it.
 
+pub mod bridge;
 pub mod cli;
 pub mod directory;
 pub mod feed;
@@ -45,6 +46,8 @@ pub struct ServeConfig {
     pub spectate: spectate::SpectateConfig,
     /// Origins besides the relay's own whose pages may open its WebSockets.
     pub allowed_origins: Vec<String>,
+    /// The WebSocket-UDP bridge; its masters are the poller's.
+    pub bridge: bridge::BridgeConfig,
 }
 
 impl Default for ServeConfig {
@@ -58,6 +61,7 @@ impl Default for ServeConfig {
             wulfram_check: std::time::Duration::from_secs(30),
             spectate: spectate::SpectateConfig::default(),
             allowed_origins: Vec::new(),
+            bridge: bridge::BridgeConfig::default(),
         }
     }
 }
@@ -79,6 +83,7 @@ impl Relay {
         let addr = listener.local_addr()?;
         let directory = Arc::new(Directory::new(&config.poller.masters));
         let mut tasks = JoinSet::new();
+        let masters = config.poller.masters.clone();
         tasks.spawn(poller::run(directory.clone(), config.poller));
         if !config.wulfram.is_empty() {
             tasks.spawn(wulfram::check(
@@ -90,6 +95,13 @@ impl Relay {
         let hubs = spectate::Hubs::new(config.spectate, directory.clone());
         let feed = feed::PageFeed::new(directory.clone());
         tasks.spawn(feed.clone().run());
+        let bridge = bridge::Bridge::new(
+            bridge::BridgeConfig {
+                masters,
+                ..config.bridge
+            },
+            directory.clone(),
+        );
         let app = web::router(
             directory.clone(),
             &config.dist,
@@ -97,7 +109,10 @@ impl Relay {
             hubs.clone(),
             feed,
             config.allowed_origins,
+            bridge.clone(),
         );
+        // The bridge budgets by client address, so every request carries its peer's.
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         tasks.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
                 tracing::error!("HTTP server stopped: {e}");

@@ -20,7 +20,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Poll masters and servers, and serve the page, the JSON API and the live feed.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Query servers once: getinfo and getstatus, with players, cvars and ping. Addresses are
     /// read from stdin, one per line, when none are given.
     Query(QueryArgs),
@@ -485,6 +485,22 @@ struct ServeArgs {
     /// WebSockets; repeat for more.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
+    /// Let the bridge reach private and loopback servers (a LAN, the lab on 127.0.0.1);
+    /// multicast, broadcast and reflector ports stay refused.
+    #[arg(long = "allow-private")]
+    allow_private: bool,
+    /// A reverse proxy whose `X-Forwarded-For` names the client; repeat for more.
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    trusted_proxies: Vec<std::net::IpAddr>,
+    /// Bridge sessions open at once, in all.
+    #[arg(long = "bridge-sessions", value_name = "N", default_value_t = 256)]
+    bridge_sessions: usize,
+    /// Bridge sessions open at once from one client address.
+    #[arg(long = "bridge-sessions-per-ip", value_name = "N", default_value_t = 4)]
+    bridge_sessions_per_ip: usize,
+    /// Seconds without a datagram either way before a bridge session is closed.
+    #[arg(long = "bridge-idle", value_name = "SECS", default_value_t = 30)]
+    bridge_idle: u64,
 }
 
 impl ServeArgs {
@@ -507,7 +523,16 @@ impl ServeArgs {
             overviews: self.overviews,
             ..Default::default()
         };
+        let bridge = relay::bridge::BridgeConfig {
+            allow_private: self.allow_private,
+            trusted_proxies: self.trusted_proxies,
+            max_sessions: self.bridge_sessions,
+            sessions_per_ip: self.bridge_sessions_per_ip,
+            idle: Duration::from_secs(self.bridge_idle.clamp(1, 3600)),
+            masters: Vec::new(),
+        };
         Ok(ServeConfig {
+            bridge,
             spectate,
             allowed_origins: self.allowed_origins,
             listen: self.listen,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::ws::{WebSocket, WebSocketUpgrade};
 use axum::extract::Request;
-use axum::extract::{FromRef, Path as UrlPath, Query, State};
+use axum::extract::{ConnectInfo, FromRef, Path as UrlPath, Query, State};
 use axum::http::header::{HOST, ORIGIN};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -14,6 +14,7 @@ use axum::{Json, Router};
 use futures_util::StreamExt;
 use tower_http::services::{ServeDir, ServeFile};
 
+use crate::bridge::{Bridge, OpenError};
 use crate::directory::Directory;
 use crate::feed::PageFeed;
 use crate::spectate::{self, Hubs, JoinError};
@@ -31,6 +32,7 @@ struct AppState {
     feed: Arc<PageFeed>,
     /// Origins besides the relay's own that may open its sockets.
     origins: Arc<Vec<String>>,
+    bridge: Arc<Bridge>,
 }
 
 impl FromRef<AppState> for Arc<Directory> {
@@ -48,6 +50,7 @@ pub fn router(
     hubs: Arc<Hubs>,
     feed: Arc<PageFeed>,
     origins: Vec<String>,
+    bridge: Arc<Bridge>,
 ) -> Router {
     // The page's files go gzipped where the build left a .gz beside them.
     let page = ServeDir::new(dist)
@@ -60,12 +63,14 @@ pub fn router(
         hubs,
         feed,
         origins: Arc::new(origins),
+        bridge,
     };
     // Every WebSocket opens only for the relay's own pages and the origins allowed.
     let sockets = Router::new()
         .route("/ws", get(ws_upgrade))
         .route("/spectate/{addr}", get(spectate_upgrade))
         .route("/wulfram/{name}", get(wulfram_upgrade))
+        .route("/bridge/{addr}", get(bridge_upgrade))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             same_origin,
@@ -75,6 +80,7 @@ pub fn router(
         .route("/api/masters", get(api_masters))
         .route("/api/wulfram", get(api_wulfram))
         .route("/api/feed", get(api_feed))
+        .route("/api/bridge", get(api_bridge))
         .route("/api/spectate", get(api_spectate))
         .route("/api/spectate/{addr}", get(api_spectate_one))
         .route("/overview/{map}", get(overview))
@@ -222,6 +228,43 @@ async fn ws_upgrade(
 #[derive(serde::Deserialize)]
 struct FeedQuery {
     hold: Option<String>,
+}
+
+/// Opens a bridge session to a known server or configured master; see [`crate::bridge`].
+async fn bridge_upgrade(
+    ws: WebSocketUpgrade,
+    UrlPath(addr): UrlPath<String>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    let Ok(target) = addr.parse::<std::net::SocketAddrV4>() else {
+        return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
+    };
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    let client = state.bridge.client_ip(peer.ip(), forwarded);
+    let session = match state.bridge.open_session(client, target).await {
+        Ok(session) => session,
+        Err(e) => {
+            let status = match e {
+                OpenError::Target(_) => StatusCode::FORBIDDEN,
+                OpenError::Full(_) => StatusCode::SERVICE_UNAVAILABLE,
+                OpenError::TooManyFromIp(_) => StatusCode::TOO_MANY_REQUESTS,
+            };
+            return (status, e.to_string()).into_response();
+        }
+    };
+    // A message is one datagram; twice the bridge's limit, so an oversized one is reported.
+    let limit = 2 * protocol::bridge::MAX_DATAGRAM;
+    ws.max_message_size(limit)
+        .max_frame_size(limit)
+        .read_buffer_size(PAGE_BUFFER)
+        .write_buffer_size(0)
+        .on_upgrade(move |socket| session.run(socket))
+}
+
+async fn api_bridge(State(state): State<AppState>) -> impl IntoResponse {
+    Json(serde_json::to_value(&state.bridge.counters).unwrap_or_default())
 }
 
 /// Socket buffers of a page or viewer: it sends a few bytes, and the relay writes whole frames

@@ -159,6 +159,8 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
             // The lab is ours: a short delay, so a newcomer sees the match almost at once.
             "--spectate-delay",
             LAB_SPECTATE_DELAY,
+            // The lab's servers are on loopback; the bridge refuses such targets otherwise.
+            "--allow-private",
             "--dist",
         ])
         .arg(root.join("dist"))

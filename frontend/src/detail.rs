@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use protocol::relay_api::ServerInfo;
 
+use crate::bridge::{Refresh, RefreshNow};
 use crate::coloured::Coloured;
 use crate::feed::Feed;
 use crate::list::Star;
@@ -16,26 +17,37 @@ pub fn Detail(
     bench: RwSignal<Bench>,
     personal: Personal,
 ) -> impl IntoView {
-    // The whole record once the relay sent it; until then what the list knows.
+    // The whole record once the relay sent it, or the page's own answer from Refresh now if
+    // that is newer; until then what the list knows.
+    let refresh = Refresh::new();
+    let fresh = refresh.fresh;
     let server = move || {
         let addr = selected.get()?;
-        feed.detail
-            .get()
-            .filter(|d| d.addr == addr)
-            .or_else(|| feed.servers.with(|all| all.get(&addr).cloned()))
+        let sent = feed.detail.get().filter(|d| d.addr == addr);
+        let asked = fresh.get().filter(|d| d.addr == addr);
+        let newest = match (sent, asked) {
+            (Some(s), Some(a)) => Some(if a.updated_ms > s.updated_ms { a } else { s }),
+            (s, a) => s.or(a),
+        };
+        newest.or_else(|| feed.servers.with(|all| all.get(&addr).cloned()))
     };
     view! {
         <aside class="detail" aria-live="polite">
             {move || match server() {
                 None => view! { <p class="hint">"Select a server to see its players and settings."</p> }.into_any(),
-                Some(server) => view! { <ServerDetail server=server bench=bench personal=personal /> }.into_any(),
+                Some(server) => view! { <ServerDetail server=server bench=bench personal=personal refresh=refresh /> }.into_any(),
             }}
         </aside>
     }
 }
 
 #[component]
-fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>, personal: Personal) -> impl IntoView {
+fn ServerDetail(
+    server: ServerInfo,
+    bench: RwSignal<Bench>,
+    personal: Personal,
+    refresh: Refresh,
+) -> impl IntoView {
     let tuning_server = server.clone();
     let connect = format!("/connect {}", server.addr);
     let copied = RwSignal::new(false);
@@ -66,6 +78,9 @@ fn ServerDetail(server: ServerInfo, bench: RwSignal<Bench>, personal: Personal) 
             <button type="button" on:click=copy data-testid="copy">
                 {move || if copied.get() { "Copied" } else { "Copy" }}
             </button>
+        </p>
+        <p class="refresh">
+            <RefreshNow addr=server.addr.clone() refresh=refresh />
         </p>
         <h3>{format!("Players ({})", players.len())}</h3>
         <table data-testid="players-table">

@@ -1,6 +1,7 @@
 //! The Muster page: a live CoD:UO server browser fed by the relay's WebSocket.
 
 mod app;
+mod bridge;
 mod coloured;
 mod detail;
 mod feed;

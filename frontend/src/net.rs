@@ -26,3 +26,8 @@ pub async fn sleep(duration: Duration) {
     );
     let _ = wait.await;
 }
+
+/// Local time in ms: the watch view's render clock, round trips.
+pub fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}

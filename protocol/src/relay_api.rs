@@ -153,3 +153,65 @@ pub enum PageMessage {
     /// The server the page shows in detail (refreshed more often), or none.
     Watch { addr: Option<String> },
 }
+
+impl ServerInfo {
+    /// A server's record from its `infoResponse` and `statusResponse`, answered in `rtt_ms`
+    /// at `updated_ms`: the relay's poller and the page's Refresh now build it the same way.
+    pub fn from_answers(
+        addr: String,
+        info: &crate::cod::info::InfoString,
+        status: &crate::cod::oob::Status,
+        rtt_ms: u32,
+        updated_ms: u64,
+        sources: Vec<String>,
+    ) -> Self {
+        let either = |info_key: &str, status_key: &str| {
+            String::from(
+                info.get(info_key)
+                    .or_else(|| status.info.get(status_key))
+                    .unwrap_or_default(),
+            )
+        };
+        let number = |key: &str| info.get(key).and_then(|v| v.parse().ok());
+        let flag = |key: &str| info.get(key).is_some_and(|v| v != "0");
+        let players: Vec<Player> = status
+            .players
+            .iter()
+            .map(|p| Player {
+                name: p.name.clone(),
+                score: p.score,
+                ping: p.ping,
+                bot: p.ping == 0,
+            })
+            .collect();
+        ServerInfo {
+            addr,
+            hostname: either("hostname", "sv_hostname"),
+            map: either("mapname", "mapname"),
+            gametype: either("gametype", "g_gametype"),
+            game: either("game", "fs_game"),
+            protocol: number("protocol").unwrap_or(0),
+            clients: number("clients").unwrap_or(players.len() as u32),
+            bots: players.iter().filter(|p| p.bot).count() as u32,
+            max_clients: number("sv_maxclients").unwrap_or(0),
+            password: flag("pswrd"),
+            punkbuster: flag("pb"),
+            pure: flag("pure"),
+            friendly_fire: number("ff").unwrap_or(0),
+            killcam: flag("kc"),
+            jeeps: flag("jps"),
+            tanks: flag("tnk"),
+            dedicated: status.info.get("dedicated").map(|v| v != "0"),
+            ping_ms: Some(rtt_ms),
+            reachability: Reachability::Online,
+            updated_ms: Some(updated_ms),
+            sources,
+            players,
+            cvars: status
+                .info
+                .iter()
+                .map(|(k, v)| (String::from(k), String::from(v)))
+                .collect(),
+        }
+    }
+}

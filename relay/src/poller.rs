@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use protocol::cod::info::InfoString;
 use protocol::cod::oob::Status;
-use protocol::relay_api::{MasterState, Player, Progress, Reachability, ServerInfo};
+use protocol::relay_api::{MasterState, Progress, Reachability, ServerInfo};
 use tokio::sync::mpsc;
 
 use crate::directory::Directory;
@@ -301,51 +301,7 @@ pub fn server_info(
     rtt: Duration,
     sources: &BTreeSet<String>,
 ) -> ServerInfo {
-    let either = |info_key: &str, status_key: &str| {
-        info.get(info_key)
-            .or_else(|| status.info.get(status_key))
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let number = |key: &str| info.get(key).and_then(|v| v.parse().ok());
-    let flag = |key: &str| info.get(key).is_some_and(|v| v != "0");
-    let players: Vec<Player> = status
-        .players
-        .iter()
-        .map(|p| Player {
-            name: p.name.clone(),
-            score: p.score,
-            ping: p.ping,
-            bot: p.ping == 0,
-        })
-        .collect();
-    ServerInfo {
-        addr: addr.to_string(),
-        hostname: either("hostname", "sv_hostname"),
-        map: either("mapname", "mapname"),
-        gametype: either("gametype", "g_gametype"),
-        game: either("game", "fs_game"),
-        protocol: number("protocol").unwrap_or(0),
-        clients: number("clients").unwrap_or(players.len() as u32),
-        bots: players.iter().filter(|p| p.bot).count() as u32,
-        max_clients: number("sv_maxclients").unwrap_or(0),
-        password: flag("pswrd"),
-        punkbuster: flag("pb"),
-        pure: flag("pure"),
-        friendly_fire: number("ff").unwrap_or(0),
-        killcam: flag("kc"),
-        jeeps: flag("jps"),
-        tanks: flag("tnk"),
-        dedicated: status.info.get("dedicated").map(|v| v != "0"),
-        ping_ms: Some(rtt.as_millis().min(u128::from(u32::MAX)) as u32),
-        reachability: Reachability::Online,
-        updated_ms: Some(unix_ms()),
-        sources: sources.iter().cloned().collect(),
-        players,
-        cvars: status
-            .info
-            .iter()
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-            .collect(),
-    }
+    let rtt_ms = rtt.as_millis().min(u128::from(u32::MAX)) as u32;
+    let sources = sources.iter().cloned().collect();
+    ServerInfo::from_answers(addr.to_string(), info, status, rtt_ms, unix_ms(), sources)
 }

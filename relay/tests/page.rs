@@ -266,6 +266,40 @@ async fn the_page_lists_every_lab_server_and_opens_one() {
         cvars.contains(&format!("mapname {}", profile.mapname)),
         "{cvars}"
     );
+    // Refresh now: the page's own getinfo and getstatus through the bridge, decoded in wasm.
+    let api_bridge = format!("http://{}/api/bridge", relay.addr);
+    client
+        .find(Locator::Css("[data-testid=refresh-now]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let refreshed = eventually("Refresh now answers", async || {
+        match text_of(&client, "[data-testid=refresh-failed]").await {
+            Ok(failed) => Err(failed),
+            Err(_) => text_of(&client, "[data-testid=refreshed]").await,
+        }
+    })
+    .await;
+    assert!(
+        refreshed.starts_with("answered in ")
+            && refreshed.ends_with(&format!(
+                "ms through the bridge: {}, {}/{} players",
+                profile.mapname,
+                profile.clients(),
+                profile.public_slots()
+            )),
+        "{refreshed}"
+    );
+    let bridge: serde_json::Value = reqwest::get(&api_bridge)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(bridge["datagrams_to_targets"], 2, "{bridge}");
+    assert_eq!(bridge["datagrams_from_targets"], 2, "{bridge}");
     screenshot(&client, "detail.png").await;
 
     // The tuning page: the balanced profile on a 30 Hz server is clean, and it survives a reload.

@@ -101,7 +101,7 @@ fn frame_loop(
             return;
         }
         if let Some(canvas) = canvas.get_untracked() {
-            let now = socket::now_ms();
+            let now = crate::net::now_ms();
             live.update_value(|l| {
                 l.load_overview();
                 map::draw(l, &canvas, now);
@@ -166,7 +166,7 @@ pub fn Watch(addr: String) -> impl IntoView {
     let filling_s = move || {
         tick.track();
         let until = live.with_value(|l| l.filling_until);
-        ((until - socket::now_ms()) / 1000.0).ceil().max(0.0) as u32
+        ((until - crate::net::now_ms()) / 1000.0).ceil().max(0.0) as u32
     };
     let header = move || {
         let view = shown.get();
@@ -238,7 +238,7 @@ pub fn Watch(addr: String) -> impl IntoView {
         let (w, h) = (canvas.client_width() as f32, canvas.client_height() as f32);
         let picked = live.try_update_value(|l| {
             let was_click = matches!(l.drag.take(), Some((_, _, false)));
-            let time = l.clock.render_time(socket::now_ms())?;
+            let time = l.clock.render_time(crate::net::now_ms())?;
             let camera = map::camera(l, w, h, time)?;
             was_click.then(|| map::pick(l, &camera, x, y, time))
         });

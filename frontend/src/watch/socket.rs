@@ -9,12 +9,7 @@ use leptos::prelude::*;
 use protocol::relay_api::watch::{apply, WatchMessage};
 
 use super::Live;
-use crate::net::{sleep, ws_url};
-
-/// Local time in ms for the render clock.
-pub fn now_ms() -> f64 {
-    window().performance().map_or(0.0, |p| p.now())
-}
+use crate::net::{now_ms, sleep, ws_url};
 
 /// Follows the hub until `open` turns false.
 pub fn follow(addr: String, live: StoredValue<Live, LocalStorage>, open: StoredValue<bool>) {

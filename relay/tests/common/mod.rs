@@ -56,6 +56,11 @@ pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Re
             refresh_interval: refresh,
             ..PollerConfig::default()
         },
+        // The lab is on loopback.
+        bridge: relay::bridge::BridgeConfig {
+            allow_private: true,
+            ..Default::default()
+        },
         ..ServeConfig::default()
     })
     .await

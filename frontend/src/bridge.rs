@@ -1,0 +1,200 @@
+//! The page's own protocol-22 traffic through the relay's bridge (`/bridge/ADDR`): datagrams
+//! built and parsed by `protocol` in this wasm, carried whole in binary WebSocket messages.
+//! Refresh now asks a server for its `getinfo` and `getstatus` this way.
+
+use std::time::Duration;
+
+use futures::{FutureExt, SinkExt, StreamExt};
+use gloo_net::websocket::{futures::WebSocket, Message};
+use leptos::prelude::*;
+use protocol::cod::oob::Packet;
+use protocol::relay_api::ServerInfo;
+use serde::Deserialize;
+
+use crate::net::{now_ms, sleep, ws_url};
+
+/// How long Refresh now waits for both answers.
+const ANSWER_WAIT: Duration = Duration::from_secs(3);
+
+/// What the relay says on a session besides datagrams.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Report {
+    Session { qport: u16 },
+    Refused { reason: String },
+    Closed { reason: String },
+}
+
+/// One bridge session to a server.
+pub struct Session {
+    sink: futures::stream::SplitSink<WebSocket, Message>,
+    stream: futures::stream::Fuse<futures::stream::SplitStream<WebSocket>>,
+    /// The qport the relay assigned; a `connect` and sequenced traffic must carry it.
+    pub qport: u16,
+}
+
+impl Session {
+    pub async fn open(addr: &str) -> Result<Self, String> {
+        let socket = WebSocket::open(&ws_url(&format!("/bridge/{addr}")))
+            .map_err(|e| format!("the bridge did not open: {e}"))?;
+        let (sink, stream) = socket.split();
+        let mut session = Self {
+            sink,
+            stream: stream.fuse(),
+            qport: 0,
+        };
+        match session.next_message().await? {
+            Err(Report::Session { qport }) => {
+                session.qport = qport;
+                Ok(session)
+            }
+            _ => Err("the relay refused the bridge to this server".into()),
+        }
+    }
+
+    pub async fn send(&mut self, datagram: Vec<u8>) -> Result<(), String> {
+        self.sink
+            .send(Message::Bytes(datagram))
+            .await
+            .map_err(|e| format!("the bridge closed: {e}"))
+    }
+
+    /// The next datagram from the server; a refusal or the end of the session as its text.
+    pub async fn recv(&mut self) -> Result<Vec<u8>, String> {
+        match self.next_message().await? {
+            Ok(datagram) => Ok(datagram),
+            Err(Report::Refused { reason }) => Err(format!("the relay refused: {reason}")),
+            Err(Report::Closed { reason }) => Err(format!("the bridge closed: {reason}")),
+            Err(Report::Session { .. }) => Err("a second session message".into()),
+        }
+    }
+
+    async fn next_message(&mut self) -> Result<Result<Vec<u8>, Report>, String> {
+        loop {
+            match self.stream.next().await {
+                Some(Ok(Message::Bytes(datagram))) => return Ok(Ok(datagram)),
+                Some(Ok(Message::Text(text))) => {
+                    if let Ok(report) = serde_json::from_str::<Report>(&text) {
+                        return Ok(Err(report));
+                    }
+                }
+                _ => return Err("the bridge closed".into()),
+            }
+        }
+    }
+}
+
+/// A server's record fresh from its own answers, and the round trip of its `infoResponse`.
+pub struct Refreshed {
+    pub server: ServerInfo,
+    pub rtt_ms: f64,
+}
+
+/// `getinfo` and `getstatus` to `addr` through the bridge, answered or failed within
+/// [`ANSWER_WAIT`].
+pub async fn refresh_now(addr: &str) -> Result<Refreshed, String> {
+    let answers = async {
+        let mut session = Session::open(addr).await?;
+        let challenge = format!("{:08x}", (now_ms() * 1000.0) as u64 & 0xffff_ffff);
+        let sent = now_ms();
+        let getinfo = Packet::GetInfo {
+            challenge: Some(challenge.clone()),
+        };
+        session.send(getinfo.emit()).await?;
+        session
+            .send(Packet::GetStatus { challenge: None }.emit())
+            .await?;
+        let (mut info, mut status, mut rtt_ms) = (None, None, 0.0);
+        while info.is_none() || status.is_none() {
+            match Packet::parse(&session.recv().await?) {
+                Ok(Packet::InfoResponse(i)) if i.get("challenge") == Some(challenge.as_str()) => {
+                    rtt_ms = now_ms() - sent;
+                    info = Some(i);
+                }
+                Ok(Packet::StatusResponse(s)) => status = Some(s),
+                _ => {}
+            }
+        }
+        let (Some(info), Some(status)) = (info, status) else {
+            return Err("no answer".to_owned());
+        };
+        let server = ServerInfo::from_answers(
+            addr.to_owned(),
+            &info,
+            &status,
+            rtt_ms.round() as u32,
+            js_sys::Date::now() as u64,
+            vec!["bridge".into()],
+        );
+        Ok(Refreshed { server, rtt_ms })
+    };
+    futures::select! {
+        answered = answers.fuse() => answered,
+        _ = sleep(ANSWER_WAIT).fuse() => Err(format!("no answer within {} s", ANSWER_WAIT.as_secs())),
+    }
+}
+
+/// What Refresh now found, kept beside the detail view so it outlives the view's re-renders.
+#[derive(Clone, Copy)]
+pub struct Refresh {
+    /// The newest record the page itself asked for.
+    pub fresh: RwSignal<Option<ServerInfo>>,
+    /// The server asked and what came of it.
+    outcome: RwSignal<Option<(String, Result<String, String>)>>,
+    busy: RwSignal<bool>,
+}
+
+impl Refresh {
+    pub fn new() -> Self {
+        Self {
+            fresh: RwSignal::new(None),
+            outcome: RwSignal::new(None),
+            busy: RwSignal::new(false),
+        }
+    }
+}
+
+/// The Refresh now button and what it found.
+#[component]
+pub fn RefreshNow(addr: String, refresh: Refresh) -> impl IntoView {
+    let Refresh {
+        fresh,
+        outcome,
+        busy,
+    } = refresh;
+    let asked = addr.clone();
+    let click = move |_| {
+        if busy.get_untracked() {
+            return;
+        }
+        busy.set(true);
+        let addr = asked.clone();
+        leptos::task::spawn_local(async move {
+            let result = refresh_now(&addr).await;
+            let text = result.as_ref().map(summary).map_err(Clone::clone);
+            outcome.set(Some((addr, text)));
+            if let Ok(refreshed) = result {
+                fresh.set(Some(refreshed.server));
+            }
+            busy.set(false);
+        });
+    };
+    let shown = move || outcome.get().filter(|(a, _)| *a == addr).map(|(_, o)| o);
+    view! {
+        <button type="button" on:click=click data-testid="refresh-now" prop:disabled=move || busy.get()>
+            {move || if busy.get() { "Asking…" } else { "Refresh now" }}
+        </button>
+        " "
+        {move || shown().map(|o| match o {
+            Ok(text) => view! { <span class="refreshed" data-testid="refreshed">{text}</span> }.into_any(),
+            Err(text) => view! { <span class="refresh-failed" data-testid="refresh-failed">{text}</span> }.into_any(),
+        })}
+    }
+}
+
+fn summary(r: &Refreshed) -> String {
+    format!(
+        "answered in {:.0} ms through the bridge: {}, {}/{} players",
+        r.rtt_ms, r.server.map, r.server.clients, r.server.max_clients
+    )
+}

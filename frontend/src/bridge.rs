@@ -84,15 +84,9 @@ impl Session {
     }
 }
 
-/// A server's record fresh from its own answers, and the round trip of its `infoResponse`.
-pub struct Refreshed {
-    pub server: ServerInfo,
-    pub rtt_ms: f64,
-}
-
-/// `getinfo` and `getstatus` to `addr` through the bridge, answered or failed within
-/// [`ANSWER_WAIT`].
-pub async fn refresh_now(addr: &str) -> Result<Refreshed, String> {
+/// A server's record fresh from its own answers to `getinfo` and `getstatus` through the
+/// bridge (its ping the `infoResponse` round trip), or why not within [`ANSWER_WAIT`].
+pub async fn refresh_now(addr: &str) -> Result<ServerInfo, String> {
     let answers = async {
         let mut session = Session::open(addr).await?;
         let challenge = format!("{:08x}", (now_ms() * 1000.0) as u64 & 0xffff_ffff);
@@ -118,15 +112,14 @@ pub async fn refresh_now(addr: &str) -> Result<Refreshed, String> {
         let (Some(info), Some(status)) = (info, status) else {
             return Err("no answer".to_owned());
         };
-        let server = ServerInfo::from_answers(
+        Ok(ServerInfo::from_answers(
             addr.to_owned(),
             &info,
             &status,
             rtt_ms.round() as u32,
             js_sys::Date::now() as u64,
             vec!["bridge".into()],
-        );
-        Ok(Refreshed { server, rtt_ms })
+        ))
     };
     futures::select! {
         answered = answers.fuse() => answered,
@@ -173,8 +166,8 @@ pub fn RefreshNow(addr: String, refresh: Refresh) -> impl IntoView {
             let result = refresh_now(&addr).await;
             let text = result.as_ref().map(summary).map_err(Clone::clone);
             outcome.set(Some((addr, text)));
-            if let Ok(refreshed) = result {
-                fresh.set(Some(refreshed.server));
+            if let Ok(server) = result {
+                fresh.set(Some(server));
             }
             busy.set(false);
         });
@@ -192,9 +185,12 @@ pub fn RefreshNow(addr: String, refresh: Refresh) -> impl IntoView {
     }
 }
 
-fn summary(r: &Refreshed) -> String {
+fn summary(server: &ServerInfo) -> String {
     format!(
-        "answered in {:.0} ms through the bridge: {}, {}/{} players",
-        r.rtt_ms, r.server.map, r.server.clients, r.server.max_clients
+        "answered in {} ms through the bridge: {}, {}/{} players",
+        server.ping_ms.unwrap_or_default(),
+        server.map,
+        server.clients,
+        server.max_clients
     )
 }

@@ -40,6 +40,14 @@ async fn relay_with(lab: &Lab, bridge: BridgeConfig) -> Relay {
     relay
 }
 
+/// A one-server lab and a relay with this bridge that lists it.
+async fn lab_and_relay(bridge: BridgeConfig) -> (Lab, Relay) {
+    let lab = Lab::start(lab_config(1, 10)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = relay_with(&lab, bridge).await;
+    (lab, relay)
+}
+
 fn lab_bridge() -> BridgeConfig {
     BridgeConfig {
         allow_private: true,
@@ -218,9 +226,7 @@ async fn targets_must_be_known_and_public_unless_allowed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_silent_target_gets_four_packets_and_a_third_address_cannot_inject() {
-    let lab = Lab::start(lab_config(1, 10)).await.unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
-    let relay = relay_with(&lab, lab_bridge()).await;
+    let (_lab, relay) = lab_and_relay(lab_bridge()).await;
     let target = silent_target(&relay).await;
     let addr = target.local_addr().unwrap().to_string();
     let (mut socket, _) = session(&relay, &addr).await;
@@ -261,9 +267,7 @@ async fn a_silent_target_gets_four_packets_and_a_third_address_cannot_inject() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rcon_other_commands_foreign_qports_and_oversized_messages_are_refused_and_reported() {
-    let lab = Lab::start(lab_config(1, 10)).await.unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
-    let relay = relay_with(&lab, lab_bridge()).await;
+    let (_lab, relay) = lab_and_relay(lab_bridge()).await;
     let target = silent_target(&relay).await;
     let addr = target.local_addr().unwrap().to_string();
     let (mut socket, qport) = session(&relay, &addr).await;
@@ -308,17 +312,12 @@ async fn rcon_other_commands_foreign_qports_and_oversized_messages_are_refused_a
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sessions_are_capped_per_client_address_and_forwarded_only_from_a_trusted_proxy() {
-    let lab = Lab::start(lab_config(1, 10)).await.unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
-    let relay = relay_with(
-        &lab,
-        BridgeConfig {
-            sessions_per_ip: 2,
-            max_sessions: 4,
-            trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
-            ..lab_bridge()
-        },
-    )
+    let (lab, relay) = lab_and_relay(BridgeConfig {
+        sessions_per_ip: 2,
+        max_sessions: 4,
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..lab_bridge()
+    })
     .await;
     let server = lab.servers[0].addr.to_string();
     let a = session(&relay, &server).await;
@@ -348,9 +347,7 @@ async fn sessions_are_capped_per_client_address_and_forwarded_only_from_a_truste
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_s_query_budget_is_shared_by_every_session_to_it() {
-    let lab = Lab::start(lab_config(1, 10)).await.unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
-    let relay = relay_with(&lab, lab_bridge()).await;
+    let (_lab, relay) = lab_and_relay(lab_bridge()).await;
     let target = silent_target(&relay).await;
     let addr = target.local_addr().unwrap().to_string();
     let mut sessions = Vec::new();
@@ -374,15 +371,10 @@ async fn a_server_s_query_budget_is_shared_by_every_session_to_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idle_session_is_closed_with_its_reason() {
-    let lab = Lab::start(lab_config(1, 10)).await.unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
-    let relay = relay_with(
-        &lab,
-        BridgeConfig {
-            idle: Duration::from_secs(1),
-            ..lab_bridge()
-        },
-    )
+    let (lab, relay) = lab_and_relay(BridgeConfig {
+        idle: Duration::from_secs(1),
+        ..lab_bridge()
+    })
     .await;
     let server = lab.servers[0].addr.to_string();
     let (mut socket, _) = session(&relay, &server).await;

@@ -1,12 +1,15 @@
 //! The page's own protocol-22 traffic through the relay's bridge (`/bridge/ADDR`): datagrams
 //! built and parsed by `protocol` in this wasm, carried whole in binary WebSocket messages.
-//! Refresh now asks a server for its `getinfo` and `getstatus` this way.
+//! Refresh now asks a server for its `getinfo` and `getstatus` this way; Join check runs
+//! `cod::client` up to the server's answer and leaves cleanly.
 
 use std::time::Duration;
 
 use futures::{FutureExt, SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
+use protocol::cod::client::{Client, ClientConfig, Event, State};
+use protocol::cod::join::JoinAnswer;
 use protocol::cod::oob::Packet;
 use protocol::relay_api::ServerInfo;
 use serde::Deserialize;
@@ -127,34 +130,119 @@ pub async fn refresh_now(addr: &str) -> Result<ServerInfo, String> {
     }
 }
 
-/// What Refresh now found, kept beside the detail view so it outlives the view's re-renders.
-#[derive(Clone, Copy)]
-pub struct Refresh {
-    /// The newest record the page itself asked for.
-    pub fresh: RwSignal<Option<ServerInfo>>,
-    /// The server asked and what came of it.
-    outcome: RwSignal<Option<(String, Result<String, String>)>>,
-    busy: RwSignal<bool>,
+/// How long Join check waits for the server to answer a connect (stock resends every 3 s).
+const JOIN_WAIT_MS: f64 = 8000.0;
+
+/// Connects to `addr` as a player would, through the bridge, up to the server's answer; on a
+/// free slot it disconnects at once, as stock does when it leaves.
+pub async fn join_check(addr: &str) -> Result<JoinAnswer, String> {
+    let mut session = Session::open(addr).await?;
+    let start = now_ms();
+    let clock = move || (now_ms() - start) as u64;
+    let config = ClientConfig {
+        qport: session.qport,
+        ..ClientConfig::default()
+    };
+    let mut client = Client::new(config, clock());
+    loop {
+        while let Some(datagram) = client.poll_transmit() {
+            session.send(datagram).await?;
+        }
+        while let Some(event) = client.poll_event() {
+            match event {
+                Event::State(State::Connected) => {
+                    client.disconnect();
+                    while let Some(datagram) = client.poll_transmit() {
+                        session.send(datagram).await?;
+                    }
+                    return Ok(JoinAnswer::FreeSlot);
+                }
+                Event::Disconnected(reason) => return Ok(JoinAnswer::of_refusal(&reason)),
+                _ => {}
+            }
+        }
+        let now = clock();
+        if now as f64 >= JOIN_WAIT_MS {
+            return Ok(JoinAnswer::NoAnswer);
+        }
+        let due = client.poll_timeout().unwrap_or(now + 100).max(now);
+        let wait = Duration::from_millis((due - now).min(JOIN_WAIT_MS as u64 - now));
+        futures::select! {
+            datagram = session.recv().fuse() => client.handle_datagram(clock(), &datagram?),
+            _ = sleep(wait).fuse() => client.handle_timeout(clock()),
+        }
+    }
 }
 
-impl Refresh {
+/// The Join check button and its answer.
+#[component]
+pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
+    let Asked {
+        joined, joining, ..
+    } = asked;
+    let checked = addr.clone();
+    let click = move |_| {
+        if joining.get_untracked() {
+            return;
+        }
+        joining.set(true);
+        let addr = checked.clone();
+        leptos::task::spawn_local(async move {
+            let shown = match join_check(&addr).await {
+                Ok(a) => (a.kind().to_owned(), a.describe()),
+                Err(e) => ("error".to_owned(), e),
+            };
+            joined.set(Some((addr, shown)));
+            joining.set(false);
+        });
+    };
+    let shown = move || joined.get().filter(|(a, _)| *a == addr).map(|(_, s)| s);
+    view! {
+        <button type="button" on:click=click data-testid="join-check" prop:disabled=move || joining.get()>
+            {move || if joining.get() { "Checking…" } else { "Join check" }}
+        </button>
+        " "
+        {move || shown().map(|(kind, text)| view! {
+            <span class="join-answer" data-testid="join-answer" data-kind=kind>{text}</span>
+        })}
+    }
+}
+
+/// What the page asked servers itself (Refresh now, Join check), kept beside the detail view
+/// so it outlives the view's re-renders.
+#[derive(Clone, Copy)]
+pub struct Asked {
+    /// The newest record the page itself asked for.
+    pub fresh: RwSignal<Option<ServerInfo>>,
+    /// The server refreshed and what came of it.
+    outcome: RwSignal<Option<(String, Result<String, String>)>>,
+    busy: RwSignal<bool>,
+    /// The server checked and its answer's kind and text.
+    joined: RwSignal<Option<(String, (String, String))>>,
+    joining: RwSignal<bool>,
+}
+
+impl Asked {
     pub fn new() -> Self {
         Self {
             fresh: RwSignal::new(None),
             outcome: RwSignal::new(None),
             busy: RwSignal::new(false),
+            joined: RwSignal::new(None),
+            joining: RwSignal::new(false),
         }
     }
 }
 
 /// The Refresh now button and what it found.
 #[component]
-pub fn RefreshNow(addr: String, refresh: Refresh) -> impl IntoView {
-    let Refresh {
+pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
+    let Asked {
         fresh,
         outcome,
         busy,
-    } = refresh;
+        ..
+    } = asked;
     let asked = addr.clone();
     let click = move |_| {
         if busy.get_untracked() {

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use protocol::relay_api::ServerInfo;
 
-use crate::bridge::{Refresh, RefreshNow};
+use crate::bridge::{Asked, JoinCheck, RefreshNow};
 use crate::coloured::Coloured;
 use crate::feed::Feed;
 use crate::list::Star;
@@ -19,8 +19,8 @@ pub fn Detail(
 ) -> impl IntoView {
     // The whole record once the relay sent it, or the page's own answer from Refresh now if
     // that is newer; until then what the list knows.
-    let refresh = Refresh::new();
-    let fresh = refresh.fresh;
+    let asked = Asked::new();
+    let fresh = asked.fresh;
     let server = move || {
         let addr = selected.get()?;
         let sent = feed.detail.get().filter(|d| d.addr == addr);
@@ -35,7 +35,7 @@ pub fn Detail(
         <aside class="detail" aria-live="polite">
             {move || match server() {
                 None => view! { <p class="hint">"Select a server to see its players and settings."</p> }.into_any(),
-                Some(server) => view! { <ServerDetail server=server bench=bench personal=personal refresh=refresh /> }.into_any(),
+                Some(server) => view! { <ServerDetail server=server bench=bench personal=personal asked=asked /> }.into_any(),
             }}
         </aside>
     }
@@ -46,7 +46,7 @@ fn ServerDetail(
     server: ServerInfo,
     bench: RwSignal<Bench>,
     personal: Personal,
-    refresh: Refresh,
+    asked: Asked,
 ) -> impl IntoView {
     let tuning_server = server.clone();
     let connect = format!("/connect {}", server.addr);
@@ -80,7 +80,10 @@ fn ServerDetail(
             </button>
         </p>
         <p class="refresh">
-            <RefreshNow addr=server.addr.clone() refresh=refresh />
+            <RefreshNow addr=server.addr.clone() asked=asked />
+        </p>
+        <p class="join">
+            <JoinCheck addr=server.addr.clone() asked=asked />
         </p>
         <h3>{format!("Players ({})", players.len())}</h3>
         <table data-testid="players-table">

@@ -176,6 +176,9 @@ pub fn readme(profile: &ServerProfile) -> Vec<u8> {
     text.into_bytes()
 }
 
+/// The password of the lab's passworded servers (those whose `pswrd` is 1).
+pub const LAB_PASSWORD: &str = "lab";
+
 impl Sessions {
     pub fn new(profile: &ServerProfile, config: SessionConfig, now: u64) -> Self {
         let game = Match::new(profile, config.seed, 0);
@@ -184,6 +187,7 @@ impl Sessions {
             max_clients: profile.public_slots().min(64) as u8,
             timeout_ms: 30_000,
             seed: config.seed,
+            password: profile.password.then(|| LAB_PASSWORD.into()),
         };
         let mut server = Server::new(server_config, map);
         server.reserve(game.numbers());

@@ -969,3 +969,102 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
     // Close the browser: a watch view left open keeps drawing.
     client.close().await.unwrap();
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn join_check_reports_a_free_slot_a_full_server_and_a_password_from_the_page_s_own_client() {
+    let lab = Lab::start(lab_config(3, 4)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    // Before any session starts: one passworded, one full, one with room.
+    for (i, server) in lab.servers.iter().enumerate() {
+        let mut profile = server.profile.lock().unwrap();
+        let slots = profile.public_slots() as usize;
+        profile.password = i == 0;
+        profile.players.truncate(slots.saturating_sub(2));
+        let mut n = 0;
+        while i == 1 && profile.players.len() < slots {
+            n += 1;
+            profile.players.push(lab::LabPlayer {
+                name: format!("filler{n}"),
+                score: 0,
+                ping: 50,
+                bot: false,
+                spectator: false,
+            });
+        }
+    }
+    let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    common::wait_listed(&relay, &lab).await;
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    let expected = [
+        (
+            "password",
+            "a password is required (the server said \"GAME_INVALIDPASSWORD\")",
+        ),
+        (
+            "full",
+            "the server is full (the server said \"EXE_SERVERISFULL\")",
+        ),
+        ("free_slot", "a slot is free: you can join"),
+    ];
+    for (server, (kind, text)) in lab.servers.iter().zip(expected) {
+        let row = format!("tr[data-addr=\"{}\"]", server.addr);
+        eventually("the server is listed", async || {
+            client
+                .find(Locator::Css(&row))
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .click()
+        .await
+        .unwrap();
+        eventually("the detail shows the server", async || {
+            let name = text_of(&client, "[data-testid=detail-name]").await?;
+            let want = strip(&server.snapshot().hostname);
+            (name == want).then_some(()).ok_or(name)
+        })
+        .await;
+        let before = server.connects();
+        client
+            .find(Locator::Css("[data-testid=join-check]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let answer = eventually("Join check answers", async || {
+            let element = client
+                .find(Locator::Css("[data-testid=join-answer]"))
+                .await
+                .map_err(|e| e.to_string())?;
+            let kind = element.attr("data-kind").await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((kind.unwrap_or_default(), element.text().await.unwrap()))
+        })
+        .await;
+        assert_eq!(
+            answer,
+            (kind.to_owned(), text.to_owned()),
+            "{}",
+            server.addr
+        );
+        if kind == "free_slot" {
+            assert_eq!(
+                server.connects(),
+                before + 1,
+                "one connect, through the bridge"
+            );
+        }
+    }
+    screenshot(&client, "join-check.png").await;
+    let bridge: serde_json::Value = reqwest::get(format!("http://{}/api/bridge", relay.addr))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        bridge["refused"].as_object().unwrap().is_empty(),
+        "{bridge}"
+    );
+}

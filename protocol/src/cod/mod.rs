@@ -10,6 +10,7 @@ pub mod fields;
 pub mod gamestate;
 pub mod huffman;
 pub mod info;
+pub mod join;
 pub mod master;
 pub mod msg;
 pub mod netchan;

@@ -46,6 +46,8 @@ pub struct ServerConfig {
     pub timeout_ms: u64,
     /// Seeds the challenge generator.
     pub seed: u64,
+    /// `g_password`: a `connect` whose userinfo `password` differs is refused.
+    pub password: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -54,6 +56,7 @@ impl Default for ServerConfig {
             max_clients: 20,
             timeout_ms: 30_000,
             seed: 22,
+            password: None,
         }
     }
 }
@@ -334,6 +337,13 @@ impl Server {
         let Some(number) = number else {
             return self.reply(from, Packet::Error("EXE_SERVERISFULL".into()));
         };
+        // As in the Q3 family, the game checks the password only once a slot is free. The text
+        // is a guess at the UO game module's string; the notes do not give it.
+        if let Some(password) = &self.config.password {
+            if userinfo.get("password") != Some(password.as_str()) {
+                return self.reply(from, Packet::Error("GAME_INVALIDPASSWORD".into()));
+            }
+        }
         let slot = Slot::new(number, from, challenge, userinfo.clone(), now);
         self.slots.insert(number, slot);
         let mut reply = MARKER.to_vec();

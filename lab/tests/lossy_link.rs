@@ -78,12 +78,13 @@ struct Run {
     map_of_server: protocol::cod::server::Map,
 }
 
-/// A 24-slot server with eight soldiers.
+/// An open 24-slot server with eight soldiers.
 fn profile(seed: u64) -> ServerProfile {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut profile = ServerProfile::generate(1, &mut rng);
     profile.max_clients = 24;
     profile.private_clients = 0;
+    profile.password = false;
     profile.players.truncate(8);
     for _ in 0..1000 {
         if profile.players.len() >= 8 {

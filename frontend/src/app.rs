@@ -18,13 +18,13 @@ enum Route {
     Servers,
     /// `#tuning`
     Tuning,
-    /// `#/watch/ADDR` or `/watch/ADDR`
-    Watch(String),
+    /// `#/watch/ADDR` or `/watch/ADDR`; `#/watch-direct/ADDR` with the page's own session.
+    Watch(String, bool),
 }
 
 fn route() -> Route {
-    if let Some(addr) = watched_in_location() {
-        return Route::Watch(addr);
+    if let Some((addr, direct)) = watched_in_location() {
+        return Route::Watch(addr, direct);
     }
     if window().location().hash().is_ok_and(|h| h == "#tuning") {
         Route::Tuning
@@ -65,7 +65,7 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || on_hash.remove());
     let tuning = Memo::new(move |_| page.get() == Route::Tuning);
     let watching = Memo::new(move |_| match page.get() {
-        Route::Watch(addr) => Some(addr),
+        Route::Watch(addr, direct) => Some((addr, direct)),
         _ => None,
     });
     view! {
@@ -81,7 +81,7 @@ pub fn App() -> impl IntoView {
             </nav>
         </header>
         <Masters feed=feed />
-        {move || watching.get().map(|addr| view! { <Watch addr=addr /> })}
+        {move || watching.get().map(|(addr, direct)| view! { <Watch addr=addr direct=direct /> })}
         <Show
             when=move || watching.with(Option::is_none)
         >

@@ -73,6 +73,9 @@ fn ServerDetail(
         <p class="connect">
             <a class="button" href=format!("#/watch/{}", server.addr) data-testid="watch">"Watch"</a>
             " "
+            <a href=format!("#/watch-direct/{}", server.addr) data-testid="watch-direct"
+               title="with the page's own session, through the bridge">"Watch directly"</a>
+            " "
             <code data-testid="connect">{connect}</code>
             " "
             <button type="button" on:click=copy data-testid="copy">

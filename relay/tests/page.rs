@@ -1068,3 +1068,86 @@ async fn join_check_reports_a_free_slot_a_full_server_and_a_password_from_the_pa
         "{bridge}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn watch_directly_spectates_a_lab_match_with_the_page_s_own_client() {
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(10),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    common::wait_listed(&relay, &lab).await;
+    let addr = lab.servers[0].addr.to_string();
+    let api_bridge = format!("http://{}/api/bridge", relay.addr);
+    let bridge = async || -> serde_json::Value {
+        reqwest::get(&api_bridge)
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    };
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    client
+        .goto(&format!("http://{}/#/watch-direct/{addr}", relay.addr))
+        .await
+        .unwrap();
+    let roster: std::collections::BTreeSet<String> = lab.servers[0]
+        .snapshot()
+        .players
+        .iter()
+        .filter(|p| !p.spectator)
+        .map(|p| p.name.clone())
+        .collect();
+    let first = eventually("the scoreboard lists the server's players", async || {
+        let rows = watch_rows(&client).await?;
+        let names: std::collections::BTreeSet<String> = rows
+            .iter()
+            .filter(|r| r.1 != "spectator")
+            .map(|r| r.0.clone())
+            .collect();
+        (names == roster)
+            .then_some(rows)
+            .ok_or(format!("{names:?}"))
+    })
+    .await;
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-status]")
+            .await
+            .unwrap(),
+        "live"
+    );
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-delay]").await.unwrap(),
+        "no delay"
+    );
+    eventually("the dots move", async || {
+        let rows = watch_rows(&client).await?;
+        let moved = rows.iter().filter(|r| !first.contains(r)).count();
+        (moved >= 3).then_some(()).ok_or(format!("{moved} moved"))
+    })
+    .await;
+    screenshot(&client, "watch-direct.png").await;
+    // The page's own session through the bridge, not a hub.
+    assert!(relay.hubs.list().is_empty());
+    let counters = bridge().await;
+    assert_eq!(counters["sessions"], 1, "{counters}");
+    assert!(
+        counters["refused"].as_object().unwrap().is_empty(),
+        "{counters}"
+    );
+    // Leaving the view ends the session cleanly: the server frees the slot.
+    client
+        .goto(&format!("http://{}/#", relay.addr))
+        .await
+        .unwrap();
+    eventually("the bridge session ends", async || {
+        let c = bridge().await;
+        (c["sessions"] == 0).then_some(()).ok_or(c.to_string())
+    })
+    .await;
+}

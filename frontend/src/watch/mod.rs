@@ -1,6 +1,7 @@
 //! The watch view (`#/watch/ADDR`): a live top-down map of a match from the relay's spectator
 //! hub, beside the scoreboard by team, the kill feed, chat, and the hub's delay and audience.
 
+mod direct;
 mod map;
 mod socket;
 
@@ -80,15 +81,22 @@ impl Live {
     }
 }
 
-/// The address a location names: `#/watch/ADDR` or `/watch/ADDR`.
-pub fn watched_in_location() -> Option<String> {
+/// The address a location names, and whether the page is to spectate it itself:
+/// `#/watch/ADDR` or `/watch/ADDR` through the relay's hub, `#/watch-direct/ADDR` directly.
+pub fn watched_in_location() -> Option<(String, bool)> {
     let location = window().location();
     let hash = location.hash().unwrap_or_default();
     let path = location.pathname().unwrap_or_default();
-    hash.strip_prefix("#/watch/")
-        .or_else(|| path.strip_prefix("/watch/"))
-        .filter(|a| !a.is_empty())
-        .map(str::to_owned)
+    let (addr, direct) = match hash.strip_prefix("#/watch-direct/") {
+        Some(addr) => (Some(addr), true),
+        None => (
+            hash.strip_prefix("#/watch/")
+                .or_else(|| path.strip_prefix("/watch/")),
+            false,
+        ),
+    };
+    addr.filter(|a| !a.is_empty())
+        .map(|a| (a.to_owned(), direct))
 }
 
 fn frame_loop(
@@ -137,11 +145,15 @@ fn clock_text(ms: i32) -> String {
 }
 
 #[component]
-pub fn Watch(addr: String) -> impl IntoView {
+pub fn Watch(addr: String, direct: bool) -> impl IntoView {
     let live = StoredValue::new_local(Live::new());
     let open = StoredValue::new(true);
     on_cleanup(move || open.set_value(false));
-    socket::follow(addr.clone(), live, open);
+    if direct {
+        direct::follow(addr.clone(), live, open);
+    } else {
+        socket::follow(addr.clone(), live, open);
+    }
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     Effect::new(move |started: Option<bool>| {
         if started != Some(true) && canvas.get().is_some() {

@@ -43,7 +43,7 @@ async fn session(addr: &str, live: StoredValue<Live, LocalStorage>, open: Stored
 }
 
 impl Live {
-    fn take(&mut self, message: WatchMessage) {
+    pub(super) fn take(&mut self, message: WatchMessage) {
         self.connected.set(true);
         let now = now_ms();
         match message {

@@ -37,6 +37,11 @@ pub struct BridgeConfig {
     pub idle: Duration,
     /// The masters the operator configured, `host:port`: `getservers` may go to them.
     pub masters: Vec<String>,
+    /// Datagrams a second one client address may send through all its sessions (and as a
+    /// burst): a player's session sends at most `cl_maxpackets` (100) a second.
+    pub client_rate: u32,
+    /// Datagrams a second through the whole bridge (and as a burst).
+    pub global_rate: u32,
 }
 
 impl Default for BridgeConfig {
@@ -48,18 +53,15 @@ impl Default for BridgeConfig {
             sessions_per_ip: 4,
             idle: Duration::from_secs(30),
             masters: Vec::new(),
+            client_rate: 100,
+            global_rate: 5000,
         }
     }
 }
 
-/// Datagrams per second one client IP may send through all its sessions: a player's session
-/// sends at most `cl_maxpackets` (100) a second.
-const PER_IP_PER_SECOND: u32 = 100;
 /// Connectionless requests to one target, from every session: ioquake3's per-address bucket,
 /// a burst of 10, then one a second.
 const PER_TARGET_BURST: u32 = 10;
-/// Datagrams per second through the whole bridge.
-const GLOBAL_PER_SECOND: u32 = 5000;
 
 fn per_second(n: u32, burst: u32) -> Quota {
     let n = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
@@ -161,9 +163,9 @@ impl Drop for Session {
 impl Bridge {
     pub fn new(config: BridgeConfig, directory: Arc<Directory>) -> Arc<Self> {
         Arc::new(Self {
-            per_ip: RateLimiter::keyed(per_second(PER_IP_PER_SECOND, PER_IP_PER_SECOND)),
+            per_ip: RateLimiter::keyed(per_second(config.client_rate, config.client_rate)),
             per_target: RateLimiter::keyed(per_second(1, PER_TARGET_BURST)),
-            global: RateLimiter::direct(per_second(GLOBAL_PER_SECOND, GLOBAL_PER_SECOND)),
+            global: RateLimiter::direct(per_second(config.global_rate, config.global_rate)),
             config,
             directory,
             open: Mutex::default(),
@@ -286,6 +288,25 @@ impl Bridge {
     }
 }
 
+impl Bridge {
+    fn budget_reason(&self, kind: &str) -> String {
+        match kind {
+            "budget_global" => format!(
+                "the relay's bridge budget ({} datagrams a second) is spent",
+                self.config.global_rate
+            ),
+            "budget_client" => format!(
+                "more than {} datagrams a second from this address",
+                self.config.client_rate
+            ),
+            _ => format!(
+                "this server's query budget is spent (a burst of {PER_TARGET_BURST}, then one a \
+                 second, for every page)"
+            ),
+        }
+    }
+}
+
 fn text(value: serde_json::Value) -> Message {
     Message::Text(value.to_string().into())
 }
@@ -354,7 +375,7 @@ impl Session {
                         self.bridge
                             .budget(self.client, self.target, verdict.passed)
                             .map(|()| verdict)
-                            .map_err(|kind| (kind, budget_reason(kind)))
+                            .map_err(|kind| (kind, self.bridge.budget_reason(kind)))
                     });
                     let verdict = match verdict {
                         Ok(verdict) => verdict,
@@ -400,15 +421,5 @@ impl Session {
                 }
             }
         }
-    }
-}
-
-fn budget_reason(kind: &str) -> String {
-    match kind {
-        "budget_global" => format!("the relay's bridge budget ({GLOBAL_PER_SECOND} datagrams a second) is spent"),
-        "budget_client" => format!("more than {PER_IP_PER_SECOND} datagrams a second from this address"),
-        _ => format!(
-            "this server's query budget is spent (a burst of {PER_TARGET_BURST}, then one a second, for every page)"
-        ),
     }
 }

@@ -501,6 +501,12 @@ struct ServeArgs {
     /// Seconds without a datagram either way before a bridge session is closed.
     #[arg(long = "bridge-idle", value_name = "SECS", default_value_t = 30)]
     bridge_idle: u64,
+    /// Datagrams a second one client address may send through the bridge.
+    #[arg(long = "bridge-client-rate", value_name = "N", default_value_t = 100)]
+    bridge_client_rate: u32,
+    /// Datagrams a second through the whole bridge.
+    #[arg(long = "bridge-rate", value_name = "N", default_value_t = 5000)]
+    bridge_rate: u32,
 }
 
 impl ServeArgs {
@@ -530,6 +536,8 @@ impl ServeArgs {
             sessions_per_ip: self.bridge_sessions_per_ip,
             idle: Duration::from_secs(self.bridge_idle.clamp(1, 3600)),
             masters: Vec::new(),
+            client_rate: self.bridge_client_rate,
+            global_rate: self.bridge_rate,
         };
         Ok(ServeConfig {
             bridge,

@@ -385,3 +385,55 @@ async fn an_idle_session_is_closed_with_its_reason() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(counters(&relay).await["sessions"], 0);
 }
+
+/// Sends a validated session's worth of sequenced datagrams at once through a relay with this
+/// bridge: what reached the target, and the kinds of the refusals.
+async fn burst(bridge: BridgeConfig, datagrams: usize) -> (usize, Vec<String>) {
+    let (_lab, relay) = lab_and_relay(bridge).await;
+    let target = silent_target(&relay).await;
+    let addr = target.local_addr().unwrap().to_string();
+    let (mut socket, qport) = session(&relay, &addr).await;
+    send(&mut socket, b"\xff\xff\xff\xffgetchallenge".to_vec()).await;
+    let (_, bridge_socket) = drain(&target).await.remove(0);
+    target
+        .send_to(b"\xff\xff\xff\xffchallengeResponse 77", bridge_socket)
+        .await
+        .unwrap();
+    next(&mut socket, LIMIT).await.unwrap().unwrap();
+    let header = [1, 0, 0, 0, (qport & 0xff) as u8, (qport >> 8) as u8];
+    for _ in 0..datagrams {
+        send(&mut socket, [&header[..], &[0; 8]].concat()).await;
+    }
+    let mut kinds = Vec::new();
+    while let Some(Err(report)) = next(&mut socket, Duration::from_millis(300)).await {
+        kinds.push(report["kind"].as_str().unwrap().to_owned());
+    }
+    (1 + drain(&target).await.len(), kinds)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_s_datagram_budget_and_the_bridge_s_hold_after_validation() {
+    // One address: its budget, 20 a second, runs out first.
+    let (reached, kinds) = burst(
+        BridgeConfig {
+            client_rate: 20,
+            ..lab_bridge()
+        },
+        40,
+    )
+    .await;
+    assert!((20..=22).contains(&reached), "{reached} reached the target");
+    assert_eq!(kinds.len(), 41 - reached, "{kinds:?}");
+    assert!(kinds.iter().all(|k| k == "budget_client"), "{kinds:?}");
+    // The whole bridge: 20 a second, whoever sends.
+    let (reached, kinds) = burst(
+        BridgeConfig {
+            global_rate: 20,
+            ..lab_bridge()
+        },
+        40,
+    )
+    .await;
+    assert!((20..=22).contains(&reached), "{reached} reached the target");
+    assert!(kinds.iter().all(|k| k == "budget_global"), "{kinds:?}");
+}

@@ -136,41 +136,81 @@ const JOIN_WAIT_MS: f64 = 8000.0;
 /// Connects to `addr` as a player would, through the bridge, up to the server's answer; on a
 /// free slot it disconnects at once, as stock does when it leaves.
 pub async fn join_check(addr: &str) -> Result<JoinAnswer, String> {
-    let mut session = Session::open(addr).await?;
-    let start = now_ms();
-    let clock = move || (now_ms() - start) as u64;
-    let config = ClientConfig {
-        qport: session.qport,
-        ..ClientConfig::default()
-    };
-    let mut client = Client::new(config, clock());
+    let mut player = Player::join(addr).await?;
     loop {
-        while let Some(datagram) = client.poll_transmit() {
-            session.send(datagram).await?;
+        let left = (JOIN_WAIT_MS as u64).saturating_sub(player.now());
+        if left == 0 {
+            return Ok(JoinAnswer::NoAnswer);
         }
-        while let Some(event) = client.poll_event() {
+        player.step(Duration::from_millis(left)).await?;
+        while let Some(event) = player.client.poll_event() {
             match event {
                 Event::State(State::Connected) => {
-                    client.disconnect();
-                    while let Some(datagram) = client.poll_transmit() {
-                        session.send(datagram).await?;
-                    }
+                    player.client.disconnect();
+                    player.flush().await?;
                     return Ok(JoinAnswer::FreeSlot);
                 }
                 Event::Disconnected(reason) => return Ok(JoinAnswer::of_refusal(&reason)),
                 _ => {}
             }
         }
-        let now = clock();
-        if now as f64 >= JOIN_WAIT_MS {
-            return Ok(JoinAnswer::NoAnswer);
+    }
+}
+
+/// `cod::client` through a bridge session, on the page's clock: Join check and Watch
+/// directly drive it the same way.
+pub struct Player {
+    session: Session,
+    pub client: Client,
+    start: f64,
+}
+
+impl Player {
+    /// Opens a bridge session and starts connecting with the qport the relay assigned.
+    pub async fn join(addr: &str) -> Result<Self, String> {
+        let session = Session::open(addr).await?;
+        let config = ClientConfig {
+            qport: session.qport,
+            ..ClientConfig::default()
+        };
+        Ok(Self {
+            client: Client::new(config, 0),
+            session,
+            start: now_ms(),
+        })
+    }
+
+    /// Milliseconds since the session opened: the client's clock.
+    pub fn now(&self) -> u64 {
+        (now_ms() - self.start) as u64
+    }
+
+    /// Sends what the client has queued.
+    pub async fn flush(&mut self) -> Result<(), String> {
+        while let Some(datagram) = self.client.poll_transmit() {
+            self.session.send(datagram).await?;
         }
-        let due = client.poll_timeout().unwrap_or(now + 100).max(now);
-        let wait = Duration::from_millis((due - now).min(JOIN_WAIT_MS as u64 - now));
+        Ok(())
+    }
+
+    /// Sends what is queued, then hands the client the next datagram, or its timer when that
+    /// comes first (waiting at most `cap`).
+    pub async fn step(&mut self, cap: Duration) -> Result<(), String> {
+        self.flush().await?;
+        let now = self.now();
+        let due = self.client.poll_timeout().unwrap_or(u64::MAX).max(now);
+        let wait = Duration::from_millis(due - now).min(cap);
         futures::select! {
-            datagram = session.recv().fuse() => client.handle_datagram(clock(), &datagram?),
-            _ = sleep(wait).fuse() => client.handle_timeout(clock()),
+            datagram = self.session.recv().fuse() => {
+                let datagram = datagram?;
+                self.client.handle_datagram(self.now(), &datagram);
+            }
+            _ = sleep(wait).fuse() => {
+                let now = self.now();
+                self.client.handle_timeout(now);
+            }
         }
+        Ok(())
     }
 }
 

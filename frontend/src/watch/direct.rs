@@ -5,15 +5,14 @@
 
 use std::time::Duration;
 
-use futures::FutureExt;
 use leptos::prelude::*;
-use protocol::cod::client::{Client, ClientConfig, Event, State};
+use protocol::cod::client::{Event, State};
 use protocol::cod::spectator::{MatchModel, SpectatorInput};
 use protocol::relay_api::watch::{HubState, HubStatus, WatchMessage};
 
 use super::Live;
-use crate::bridge::Session;
-use crate::net::{now_ms, sleep};
+use crate::bridge::Player;
+use crate::net::sleep;
 
 /// The longest the loop sleeps: the follow presses step every 100 ms.
 const STEP: Duration = Duration::from_millis(50);
@@ -59,27 +58,19 @@ async fn session(
     live: StoredValue<Live, LocalStorage>,
     open: StoredValue<bool>,
 ) -> Result<(), (String, bool)> {
-    let mut bridge = Session::open(addr).await.map_err(|e| (e, false))?;
-    let start = now_ms();
-    let clock = move || (now_ms() - start) as u64;
-    let config = ClientConfig {
-        qport: bridge.qport,
-        ..ClientConfig::default()
-    };
-    let mut client = Client::new(config, clock());
+    let mut player = Player::join(addr).await.map_err(|e| (e, false))?;
     let mut input = SpectatorInput::new(true);
     let mut model = MatchModel::new();
     let (mut seq, mut connected) = (0u64, false);
     loop {
         if !open.try_get_value().unwrap_or(false) {
-            client.disconnect();
+            player.client.disconnect();
         } else {
-            input.drive(clock(), &mut client);
+            let now = player.now();
+            input.drive(now, &mut player.client);
         }
-        while let Some(datagram) = client.poll_transmit() {
-            bridge.send(datagram).await.map_err(|e| (e, connected))?;
-        }
-        while let Some(event) = client.poll_event() {
+        player.step(STEP).await.map_err(|e| (e, connected))?;
+        while let Some(event) = player.client.poll_event() {
             model.handle(&event);
             match event {
                 Event::State(State::Connected) => connected = true,
@@ -100,16 +91,6 @@ async fn session(
                 Event::Disconnected(reason) => return Err((reason, connected)),
                 _ => {}
             }
-        }
-        let now = clock();
-        let due = client.poll_timeout().unwrap_or(now).max(now);
-        let wait = Duration::from_millis(due - now).min(STEP);
-        futures::select! {
-            datagram = bridge.recv().fuse() => {
-                let datagram = datagram.map_err(|e| (e, connected))?;
-                client.handle_datagram(clock(), &datagram);
-            }
-            _ = sleep(wait).fuse() => client.handle_timeout(clock()),
         }
     }
 }

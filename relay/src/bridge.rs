@@ -243,12 +243,10 @@ impl Bridge {
         }
         // A qport no other session to this target has: stock matches clients by it.
         let used = open.qports.entry(target).or_default();
-        let qport = loop {
-            let q: u16 = rand::random();
-            if q != 0 && used.insert(q) {
-                break q;
-            }
-        };
+        let qport = std::iter::repeat_with(rand::random::<u16>)
+            .take(1024)
+            .find(|&q| q != 0 && used.insert(q))
+            .ok_or(OpenError::Full(self.config.max_sessions))?;
         open.total += 1;
         *open.per_ip.entry(client).or_default() += 1;
         drop(open);
@@ -269,37 +267,48 @@ impl Bridge {
     }
 
     /// The budgets a datagram that passed the policy still has to fit.
-    fn budget(
-        &self,
-        client: IpAddr,
-        target: SocketAddrV4,
-        passed: Passed,
-    ) -> Result<(), &'static str> {
+    fn budget(&self, client: IpAddr, target: SocketAddrV4, passed: Passed) -> Result<(), Budget> {
         if self.global.check().is_err() {
-            return Err("budget_global");
+            return Err(Budget::Global);
         }
         if self.per_ip.check_key(&client).is_err() {
-            return Err("budget_client");
+            return Err(Budget::Client);
         }
         if passed == Passed::Connectionless && self.per_target.check_key(&target).is_err() {
-            return Err("budget_target");
+            return Err(Budget::Target);
         }
         Ok(())
     }
 }
 
-impl Bridge {
-    fn budget_reason(&self, kind: &str) -> String {
-        match kind {
-            "budget_global" => format!(
+/// A budget a datagram did not fit.
+#[derive(Clone, Copy, Debug)]
+enum Budget {
+    Global,
+    Client,
+    Target,
+}
+
+impl Budget {
+    fn kind(self) -> &'static str {
+        match self {
+            Self::Global => "budget_global",
+            Self::Client => "budget_client",
+            Self::Target => "budget_target",
+        }
+    }
+
+    fn reason(self, config: &BridgeConfig) -> String {
+        match self {
+            Self::Global => format!(
                 "the relay's bridge budget ({} datagrams a second) is spent",
-                self.config.global_rate
+                config.global_rate
             ),
-            "budget_client" => format!(
+            Self::Client => format!(
                 "more than {} datagrams a second from this address",
-                self.config.client_rate
+                config.client_rate
             ),
-            _ => format!(
+            Self::Target => format!(
                 "this server's query budget is spent (a burst of {PER_TARGET_BURST}, then one a \
                  second, for every page)"
             ),
@@ -375,7 +384,7 @@ impl Session {
                         self.bridge
                             .budget(self.client, self.target, verdict.passed)
                             .map(|()| verdict)
-                            .map_err(|kind| (kind, self.bridge.budget_reason(kind)))
+                            .map_err(|b| (b.kind(), b.reason(&self.bridge.config)))
                     });
                     let verdict = match verdict {
                         Ok(verdict) => verdict,

@@ -51,7 +51,10 @@ impl Session {
                 session.qport = qport;
                 Ok(session)
             }
-            _ => Err("the relay refused the bridge to this server".into()),
+            Err(Report::Closed { reason } | Report::Refused { reason }) => {
+                Err(format!("the relay refused the bridge: {reason}"))
+            }
+            Ok(_) => Err("a datagram before the session began".into()),
         }
     }
 

@@ -325,21 +325,31 @@ fn refused(kind: &str, reason: &str) -> Message {
     text(json!({"type": "refused", "kind": kind, "reason": reason}))
 }
 
+/// Tells a page why it got no session, and closes.
+pub async fn refuse(mut ws: WebSocket, refusal: OpenError) {
+    let _ = ws.send(closed(refusal.kind(), &refusal.to_string())).await;
+    let _ = ws.send(Message::Close(None)).await;
+}
+
+/// The end of a session, as the page reads it.
+fn closed(kind: &str, reason: &str) -> Message {
+    text(json!({"type": "closed", "kind": kind, "reason": reason}))
+}
+
 impl Session {
     /// Carries datagrams until the page leaves, the target goes quiet for the idle time, or
     /// the socket fails.
     pub async fn run(self, mut ws: WebSocket) {
-        let reason = match self.carry(&mut ws).await {
-            Ok(reason) => reason,
-            Err(e) => format!("socket error: {e}"),
+        let (kind, reason) = match self.carry(&mut ws).await {
+            Ok(ended) => ended,
+            Err(e) => ("socket", format!("socket error: {e}")),
         };
-        let _ = ws
-            .send(text(json!({"type": "closed", "reason": reason})))
-            .await;
+        let _ = ws.send(closed(kind, &reason)).await;
         let _ = ws.send(Message::Close(None)).await;
     }
 
-    async fn carry(&self, ws: &mut WebSocket) -> std::io::Result<String> {
+    /// Why the session ended: a kind and a sentence.
+    async fn carry(&self, ws: &mut WebSocket) -> std::io::Result<(&'static str, String)> {
         let bind = if self.target.ip().is_loopback() {
             Ipv4Addr::LOCALHOST
         } else {
@@ -356,7 +366,7 @@ impl Session {
             "max_datagram": MAX_DATAGRAM,
         });
         if ws.send(text(hello)).await.is_err() {
-            return Ok("page left".into());
+            return Ok(("page_left", "page left".into()));
         }
         let counters = &self.bridge.counters;
         let mut egress = Egress::new(self.kind, self.qport);
@@ -368,12 +378,14 @@ impl Session {
                 message = ws.recv() => {
                     let message = match message {
                         Some(Ok(message)) => message,
-                        Some(Err(e)) => return Ok(format!("unreadable message from the page: {e}")),
-                        None => return Ok("page left".into()),
+                        Some(Err(e)) => {
+                            return Ok(("unreadable", format!("unreadable message from the page: {e}")))
+                        }
+                        None => return Ok(("page_left", "page left".into())),
                     };
                     let datagram = match message {
                         Message::Binary(d) => d,
-                        Message::Close(_) => return Ok("page left".into()),
+                        Message::Close(_) => return Ok(("page_left", "page left".into())),
                         _ => continue,
                     };
                     counters.datagrams_from_pages.fetch_add(1, Ordering::Relaxed);
@@ -392,7 +404,7 @@ impl Session {
                         counters.refuse(kind);
                         tracing::debug!(client = %self.client, target = %self.target, kind, "bridge refused a datagram");
                             if ws.send(refused(kind, &reason)).await.is_err() {
-                                return Ok("page left".into());
+                                return Ok(("page_left", "page left".into()));
                             }
                             continue;
                         }
@@ -421,12 +433,12 @@ impl Session {
                     counters.bytes_from_targets.fetch_add(len as u64, Ordering::Relaxed);
                     egress.inbound(datagram);
                     if ws.send(Message::Binary(datagram.to_vec().into())).await.is_err() {
-                        return Ok("page left".into());
+                        return Ok(("page_left", "page left".into()));
                     }
                 }
                 _ = tokio::time::sleep(idle) => {
                     counters.refuse("idle");
-                    return Ok(format!("no datagram either way for {} s", idle.as_secs()));
+                    return Ok(("idle", format!("no datagram either way for {} s", idle.as_secs())));
                 }
             }
         }

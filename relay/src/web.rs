@@ -14,7 +14,7 @@ use axum::{Json, Router};
 use futures_util::StreamExt;
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::bridge::{Bridge, OpenError};
+use crate::bridge::Bridge;
 use crate::directory::Directory;
 use crate::feed::PageFeed;
 use crate::spectate::{self, Hubs, JoinError};
@@ -243,24 +243,20 @@ async fn bridge_upgrade(
     };
     let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
     let client = state.bridge.client_ip(peer.ip(), forwarded);
-    let session = match state.bridge.open_session(client, target).await {
-        Ok(session) => session,
-        Err(e) => {
-            let status = match e {
-                OpenError::Target(_) => StatusCode::FORBIDDEN,
-                OpenError::Full(_) => StatusCode::SERVICE_UNAVAILABLE,
-                OpenError::TooManyFromIp(_) => StatusCode::TOO_MANY_REQUESTS,
-            };
-            return (status, e.to_string()).into_response();
-        }
-    };
+    let opened = state.bridge.open_session(client, target).await;
     // A message is one datagram; twice the bridge's limit, so an oversized one is reported.
     let limit = 2 * protocol::bridge::MAX_DATAGRAM;
-    ws.max_message_size(limit)
+    let ws = ws
+        .max_message_size(limit)
         .max_frame_size(limit)
         .read_buffer_size(PAGE_BUFFER)
-        .write_buffer_size(0)
-        .on_upgrade(move |socket| session.run(socket))
+        .write_buffer_size(0);
+    // A refused session is still upgraded: a browser never shows a page the body of a failed
+    // upgrade, and the page is to say why.
+    match opened {
+        Ok(session) => ws.on_upgrade(move |socket| session.run(socket)),
+        Err(refusal) => ws.on_upgrade(move |socket| crate::bridge::refuse(socket, refusal)),
+    }
 }
 
 async fn api_bridge(State(state): State<AppState>) -> impl IntoResponse {

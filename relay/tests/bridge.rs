@@ -81,6 +81,29 @@ async fn open(
     }
 }
 
+/// Opens `/bridge/TARGET` and reads the relay's first word: `session`, or `closed` with why.
+async fn first(relay: &Relay, target: &str, headers: &[(&'static str, &str)]) -> (Socket, Value) {
+    let mut socket = open(relay, target, headers).await.expect("the upgrade");
+    let said = next_text(&mut socket).await.expect("a first word");
+    (socket, said)
+}
+
+/// The refusal of a session to `target`: its kind and reason.
+async fn refusal(
+    relay: &Relay,
+    target: &str,
+    headers: &[(&'static str, &str)],
+) -> (String, String) {
+    let (mut socket, said) = first(relay, target, headers).await;
+    assert_eq!(said["type"], "closed", "{said}");
+    assert!(
+        next(&mut socket, LIMIT).await.is_none(),
+        "then the socket closes"
+    );
+    let text = |k: &str| said[k].as_str().unwrap().to_owned();
+    (text("kind"), text("reason"))
+}
+
 /// A session: the socket and the qport the relay assigned.
 async fn session(relay: &Relay, target: &str) -> (Socket, u16) {
     let mut socket = open(relay, target, &[]).await.expect("a session opens");
@@ -186,18 +209,19 @@ async fn targets_must_be_known_and_public_unless_allowed() {
     let strict = relay_with(&lab, BridgeConfig::default()).await;
     let server = lab.servers[0].addr.to_string();
     // Listed by the master, but on loopback: refused without --allow-private.
-    let (status, body) = open(&strict, &server, &[]).await.err().unwrap();
-    assert_eq!(status, 403);
-    assert!(body.contains("127.0.0.1 is not a public address"), "{body}");
+    let (kind, reason) = refusal(&strict, &server, &[]).await;
+    assert_eq!(kind, "special_address");
+    assert_eq!(reason, "127.0.0.1 is not a public address");
     let relay = relay_with(&lab, lab_bridge()).await;
     // Not listed anywhere.
-    let (status, body) = open(&relay, "127.0.0.1:1", &[]).await.err().unwrap();
     assert_eq!(
-        (status, body.as_str()),
-        (403, "not a server or master this relay knows")
+        refusal(&relay, "127.0.0.1:1", &[]).await,
+        (
+            "unknown_target".into(),
+            "not a server or master this relay knows".into()
+        )
     );
-    let (status, _) = open(&relay, "8.8.8.8:53", &[]).await.err().unwrap();
-    assert_eq!(status, 403);
+    assert_eq!(refusal(&relay, "8.8.8.8:53", &[]).await.0, "reflector_port");
     let (status, _) = open(&relay, "not-an-address", &[]).await.err().unwrap();
     assert_eq!(status, 400);
     // A foreign page may not open it at all.
@@ -322,8 +346,12 @@ async fn sessions_are_capped_per_client_address_and_forwarded_only_from_a_truste
     let server = lab.servers[0].addr.to_string();
     let a = session(&relay, &server).await;
     let _b = session(&relay, &server).await;
-    let (status, body) = open(&relay, &server, &[]).await.err().unwrap();
-    assert_eq!(status, 429, "{body}");
+    let (kind, reason) = refusal(&relay, &server, &[]).await;
+    assert_eq!(kind, "sessions_per_ip");
+    assert_eq!(
+        reason,
+        "2 bridge sessions are open from this address, the limit"
+    );
     // Each qport is the session's own.
     assert_ne!(a.1, _b.1);
     drop(a);
@@ -331,14 +359,13 @@ async fn sessions_are_capped_per_client_address_and_forwarded_only_from_a_truste
     let _c = session(&relay, &server).await;
     // Behind a trusted proxy the forwarded client is counted, not the proxy.
     let forwarded = [("X-Forwarded-For", "198.51.100.7, 203.0.113.9")];
-    let _d = open(&relay, &server, &forwarded).await.unwrap();
-    let _e = open(&relay, &server, &forwarded).await.unwrap();
+    let (_d, said) = first(&relay, &server, &forwarded).await;
+    assert_eq!(said["type"], "session", "{said}");
+    let (_e, said) = first(&relay, &server, &forwarded).await;
+    assert_eq!(said["type"], "session", "{said}");
     // Four open in all: the relay's limit.
-    let (status, body) = open(&relay, &server, &[("X-Forwarded-For", "192.0.2.1")])
-        .await
-        .err()
-        .unwrap();
-    assert_eq!(status, 503, "{body}");
+    let (kind, _) = refusal(&relay, &server, &[("X-Forwarded-For", "192.0.2.1")]).await;
+    assert_eq!(kind, "sessions_full");
     let c = counters(&relay).await;
     assert_eq!(c["sessions"], 4);
     assert_eq!(c["refused"]["sessions_per_ip"], 1);

@@ -1,100 +1,31 @@
-//! The page's own protocol-22 traffic through the relay's bridge (`/bridge/ADDR`): datagrams
-//! built and parsed by `protocol` in this wasm, carried whole in binary WebSocket messages.
-//! Refresh now asks a server for its `getinfo` and `getstatus` this way; Join check runs
-//! `cod::client` up to the server's answer and leaves cleanly.
+//! The page's own protocol-22 traffic through the relay's bridge (`/bridge/ADDR`): Refresh now
+//! asks a server for its `getinfo` and `getstatus` from this wasm; Join check runs
+//! `cod::client` up to the server's answer in the session worker, loaded only when used.
 
 use std::time::Duration;
 
-use futures::{FutureExt, SinkExt, StreamExt};
-use gloo_net::websocket::{futures::WebSocket, Message};
+use futures::FutureExt;
 use leptos::prelude::*;
-use protocol::cod::client::{Client, ClientConfig, Event, State};
-use protocol::cod::join::JoinAnswer;
 use protocol::cod::oob::Packet;
 use protocol::relay_api::ServerInfo;
-use serde::Deserialize;
+use session::{now_ms, sleep, Reply, Request, Session};
 
-use crate::net::{now_ms, sleep, ws_url};
+use crate::net::ws_url;
+use crate::worker::SessionWorker;
+
+/// The bridge's address for `addr`.
+pub fn bridge_url(addr: &str) -> String {
+    ws_url(&format!("/bridge/{addr}"))
+}
 
 /// How long Refresh now waits for both answers.
 const ANSWER_WAIT: Duration = Duration::from_secs(3);
-
-/// What the relay says on a session besides datagrams.
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Report {
-    Session { qport: u16 },
-    Refused { reason: String },
-    Closed { reason: String },
-}
-
-/// One bridge session to a server.
-pub struct Session {
-    sink: futures::stream::SplitSink<WebSocket, Message>,
-    stream: futures::stream::Fuse<futures::stream::SplitStream<WebSocket>>,
-    /// The qport the relay assigned; a `connect` and sequenced traffic must carry it.
-    pub qport: u16,
-}
-
-impl Session {
-    pub async fn open(addr: &str) -> Result<Self, String> {
-        let socket = WebSocket::open(&ws_url(&format!("/bridge/{addr}")))
-            .map_err(|e| format!("the bridge did not open: {e}"))?;
-        let (sink, stream) = socket.split();
-        let mut session = Self {
-            sink,
-            stream: stream.fuse(),
-            qport: 0,
-        };
-        match session.next_message().await? {
-            Err(Report::Session { qport }) => {
-                session.qport = qport;
-                Ok(session)
-            }
-            Err(Report::Closed { reason } | Report::Refused { reason }) => {
-                Err(format!("the relay refused the bridge: {reason}"))
-            }
-            Ok(_) => Err("a datagram before the session began".into()),
-        }
-    }
-
-    pub async fn send(&mut self, datagram: Vec<u8>) -> Result<(), String> {
-        self.sink
-            .send(Message::Bytes(datagram))
-            .await
-            .map_err(|e| format!("the bridge closed: {e}"))
-    }
-
-    /// The next datagram from the server; a refusal or the end of the session as its text.
-    pub async fn recv(&mut self) -> Result<Vec<u8>, String> {
-        match self.next_message().await? {
-            Ok(datagram) => Ok(datagram),
-            Err(Report::Refused { reason }) => Err(format!("the relay refused: {reason}")),
-            Err(Report::Closed { reason }) => Err(format!("the bridge closed: {reason}")),
-            Err(Report::Session { .. }) => Err("a second session message".into()),
-        }
-    }
-
-    async fn next_message(&mut self) -> Result<Result<Vec<u8>, Report>, String> {
-        loop {
-            match self.stream.next().await {
-                Some(Ok(Message::Bytes(datagram))) => return Ok(Ok(datagram)),
-                Some(Ok(Message::Text(text))) => {
-                    if let Ok(report) = serde_json::from_str::<Report>(&text) {
-                        return Ok(Err(report));
-                    }
-                }
-                _ => return Err("the bridge closed".into()),
-            }
-        }
-    }
-}
 
 /// A server's record fresh from its own answers to `getinfo` and `getstatus` through the
 /// bridge (its ping the `infoResponse` round trip), or why not within [`ANSWER_WAIT`].
 pub async fn refresh_now(addr: &str) -> Result<ServerInfo, String> {
     let answers = async {
-        let mut session = Session::open(addr).await?;
+        let mut session = Session::open(&bridge_url(addr)).await?;
         let challenge = format!("{:08x}", (now_ms() * 1000.0) as u64 & 0xffff_ffff);
         let sent = now_ms();
         let getinfo = Packet::GetInfo {
@@ -133,95 +64,14 @@ pub async fn refresh_now(addr: &str) -> Result<ServerInfo, String> {
     }
 }
 
-/// How long Join check waits for the server to answer a connect (stock resends every 3 s).
-const JOIN_WAIT_MS: f64 = 8000.0;
-
-/// Connects to `addr` as a player would, through the bridge, up to the server's answer; on a
-/// free slot it disconnects at once, as stock does when it leaves.
-pub async fn join_check(addr: &str) -> Result<JoinAnswer, String> {
-    let mut player = Player::join(addr).await?;
-    loop {
-        let left = (JOIN_WAIT_MS as u64).saturating_sub(player.now());
-        if left == 0 {
-            return Ok(JoinAnswer::NoAnswer);
-        }
-        player.step(Duration::from_millis(left)).await?;
-        while let Some(event) = player.client.poll_event() {
-            match event {
-                Event::State(State::Connected) => {
-                    player.client.disconnect();
-                    player.flush().await?;
-                    return Ok(JoinAnswer::FreeSlot);
-                }
-                Event::Disconnected(reason) => return Ok(JoinAnswer::of_refusal(&reason)),
-                _ => {}
-            }
-        }
-    }
-}
-
-/// `cod::client` through a bridge session, on the page's clock: Join check and Watch
-/// directly drive it the same way.
-pub struct Player {
-    session: Session,
-    pub client: Client,
-    start: f64,
-}
-
-impl Player {
-    /// Opens a bridge session and starts connecting with the qport the relay assigned.
-    pub async fn join(addr: &str) -> Result<Self, String> {
-        let session = Session::open(addr).await?;
-        let config = ClientConfig {
-            qport: session.qport,
-            ..ClientConfig::default()
-        };
-        Ok(Self {
-            client: Client::new(config, 0),
-            session,
-            start: now_ms(),
-        })
-    }
-
-    /// Milliseconds since the session opened: the client's clock.
-    pub fn now(&self) -> u64 {
-        (now_ms() - self.start) as u64
-    }
-
-    /// Sends what the client has queued.
-    pub async fn flush(&mut self) -> Result<(), String> {
-        while let Some(datagram) = self.client.poll_transmit() {
-            self.session.send(datagram).await?;
-        }
-        Ok(())
-    }
-
-    /// Sends what is queued, then hands the client the next datagram, or its timer when that
-    /// comes first (waiting at most `cap`).
-    pub async fn step(&mut self, cap: Duration) -> Result<(), String> {
-        self.flush().await?;
-        let now = self.now();
-        let due = self.client.poll_timeout().unwrap_or(u64::MAX).max(now);
-        let wait = Duration::from_millis(due - now).min(cap);
-        futures::select! {
-            datagram = self.session.recv().fuse() => {
-                let datagram = datagram?;
-                self.client.handle_datagram(self.now(), &datagram);
-            }
-            _ = sleep(wait).fuse() => {
-                let now = self.now();
-                self.client.handle_timeout(now);
-            }
-        }
-        Ok(())
-    }
-}
-
 /// The Join check button and its answer.
 #[component]
 pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
     let Asked {
-        joined, joining, ..
+        joined,
+        joining,
+        worker,
+        ..
     } = asked;
     let checked = addr.clone();
     let click = move |_| {
@@ -230,14 +80,23 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
         }
         joining.set(true);
         let addr = checked.clone();
-        leptos::task::spawn_local(async move {
-            let shown = match join_check(&addr).await {
-                Ok(a) => (a.kind().to_owned(), a.describe()),
-                Err(e) => ("error".to_owned(), e),
-            };
-            joined.set(Some((addr, shown)));
-            joining.set(false);
+        let request = Request::JoinCheck {
+            url: bridge_url(&addr),
+        };
+        let started = SessionWorker::start(&request, move |reply| {
+            if let Reply::Joined { kind, text } = reply {
+                joined.set(Some((addr.clone(), (kind, text))));
+                joining.set(false);
+            }
         });
+        match started {
+            // Kept until the next check: the worker closes itself once it has answered.
+            Ok(started) => worker.set_value(Some(started)),
+            Err(e) => {
+                joined.set(Some((checked.clone(), ("error".into(), e))));
+                joining.set(false);
+            }
+        }
     };
     let shown = move || joined.get().filter(|(a, _)| *a == addr).map(|(_, s)| s);
     view! {
@@ -263,6 +122,7 @@ pub struct Asked {
     /// The server checked and its answer's kind and text.
     joined: RwSignal<Option<(String, (String, String))>>,
     joining: RwSignal<bool>,
+    worker: StoredValue<Option<SessionWorker>, LocalStorage>,
 }
 
 impl Asked {
@@ -273,6 +133,7 @@ impl Asked {
             busy: RwSignal::new(false),
             joined: RwSignal::new(None),
             joining: RwSignal::new(false),
+            worker: StoredValue::new_local(None),
         }
     }
 }

@@ -11,6 +11,7 @@ mod personal;
 mod tools;
 mod tuning;
 mod watch;
+mod worker;
 mod wulfram;
 
 fn main() {

@@ -197,11 +197,17 @@ async fn main() -> anyhow::Result<()> {
     slow.close().await?;
     let _ = driver.kill();
 
-    let mut wasm = 0;
-    let mut js = 0;
+    // What a visitor loads, apart from the session worker a page fetches only for Join check
+    // or Watch directly.
+    let (mut wasm, mut js, mut worker) = (0, 0, 0);
     for entry in std::fs::read_dir(&dist)? {
         let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         match path.extension().and_then(|e| e.to_str()) {
+            Some("wasm" | "js") if name.starts_with("muster-session") => worker += gzipped(&path),
             Some("wasm") => wasm += gzipped(&path),
             Some("js") => js += gzipped(&path),
             _ => {}
@@ -222,6 +228,7 @@ async fn main() -> anyhow::Result<()> {
             "full_list_render_ms": round(&full_list_ms),
             "keystroke_to_list_ms": round(&keystroke_ms),
             "wasm_gzip_bytes": wasm,
+            "session_worker_gzip_bytes": worker,
             "js_gzip_bytes": js,
             "total_gzip_kb": ((wasm + js) as f64 / 1024.0 * 10.0).round() / 10.0,
             "goals": {

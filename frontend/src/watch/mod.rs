@@ -150,7 +150,16 @@ pub fn Watch(addr: String, direct: bool) -> impl IntoView {
     let open = StoredValue::new(true);
     on_cleanup(move || open.set_value(false));
     if direct {
-        direct::follow(addr.clone(), live, open);
+        // The worker lives as long as the view and is told to leave when it closes.
+        match direct::follow(&addr, live) {
+            Ok(worker) => {
+                let worker = StoredValue::new_local(worker);
+                on_cleanup(move || {
+                    worker.try_with_value(|w| w.send(&session::Request::Stop));
+                });
+            }
+            Err(e) => leptos::logging::warn!("{e}"),
+        }
     } else {
         socket::follow(addr.clone(), live, open);
     }

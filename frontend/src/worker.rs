@@ -1,0 +1,57 @@
+//! The session worker (`session/`, built by Trunk beside the page): started for one Join check
+//! or one Watch directly, so its `cod::client` is downloaded only by a page that uses it.
+
+use session::{Reply, Request};
+use wasm_bindgen::prelude::*;
+use web_sys::{MessageEvent, Worker};
+
+/// Trunk's loader for the worker, under the binary's own name.
+const LOADER: &str = "./muster-session_loader.js";
+
+/// A running session worker and the handler of its replies.
+pub struct SessionWorker {
+    worker: Worker,
+    _on_reply: Closure<dyn FnMut(MessageEvent)>,
+}
+
+impl SessionWorker {
+    /// Starts a worker on `request`, sent once the worker says it is ready; each later reply
+    /// goes to `on_reply`.
+    pub fn start(
+        request: &Request,
+        mut on_reply: impl FnMut(Reply) + 'static,
+    ) -> Result<Self, String> {
+        let worker =
+            Worker::new(LOADER).map_err(|e| format!("the session worker did not start: {e:?}"))?;
+        let (ready, request) = (worker.clone(), request.clone());
+        let on_reply = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
+            match Reply::decode(&bytes) {
+                Some(Reply::Ready) => post(&ready, &request),
+                Some(reply) => on_reply(reply),
+                None => {}
+            }
+        });
+        worker.set_onmessage(Some(on_reply.as_ref().unchecked_ref()));
+        Ok(Self {
+            worker,
+            _on_reply: on_reply,
+        })
+    }
+
+    pub fn send(&self, request: &Request) {
+        post(&self.worker, request);
+    }
+}
+
+fn post(worker: &Worker, request: &Request) {
+    let bytes = request.encode();
+    let _ = worker.post_message(&js_sys::Uint8Array::from(&bytes[..]));
+}
+
+impl Drop for SessionWorker {
+    /// Replies after this are nobody's; the worker finishes (and closes) on its own.
+    fn drop(&mut self) {
+        self.worker.set_onmessage(None);
+    }
+}

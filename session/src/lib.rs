@@ -1,0 +1,308 @@
+//! The page's protocol-22 sessions through the relay's bridge (`/bridge/ADDR`): datagrams
+//! built and parsed by `protocol` in wasm, carried whole in binary WebSocket messages.
+//!
+//! The page uses [`Session`] itself for single queries (Refresh now). `cod::client` sessions
+//! (Join check, Watch directly) run in this crate's web worker (`main.rs`), loaded only when
+//! used, so the page a visitor downloads first does not carry the whole client. The page and
+//! the worker speak [`Request`] and [`Reply`], postcard-encoded.
+
+use std::time::Duration;
+
+use futures::{FutureExt, SinkExt, StreamExt};
+use gloo_net::websocket::{futures::WebSocket, Message};
+use protocol::cod::client::{Client, ClientConfig, Event, State};
+use protocol::cod::join::JoinAnswer;
+use protocol::cod::spectator::{MatchModel, SpectatorInput};
+use protocol::relay_api::watch::{HubState, HubStatus, WatchMessage};
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds on the wall clock: the same in a window and in a worker.
+pub fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Waits `duration` (timers work in a window and in a worker alike).
+pub async fn sleep(duration: Duration) {
+    gloo_timers::future::sleep(duration).await
+}
+
+/// What the page asks the session worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Request {
+    /// Join check through the bridge at `url`.
+    JoinCheck { url: String },
+    /// Watch `addr` directly through the bridge at `url`, until [`Request::Stop`].
+    Watch { url: String, addr: String },
+    /// Leave the watched server cleanly.
+    Stop,
+}
+
+/// What the session worker tells the page.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Reply {
+    /// The worker's handler is in place: a request posted before this would have been lost,
+    /// since a worker's messages are dispatched once its loader script has run, before the
+    /// wasm has started.
+    Ready,
+    /// Join check's answer: its kind and what a player reads.
+    Joined { kind: String, text: String },
+    /// The watched match, as a hub would send it.
+    Watch(WatchMessage),
+}
+
+impl Request {
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<Self> {
+        postcard::from_bytes(bytes).ok()
+    }
+}
+
+impl Reply {
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<Self> {
+        postcard::from_bytes(bytes).ok()
+    }
+}
+
+/// What the relay says on a session besides datagrams.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Report {
+    Session { qport: u16 },
+    Refused { reason: String },
+    Closed { reason: String },
+}
+
+/// One bridge session to a server.
+pub struct Session {
+    sink: futures::stream::SplitSink<WebSocket, Message>,
+    stream: futures::stream::Fuse<futures::stream::SplitStream<WebSocket>>,
+    /// The qport the relay assigned; a `connect` and sequenced traffic must carry it.
+    pub qport: u16,
+}
+
+impl Session {
+    /// Opens `url` (the relay's `/bridge/ADDR`) and waits for the session to begin.
+    pub async fn open(url: &str) -> Result<Self, String> {
+        let socket = WebSocket::open(url).map_err(|e| format!("the bridge did not open: {e}"))?;
+        let (sink, stream) = socket.split();
+        let mut session = Self {
+            sink,
+            stream: stream.fuse(),
+            qport: 0,
+        };
+        match session.next_message().await? {
+            Err(Report::Session { qport }) => {
+                session.qport = qport;
+                Ok(session)
+            }
+            Err(Report::Closed { reason } | Report::Refused { reason }) => {
+                Err(format!("the relay refused the bridge: {reason}"))
+            }
+            Ok(_) => Err("a datagram before the session began".into()),
+        }
+    }
+
+    pub async fn send(&mut self, datagram: Vec<u8>) -> Result<(), String> {
+        self.sink
+            .send(Message::Bytes(datagram))
+            .await
+            .map_err(|e| format!("the bridge closed: {e}"))
+    }
+
+    /// The next datagram from the server; a refusal or the end of the session as its text.
+    pub async fn recv(&mut self) -> Result<Vec<u8>, String> {
+        match self.next_message().await? {
+            Ok(datagram) => Ok(datagram),
+            Err(Report::Refused { reason }) => Err(format!("the relay refused: {reason}")),
+            Err(Report::Closed { reason }) => Err(format!("the bridge closed: {reason}")),
+            Err(Report::Session { .. }) => Err("a second session message".into()),
+        }
+    }
+
+    async fn next_message(&mut self) -> Result<Result<Vec<u8>, Report>, String> {
+        loop {
+            match self.stream.next().await {
+                Some(Ok(Message::Bytes(datagram))) => return Ok(Ok(datagram)),
+                Some(Ok(Message::Text(text))) => {
+                    if let Ok(report) = serde_json::from_str::<Report>(&text) {
+                        return Ok(Err(report));
+                    }
+                }
+                _ => return Err("the bridge closed".into()),
+            }
+        }
+    }
+}
+
+/// How long Join check waits for the server to answer a connect (stock resends every 3 s).
+const JOIN_WAIT_MS: f64 = 8000.0;
+
+/// Connects through the bridge at `url` as a player would, through the bridge, up to the server's answer; on a
+/// free slot it disconnects at once, as stock does when it leaves.
+pub async fn join_check(url: &str) -> Result<JoinAnswer, String> {
+    let mut player = Player::join(url).await?;
+    loop {
+        let left = (JOIN_WAIT_MS as u64).saturating_sub(player.now());
+        if left == 0 {
+            return Ok(JoinAnswer::NoAnswer);
+        }
+        player.step(Duration::from_millis(left)).await?;
+        while let Some(event) = player.client.poll_event() {
+            match event {
+                Event::State(State::Connected) => {
+                    player.client.disconnect();
+                    player.flush().await?;
+                    return Ok(JoinAnswer::FreeSlot);
+                }
+                Event::Disconnected(reason) => return Ok(JoinAnswer::of_refusal(&reason)),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `cod::client` through a bridge session, on the page's clock: Join check and Watch
+/// directly drive it the same way.
+pub struct Player {
+    session: Session,
+    pub client: Client,
+    start: f64,
+}
+
+impl Player {
+    /// Opens a bridge session and starts connecting with the qport the relay assigned.
+    pub async fn join(url: &str) -> Result<Self, String> {
+        let session = Session::open(url).await?;
+        let config = ClientConfig {
+            qport: session.qport,
+            ..ClientConfig::default()
+        };
+        Ok(Self {
+            client: Client::new(config, 0),
+            session,
+            start: now_ms(),
+        })
+    }
+
+    /// Milliseconds since the session opened: the client's clock.
+    pub fn now(&self) -> u64 {
+        (now_ms() - self.start) as u64
+    }
+
+    /// Sends what the client has queued.
+    pub async fn flush(&mut self) -> Result<(), String> {
+        while let Some(datagram) = self.client.poll_transmit() {
+            self.session.send(datagram).await?;
+        }
+        Ok(())
+    }
+
+    /// Sends what is queued, then hands the client the next datagram, or its timer when that
+    /// comes first (waiting at most `cap`).
+    pub async fn step(&mut self, cap: Duration) -> Result<(), String> {
+        self.flush().await?;
+        let now = self.now();
+        let due = self.client.poll_timeout().unwrap_or(u64::MAX).max(now);
+        let wait = Duration::from_millis(due - now).min(cap);
+        futures::select! {
+            datagram = self.session.recv().fuse() => {
+                let datagram = datagram?;
+                self.client.handle_datagram(self.now(), &datagram);
+            }
+            _ = sleep(wait).fuse() => {
+                let now = self.now();
+                self.client.handle_timeout(now);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The longest the watch loop sleeps: the follow presses step every 100 ms.
+const STEP: Duration = Duration::from_millis(50);
+/// The wait before a new session after one ended.
+const RETRY: Duration = Duration::from_secs(5);
+
+fn status(addr: &str, state: HubState) -> WatchMessage {
+    WatchMessage::Status(HubStatus {
+        addr: addr.into(),
+        state,
+        viewers: 1,
+        delay_ms: 0,
+        filling_ms: 0,
+        overviews: Vec::new(),
+    })
+}
+
+/// Spectates `addr` through the bridge at `url` with this worker's own session, the hubs'
+/// input and match model, handing each view to `out`, until `open` turns false (then it leaves
+/// cleanly); rejoins after a refusal or a lost session.
+pub async fn watch(url: &str, addr: &str, out: impl Fn(WatchMessage), open: impl Fn() -> bool) {
+    while open() {
+        out(status(addr, HubState::Connecting));
+        let (reason, connected) = match spectate(url, addr, &out, &open).await {
+            Ok(()) => return,
+            Err(ended) => ended,
+        };
+        let retry_ms = RETRY.as_millis() as u32;
+        let state = if connected {
+            HubState::Rejoining { reason, retry_ms }
+        } else {
+            HubState::Refused { reason, retry_ms }
+        };
+        out(status(addr, state));
+        sleep(RETRY).await;
+    }
+}
+
+/// One session: `Ok` when the view closed (and the session left cleanly), else why it ended
+/// and whether it had been connected.
+async fn spectate(
+    url: &str,
+    addr: &str,
+    out: &impl Fn(WatchMessage),
+    open: &impl Fn() -> bool,
+) -> Result<(), (String, bool)> {
+    let mut player = Player::join(url).await.map_err(|e| (e, false))?;
+    let mut input = SpectatorInput::new(true);
+    let mut model = MatchModel::new();
+    let (mut seq, mut connected) = (0u64, false);
+    loop {
+        if !open() {
+            player.client.disconnect();
+        } else {
+            let now = player.now();
+            input.drive(now, &mut player.client);
+        }
+        player.step(STEP).await.map_err(|e| (e, connected))?;
+        while let Some(event) = player.client.poll_event() {
+            model.handle(&event);
+            match event {
+                Event::State(State::Connected) => connected = true,
+                Event::State(State::Active) => {
+                    out(status(addr, HubState::Active));
+                }
+                Event::Snapshot(_) => {
+                    seq += 1;
+                    let view = model.view();
+                    let keyframe = WatchMessage::Keyframe {
+                        seq,
+                        relay_us: 0,
+                        view,
+                    };
+                    out(keyframe);
+                }
+                Event::Disconnected(_) if !open() => return Ok(()),
+                Event::Disconnected(reason) => return Err((reason, connected)),
+                _ => {}
+            }
+        }
+    }
+}

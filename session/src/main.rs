@@ -1,0 +1,49 @@
+//! The session worker: runs `cod::client` sessions for the page (Join check, Watch directly)
+//! and posts what they found, postcard-encoded. It closes itself when its work is done.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use session::{join_check, watch, Reply, Request};
+use wasm_bindgen::prelude::*;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(reply: &Reply) {
+    let bytes = reply.encode();
+    let _ = scope().post_message(&js_sys::Uint8Array::from(&bytes[..]));
+}
+
+fn main() {
+    console_error_panic_hook::set_once();
+    let open = Rc::new(Cell::new(true));
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
+        match Request::decode(&bytes) {
+            Some(Request::JoinCheck { url }) => wasm_bindgen_futures::spawn_local(async move {
+                let (kind, text) = match join_check(&url).await {
+                    Ok(answer) => (answer.kind().to_owned(), answer.describe()),
+                    Err(e) => ("error".to_owned(), e),
+                };
+                post(&Reply::Joined { kind, text });
+                scope().close();
+            }),
+            Some(Request::Watch { url, addr }) => {
+                let open = open.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    watch(&url, &addr, |m| post(&Reply::Watch(m)), || open.get()).await;
+                    scope().close();
+                })
+            }
+            Some(Request::Stop) => open.set(false),
+            None => {}
+        }
+    });
+    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    post(&Reply::Ready);
+}

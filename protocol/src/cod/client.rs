@@ -11,19 +11,19 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::client_records::{write_client_body, BundleContext};
-use super::commands::ServerCommand;
 use super::download::{DownloadCommand, DownloadRecord, Transfer};
 use super::gamestate::Gamestate;
+use super::huffman::fixed;
 use super::info::{InfoString, MAX_INFO_STRING};
 use super::netchan::{Netchan, Side};
 use super::oob::Packet;
 use super::playerstate::PlayerState;
-use super::reliable::{IncomingCommands, OutgoingCommands};
-use super::sequenced::{client_message, decode_body, ClientHeader, ServerHeader};
-use super::service::{read_records, Record, World};
+use super::reliable::OutgoingCommands;
+use super::sequenced::{client_message, ClientHeader, ServerHeader, SERVER_HEADER_LEN};
 use super::snapshot::Snapshot;
+use super::stream::{Heard, ServerStream};
 use super::usercmd::{bundle_key, default_usercmd, UserCmd};
-use super::{xor, PROTOCOL_VERSION};
+use super::{demo, xor, MAX_MSGLEN, PROTOCOL_VERSION};
 
 /// The handshake and session states, numbered as stock numbers them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -136,21 +136,55 @@ pub struct Client {
     next_send: u64,
     last_heard: u64,
     netchan: Option<Netchan>,
-    incoming: IncomingCommands,
     outgoing: OutgoingCommands,
-    gamestate: Option<Gamestate>,
-    world: World,
+    stream: ServerStream,
     server_message_sequence: u32,
     /// The latest snapshot's server time and when it arrived, for usercmd times.
     clock: Option<(i32, u64)>,
     player: PlayerState,
-    /// A configstring arriving in `x`/`y` chunks.
-    chunked: Option<(u16, String)>,
     download: Option<(String, Transfer)>,
     /// Buttons the next user command carries, released after it.
     buttons: u8,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
+    /// The demo being recorded, and what it wrote that the driver has not taken.
+    demo: Option<Recording>,
+    demo_out: VecDeque<DemoOutput>,
+}
+
+/// A recording in progress (CL_Record_f's state).
+#[derive(Clone, Copy, Debug)]
+struct Recording {
+    /// Nothing is written until a full (non-delta) snapshot arrives: `clc.demoWaiting`.
+    waiting: bool,
+    /// A gamestate arrived: this file ends and the next map's begins.
+    new_map: bool,
+}
+
+/// What a recording hands its driver, in order: a file begins (named for its map), bytes to
+/// append to it, and its end (after the end marker's bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DemoOutput {
+    Begin { map: String },
+    Data(Vec<u8>),
+    End,
+}
+
+/// Why a recording could not start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordError {
+    /// Stock needs `CA_ACTIVE`: a gamestate and a snapshot.
+    NotActive,
+    AlreadyRecording,
+}
+
+impl core::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::NotActive => "not active on a server yet",
+            Self::AlreadyRecording => "already recording",
+        })
+    }
 }
 
 impl Client {
@@ -163,18 +197,17 @@ impl Client {
             next_send: now,
             last_heard: now,
             netchan: None,
-            incoming: IncomingCommands::default(),
             outgoing: OutgoingCommands::default(),
-            gamestate: None,
-            world: World::default(),
+            stream: ServerStream::default(),
             server_message_sequence: 0,
             clock: None,
             player: PlayerState::default(),
-            chunked: None,
             download: None,
             buttons: 0,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            demo: None,
+            demo_out: VecDeque::new(),
         };
         client.enter(State::Connecting);
         client.handle_timeout(now);
@@ -187,7 +220,7 @@ impl Client {
 
     /// The current gamestate, with configstring changes applied.
     pub fn gamestate(&self) -> Option<&Gamestate> {
-        self.gamestate.as_ref()
+        self.stream.gamestate()
     }
 
     fn enter(&mut self, state: State) {
@@ -276,6 +309,7 @@ impl Client {
         }
         self.netchan = None;
         self.download = None;
+        self.stop_recording();
         self.enter(State::Disconnected);
         self.events.push_back(Event::Disconnected(why.into()));
     }
@@ -346,7 +380,7 @@ impl Client {
         };
         self.last_heard = now;
         self.server_message_sequence = delivered.sequence;
-        let Ok((header, encoded)) = ServerHeader::parse(&delivered.payload) else {
+        let Ok((header, _)) = ServerHeader::parse(&delivered.payload) else {
             return;
         };
         let key = xor::server_key(delivered.sequence, self.challenge);
@@ -356,96 +390,118 @@ impl Client {
             .unwrap_or_default()
             .to_string();
         let _ = self.outgoing.acknowledge(header.last_client_command);
-        let Ok(body) = decode_body(encoded, key, command.as_bytes()) else {
+        // The payload as a demo stores it: the clear prefix, then the body still compressed.
+        let mut clear = delivered.payload;
+        xor::apply(&mut clear[SERVER_HEADER_LEN..], key, command.as_bytes());
+        let Ok(body) = fixed::decompress(&clear[SERVER_HEADER_LEN..], MAX_MSGLEN) else {
             return;
         };
         self.service(now, &body, delivered.sequence);
+        self.write_demo(delivered.sequence, &clear);
+    }
+
+    /// Starts recording a demo, as `record` does: the first record is synthesized from the
+    /// gamestate as it stands, then nothing is written until a full snapshot arrives (asked
+    /// for with `moveNoDelta`). A new map ends the file and begins the next.
+    pub fn record(&mut self) -> Result<(), RecordError> {
+        if self.demo.is_some() {
+            return Err(RecordError::AlreadyRecording);
+        }
+        if self.state != State::Active {
+            return Err(RecordError::NotActive);
+        }
+        self.begin_demo();
+        Ok(())
+    }
+
+    fn begin_demo(&mut self) {
+        let Some(gamestate) = self.stream.gamestate() else {
+            return;
+        };
+        let payload = demo::first_payload(
+            gamestate,
+            self.outgoing.sequence(),
+            self.stream.incoming().sequence(),
+        );
+        let map = demo::map_name(gamestate);
+        self.demo_out.push_back(DemoOutput::Begin { map });
+        self.demo_out.push_back(DemoOutput::Data(demo::frame(
+            self.server_message_sequence as i32,
+            &payload,
+        )));
+        self.demo = Some(Recording {
+            waiting: true,
+            new_map: false,
+        });
+    }
+
+    /// Ends the recording with the end marker.
+    pub fn stop_recording(&mut self) {
+        if self.demo.take().is_some() {
+            self.demo_out
+                .push_back(DemoOutput::Data(demo::END_MARKER.to_vec()));
+            self.demo_out.push_back(DemoOutput::End);
+        }
+    }
+
+    pub fn is_recording(&self) -> bool {
+        self.demo.is_some()
+    }
+
+    /// What the recording wrote, in order.
+    pub fn poll_demo(&mut self) -> Option<DemoOutput> {
+        self.demo_out.pop_front()
+    }
+
+    /// Records message `sequence` (after it was read, as retail does) once the wait is over.
+    fn write_demo(&mut self, sequence: u32, clear: &[u8]) {
+        let Some(demo) = self.demo else { return };
+        if demo.new_map {
+            self.stop_recording();
+            self.begin_demo();
+        } else if !demo.waiting {
+            self.demo_out
+                .push_back(DemoOutput::Data(demo::frame(sequence as i32, clear)));
+        }
     }
 
     /// The service records of one server message.
     fn service(&mut self, now: u64, body: &[u8], sequence: u32) {
-        let (records, _stopped) = read_records(body, sequence, &mut self.world);
-        for record in records {
-            match record {
-                Record::ServerCommand { sequence, text } => {
-                    match self.incoming.receive(sequence, &text) {
-                        Ok(true) => self.server_command(sequence, text),
-                        Ok(false) => {}
-                        Err(e) => self.drop_session(&e.to_string()),
+        for heard in self.stream.read(body, sequence) {
+            match heard {
+                Heard::Event(event) => {
+                    match &event {
+                        Event::Gamestate(_) => {
+                            self.enter(State::Loading);
+                            self.player = PlayerState::default();
+                            self.clock = None;
+                            if let Some(demo) = self.demo.as_mut() {
+                                demo.new_map = true;
+                            }
+                        }
+                        Event::Snapshot(snapshot) => {
+                            self.clock = Some((snapshot.server_time, now));
+                            self.player = snapshot.player.clone();
+                            if let Some(demo) = self.demo.as_mut() {
+                                demo.waiting &= snapshot.delta_num != 0;
+                            }
+                            self.enter(State::Active);
+                        }
+                        _ => {}
+                    }
+                    let primed = matches!(event, Event::Gamestate(_));
+                    self.events.push_back(event);
+                    if primed {
+                        self.enter(State::Primed);
                     }
                 }
-                Record::Gamestate(gamestate) => {
-                    // The gamestate assigns the command sequence.
-                    self.incoming.reset(gamestate.server_command_sequence);
-                    self.enter(State::Loading);
-                    self.gamestate = Some((*gamestate).clone());
-                    self.player = PlayerState::default();
-                    self.clock = None;
-                    self.events.push_back(Event::Gamestate(gamestate));
-                    self.enter(State::Primed);
-                }
-                Record::Snapshot {
-                    snapshot,
-                    usable: true,
-                } => {
-                    self.clock = Some((snapshot.server_time, now));
-                    self.player = snapshot.player.clone();
-                    self.enter(State::Active);
-                    self.events.push_back(Event::Snapshot(snapshot));
-                }
-                Record::Download(record) => self.download_record(record),
-                _ => {}
+                Heard::Disconnect(reason) => self.drop_session(&reason),
+                Heard::Commands(e) => self.drop_session(&e.to_string()),
+                Heard::Download(record) => self.download_record(record),
+                Heard::Unusable | Heard::Stopped(_) => {}
             }
             if self.state == State::Disconnected {
                 return;
-            }
-        }
-    }
-
-    /// Applies engine server commands (configstring changes, `disconnect`) and reports all.
-    fn server_command(&mut self, sequence: i32, text: String) {
-        let (verb, rest) = text.split_once(' ').unwrap_or((text.as_str(), ""));
-        let update = match verb {
-            "d" | "x" | "y" | "z" => rest
-                .split_once(' ')
-                .or(Some((rest, "")))
-                .and_then(|(index, value)| Some((index.parse::<u16>().ok()?, value.to_string()))),
-            _ => None,
-        };
-        if let ServerCommand::Disconnect(reason) = ServerCommand::parse(&text) {
-            self.events
-                .push_back(Event::ServerCommand { sequence, text });
-            return self.drop_session(&reason);
-        }
-        self.events.push_back(Event::ServerCommand {
-            sequence,
-            text: text.clone(),
-        });
-        if let Some((index, value)) = update {
-            let whole = match verb {
-                "d" => Some(value),
-                "x" => {
-                    self.chunked = Some((index, value));
-                    None
-                }
-                _ => match self.chunked.take() {
-                    Some((i, mut acc)) if i == index => {
-                        acc.push_str(&value);
-                        if verb == "z" {
-                            Some(acc)
-                        } else {
-                            self.chunked = Some((i, acc));
-                            None
-                        }
-                    }
-                    _ => None,
-                },
-            };
-            if let Some(value) = whole {
-                if let Some(gamestate) = self.gamestate.as_mut() {
-                    gamestate.configstrings.insert(index, value.clone());
-                }
-                self.events.push_back(Event::Configstring { index, value });
             }
         }
     }
@@ -515,8 +571,8 @@ impl Client {
 
     /// The server generation's low byte, from configstring 1 (`sv_serverid`).
     fn server_id(&self) -> u8 {
-        self.gamestate
-            .as_ref()
+        self.stream
+            .gamestate()
             .and_then(|g| g.configstrings.get(&1))
             .and_then(|cs| InfoString::parse(cs, 8192).ok())
             .and_then(|info| info.get("sv_serverid").and_then(|v| v.parse::<i32>().ok()))
@@ -542,15 +598,15 @@ impl Client {
         let header = ClientHeader {
             server_id: self.server_id(),
             message_acknowledge: self.server_message_sequence as i32,
-            reliable_acknowledge: self.incoming.sequence(),
+            reliable_acknowledge: self.stream.incoming().sequence(),
         };
-        let acked = self
-            .incoming
-            .get(self.incoming.sequence())
+        let incoming = self.stream.incoming();
+        let acked = incoming
+            .get(incoming.sequence())
             .unwrap_or_default()
             .as_bytes()
             .to_vec();
-        let feed = self.gamestate.as_ref().map_or(0, |g| g.checksum_feed);
+        let feed = self.stream.gamestate().map_or(0, |g| g.checksum_feed);
         let context = BundleContext {
             key: bundle_key(header.message_acknowledge, feed, &acked),
             base: default_usercmd(&self.player),
@@ -562,7 +618,7 @@ impl Client {
         };
         let bundle = (self.state >= State::Primed).then(|| {
             (
-                self.state != State::Active,
+                self.state != State::Active || self.demo.is_some_and(|d| d.waiting),
                 &context,
                 core::slice::from_ref(&cmd),
             )
@@ -614,6 +670,7 @@ mod tests {
         frame: Frame,
         client_events: Vec<Event>,
         server_events: Vec<ServerEvent>,
+        server_datagrams: Vec<Vec<u8>>,
     }
 
     fn map() -> Map {
@@ -647,6 +704,7 @@ mod tests {
                 frame,
                 client_events: Vec::new(),
                 server_events: Vec::new(),
+                server_datagrams: Vec::new(),
             }
         }
 
@@ -667,6 +725,7 @@ mod tests {
             while let Some((to, datagram)) = self.server.poll_transmit() {
                 assert_eq!(to, CLIENT);
                 self.client.handle_datagram(self.now, &datagram);
+                self.server_datagrams.push(datagram);
             }
             self.client_events
                 .extend(core::iter::from_fn(|| self.client.poll_event()));
@@ -972,5 +1031,199 @@ mod tests {
         assert!(link
             .client_events
             .contains(&Event::Disconnected("EXE_SERVERCOMMANDOVERFLOW".into())));
+    }
+
+    fn demo_files(client: &mut Client) -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut open = false;
+        while let Some(out) = client.poll_demo() {
+            match out {
+                DemoOutput::Begin { map } => {
+                    assert!(!open, "a file begins inside another");
+                    files.push((map, Vec::new()));
+                    open = true;
+                }
+                DemoOutput::Data(bytes) => files.last_mut().unwrap().1.extend(bytes),
+                DemoOutput::End => open = false,
+            }
+        }
+        assert!(!open, "the last file was not ended");
+        files
+    }
+
+    #[test]
+    fn a_recording_holds_each_message_as_received_and_plays_back_to_the_same_events() {
+        use crate::cod::demo::{Playback, Records, END_MARKER};
+        use crate::cod::stream::Heard;
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.server.set_configstring(20, "before");
+        link.run_until("the configstring", |l| {
+            l.client
+                .gamestate()
+                .unwrap()
+                .configstrings
+                .contains_key(&20)
+        });
+        let mut live_gamestate = link.client.gamestate().unwrap().clone();
+        live_gamestate.server_command_sequence = link.client.stream.incoming().sequence();
+        let started = link.client_events.len();
+        link.client.record().unwrap();
+        assert_eq!(link.client.record(), Err(RecordError::AlreadyRecording));
+        for _ in 0..60 {
+            link.step();
+        }
+        link.server.broadcast("e \"hello\"");
+        link.server.set_configstring(21, "during");
+        for _ in 0..60 {
+            link.step();
+        }
+        link.client.stop_recording();
+        let files = demo_files(&mut link.client);
+        assert_eq!(files.len(), 1);
+        let (map, file) = &files[0];
+        assert_eq!(map, "mp_lab");
+        assert!(file.ends_with(&END_MARKER));
+        let mut records = Records::new(file);
+        let records: Vec<_> = records.by_ref().collect::<Result<_, _>>().unwrap();
+        assert!(records.len() > 20, "{}", records.len());
+
+        // The synthesized first record is the gamestate as it stood, configstrings applied.
+        let mut playback = Playback::new();
+        let first = playback.read(&records[0]).unwrap();
+        assert_eq!(
+            first[0],
+            Heard::Event(Event::Gamestate(Box::new(live_gamestate)))
+        );
+        assert_eq!(records[0].reliable_acknowledge(), 0);
+
+        // Every later record is the server's datagram after the netchan: its sequence, the
+        // clear prefix, the body with the XOR removed and still compressed.
+        for r in &records[1..] {
+            let datagram = link
+                .server_datagrams
+                .iter()
+                .find(|d| d[..4] == r.sequence.to_le_bytes())
+                .unwrap();
+            let mut wire = r.payload.to_vec();
+            xor::apply(
+                &mut wire[SERVER_HEADER_LEN..],
+                xor::server_key(r.sequence as u32, link.client.challenge),
+                b"",
+            );
+            assert_eq!(wire, datagram[4..]);
+        }
+
+        // Playback hears what the live session heard from the first recorded message on, and
+        // that message is a full snapshot (asked for with moveNoDelta).
+        let played: Vec<Event> = records[1..]
+            .iter()
+            .flat_map(|r| playback.read(r).unwrap())
+            .filter_map(|h| match h {
+                Heard::Event(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        let Event::Snapshot(s) = &played[0] else {
+            panic!("{:?}", played[0])
+        };
+        assert_eq!(s.delta_num, 0);
+        let from = link.client_events[started..]
+            .iter()
+            .position(|e| e == &played[0])
+            .unwrap();
+        let live: Vec<Event> = link.client_events[started + from..]
+            .iter()
+            .filter(|e| !matches!(e, Event::State(_)))
+            .cloned()
+            .collect();
+        assert_eq!(played, live);
+        assert!(played.contains(&Event::Configstring {
+            index: 21,
+            value: "during".into()
+        }));
+        assert!(played
+            .iter()
+            .any(|e| matches!(e, Event::ServerCommand { text, .. } if text == "e \"hello\"")));
+    }
+
+    #[test]
+    fn a_recording_makes_one_file_per_map() {
+        let mut link = Link::new();
+        assert_eq!(link.client.record(), Err(RecordError::NotActive));
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.client.record().unwrap();
+        for _ in 0..30 {
+            link.step();
+        }
+        let mut next = map();
+        next.configstrings
+            .insert(0, "\\mapname\\mp_two\\g_gametype\\dm".into());
+        link.server.change_map(link.now, next, "mp_two", "dm");
+        link.run_until("the new map", |l| {
+            l.client_events
+                .iter()
+                .filter(|e| **e == Event::State(State::Active))
+                .count()
+                == 2
+        });
+        for _ in 0..30 {
+            link.step();
+        }
+        link.client.disconnect();
+        let files = demo_files(&mut link.client);
+        let maps: Vec<&str> = files.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(maps, ["mp_lab", "mp_two"]);
+        for (map, file) in &files {
+            let timeline = crate::cod::timeline::Timeline::open(file.clone()).unwrap();
+            assert_eq!(timeline.summary().maps, core::slice::from_ref(map));
+            assert!(timeline.summary().ended);
+            assert!(timeline.summary().snapshots > 3, "{:?}", timeline.summary());
+        }
+    }
+
+    #[test]
+    fn a_recorded_timeline_seeks_to_the_same_view_as_playing_through() {
+        use crate::cod::timeline::{Timeline, CHECKPOINT_MS};
+        let mut link = Link::new();
+        link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+        link.client.record().unwrap();
+        for _ in 0..2000 {
+            link.step();
+        }
+        link.client.stop_recording();
+        let (_, file) = demo_files(&mut link.client).remove(0);
+        let mut timeline = Timeline::open(file.clone()).unwrap();
+        let summary = timeline.summary().clone();
+        assert!(
+            (19_000..=20_000).contains(&summary.duration_ms),
+            "{summary:?}"
+        );
+        assert_eq!(
+            summary.last_server_time - summary.first_server_time,
+            summary.duration_ms as i32
+        );
+        assert!(timeline.checkpoints() >= 4);
+        // Playing straight through, noting the view at every moment.
+        let mut played = Timeline::open(file).unwrap();
+        let mut views = Vec::new();
+        for at in (0..summary.duration_ms).step_by(250) {
+            played.advance_to(at);
+            views.push((at, played.view()));
+        }
+        assert!(played.advance_to(summary.duration_ms));
+        assert!(played.finished());
+        // Seeking anywhere, backwards and forwards, lands on the same view at the right time.
+        for &i in &[60usize, 3, 75, 20, 21, 0, 40] {
+            let (at, view) = &views[i];
+            timeline.seek(*at);
+            assert_eq!(&timeline.view(), view, "at {at}");
+            assert!(timeline.position() <= *at && at - timeline.position() < 50);
+            assert_eq!(
+                timeline.view().server_time,
+                summary.first_server_time + timeline.position() as i32
+            );
+        }
+        assert!(CHECKPOINT_MS < summary.duration_ms);
     }
 }

@@ -304,6 +304,15 @@ impl History {
         self.slots[sequence as usize % HISTORY] = Some((sequence, snapshot));
     }
 
+    /// Forgets the snapshots of the messages `keep` refuses.
+    pub fn retain(&mut self, keep: impl Fn(u32) -> bool) {
+        for slot in &mut self.slots {
+            if slot.as_ref().is_some_and(|(sequence, _)| !keep(*sequence)) {
+                *slot = None;
+            }
+        }
+    }
+
     /// The base a snapshot of message `sequence` with `delta_num` deltas from.
     pub fn base(&self, sequence: u32, delta_num: u8) -> Base<'_> {
         if delta_num == 0 || i64::from(sequence) - i64::from(delta_num) <= 0 {

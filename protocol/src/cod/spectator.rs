@@ -120,6 +120,8 @@ pub struct MatchModel {
     events: BTreeSet<u16>,
     own_client: Option<u8>,
     followed: Option<u8>,
+    /// Feed items ever pushed, so a reader can tell which are new.
+    pushed: u64,
 }
 
 impl MatchModel {
@@ -133,6 +135,16 @@ impl MatchModel {
         view.players = self.players.values().cloned().collect();
         view.vehicles = self.vehicles.values().cloned().collect();
         view
+    }
+
+    /// The recent feed, oldest first, and how many items were ever pushed to it.
+    pub fn feed(&self) -> (&[FeedItem], u64) {
+        (&self.view.feed, self.pushed)
+    }
+
+    /// A player's name, if the match has shown them.
+    pub fn name_of(&self, client: u8) -> Option<&str> {
+        self.players.get(&client).map(|p| p.name.as_str())
     }
 
     /// The client the latest snapshot followed.
@@ -195,6 +207,7 @@ impl MatchModel {
     }
 
     fn push(&mut self, item: FeedItem) {
+        self.pushed += 1;
         self.view.feed.push(item);
         let excess = self.view.feed.len().saturating_sub(FEED_KEPT);
         self.view.feed.drain(..excess);

@@ -3,10 +3,12 @@
 
 pub mod bridge;
 pub mod cli;
+pub mod demo;
 pub mod directory;
 pub mod feed;
 pub mod poller;
 pub mod query;
+pub mod record;
 pub mod spectate;
 pub mod tune;
 pub mod web;

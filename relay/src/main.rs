@@ -4,6 +4,7 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use relay::{PollerConfig, Relay, ServeConfig, DEFAULT_MASTERS};
 
@@ -39,6 +40,116 @@ enum Command {
     /// Dissect captured datagrams (hex on stdin, one per line, optionally prefixed c2s or s2c)
     /// into JSON, one object per datagram.
     Wire(WireArgs),
+    /// Join a server as a spectator and record the match as a stock .dm_3 demo (one file per
+    /// map), then print what was written.
+    Record(RecordArgs),
+    /// Read demo files.
+    Demo {
+        #[command(subcommand)]
+        tool: DemoTool,
+    },
+}
+
+#[derive(Parser, Debug)]
+struct RecordArgs {
+    /// The server, HOST[:PORT] (default port 28960).
+    server: String,
+    /// The first file (later maps add -MAP); default: demos/DATE-TIME-SERVER-MAP.dm_3.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Seconds to record before leaving cleanly; default: until the server drops the session.
+    #[arg(long, value_name = "SECS")]
+    duration: Option<f64>,
+    /// The recording stops, with its end marker, before its files reach this many MB.
+    #[arg(long = "record-max-mb", default_value_t = 256)]
+    record_max_mb: u64,
+    /// The userinfo name.
+    #[arg(long, default_value = "Muster")]
+    name: String,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum DemoTool {
+    /// Map, duration, players and kills of a .dm_3.
+    Info {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+async fn record(args: RecordArgs) -> anyhow::Result<()> {
+    let addrs = relay::cli::resolve(&args.server, protocol::cod::DEFAULT_SERVER_PORT).await?;
+    let server = SocketAddr::V4(addrs[0]);
+    let target = relay::record::RecordTarget {
+        dir: PathBuf::from("demos"),
+        server: server.to_string().replace(':', "_"),
+        out: args.out,
+        max_bytes: args.record_max_mb.saturating_mul(1_000_000),
+    };
+    let options = relay::spectate::SpectateOptions {
+        name: args.name,
+        duration: args
+            .duration
+            .map(|secs| Duration::from_secs_f64(secs.max(0.0))),
+        record: Some(target),
+        ..Default::default()
+    };
+    let mut reason = None;
+    let recorder = relay::spectate::spectate(server, options, |line| {
+        if line["type"] == "disconnect" {
+            reason = line["reason"].as_str().map(String::from);
+        }
+        Ok(())
+    })
+    .await?;
+    let recorder = recorder.context("no recording")?;
+    if recorder.written().is_empty() {
+        anyhow::bail!(
+            "nothing recorded: {}",
+            reason
+                .as_deref()
+                .unwrap_or("the session never became active")
+        );
+    }
+    let summary = relay::demo::recorded_json(recorder.written(), recorder.stopped.as_deref())?;
+    if args.json {
+        out(serde_json::to_string_pretty(&summary)?)?;
+    } else {
+        for demo in summary["demos"].as_array().into_iter().flatten() {
+            out(format!(
+                "{}: {}, {} bytes, {} records, {:.1} s, {} players, {} kills",
+                demo["path"].as_str().unwrap_or_default(),
+                demo["map"].as_str().unwrap_or_default(),
+                demo["bytes"],
+                demo["records"],
+                demo["duration_ms"].as_f64().unwrap_or(0.0) / 1000.0,
+                demo["players"].as_array().map_or(0, Vec::len),
+                demo["kills"],
+            ))?;
+        }
+        if let Some(stopped) = &recorder.stopped {
+            out(format!("stopped: {stopped}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn demo(tool: DemoTool) -> anyhow::Result<()> {
+    match tool {
+        DemoTool::Info { file, json } => {
+            let summary = relay::demo::summary(&file)?;
+            if json {
+                out(serde_json::to_string_pretty(&summary)?)?;
+            } else {
+                out(relay::demo::summary_text(&summary).trim_end())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[derive(Parser, Debug)]
@@ -104,6 +215,7 @@ async fn spectate(args: SpectateArgs) -> anyhow::Result<()> {
         downloads: args.downloads,
         download_dir: args.download_dir,
         follow: !args.free,
+        record: None,
     };
     let json = args.json;
     relay::spectate::spectate(SocketAddr::V4(addrs[0]), options, |line| {
@@ -113,7 +225,8 @@ async fn spectate(args: SpectateArgs) -> anyhow::Result<()> {
             out(relay::spectate::event_text(&line))
         }
     })
-    .await
+    .await?;
+    Ok(())
 }
 
 #[derive(Parser, Debug)]
@@ -322,6 +435,8 @@ enum WireTool {
     },
     /// Dissect Wulfram II traffic: TCP frames or UDP records, as JSON lines.
     Wulfram(WulframArgs),
+    /// Dissect a .dm_3 demo: each record's server message as JSON, one object per line.
+    Demo { file: PathBuf },
 }
 
 #[derive(Parser, Debug)]
@@ -408,6 +523,7 @@ fn wire(args: WireArgs) -> anyhow::Result<()> {
             out(&hex)?;
         }
         Some(WireTool::Wulfram(args)) => wulfram_wire(args)?,
+        Some(WireTool::Demo { file }) => relay::demo::dissect(&file, |line| out(line))?,
         None => {
             let from = match args.from {
                 Sender::Client => protocol::cod::netchan::Side::Client,
@@ -602,6 +718,8 @@ fn main() -> anyhow::Result<()> {
             Command::Scan(args) => scan(args).await?,
             Command::Tune(args) => tune(args).await?,
             Command::Spectate(args) => spectate(args).await?,
+            Command::Record(args) => record(args).await?,
+            Command::Demo { tool } => demo(tool)?,
         }
         Ok(())
     })

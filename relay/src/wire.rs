@@ -300,6 +300,11 @@ fn client_commands(body: &[u8], bundle: Option<&BundleContext>, seen: &mut Comma
 }
 
 impl Dissector {
+    /// The service records of a decompressed server body (a demo record's, say).
+    pub fn server_body(&mut self, body: &[u8], sequence: u32) -> Value {
+        self.server_commands(body, sequence)
+    }
+
     /// The service records of a server body, as the client session reads them.
     fn server_commands(&mut self, body: &[u8], sequence: u32) -> Value {
         let (records, stopped) = read_records(body, sequence, &mut self.world);

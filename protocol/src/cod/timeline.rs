@@ -129,6 +129,7 @@ impl Timeline {
         };
         let mut spans = Vec::new();
         let mut records = Records::new(&data);
+        let mut failed = None;
         for record in records.by_ref() {
             match record {
                 Ok(r) => {
@@ -140,14 +141,15 @@ impl Timeline {
                         at_ms: 0,
                     });
                 }
-                Err(e) => summary.problem = Some(e.to_string()),
+                Err(e) => {
+                    summary.problem = Some(e.to_string());
+                    failed = Some(e);
+                }
             }
         }
         summary.ended = records.ended;
         if spans.is_empty() {
-            return Err(summary
-                .problem
-                .map_or(DemoError::Empty, |_| DemoError::Truncated { offset: 0 }));
+            return Err(failed.unwrap_or(DemoError::Empty));
         }
         let mut timeline = Self {
             data,

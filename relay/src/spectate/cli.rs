@@ -18,6 +18,8 @@ use protocol::relay_api::watch::Team;
 use serde_json::{json, Value};
 use tokio::net::UdpSocket;
 
+use crate::record::{RecordTarget, Recorder};
+
 /// How long the farewell packets get to leave before the socket closes.
 const FAREWELL: Duration = Duration::from_millis(50);
 
@@ -35,6 +37,8 @@ pub struct SpectateOptions {
     /// Press fire to step through follow targets, as a spectator cycles (otherwise stay in
     /// free-fly where the server put us).
     pub follow: bool,
+    /// Record a demo from the first snapshot on (`muster record`).
+    pub record: Option<RecordTarget>,
 }
 
 impl Default for SpectateOptions {
@@ -47,6 +51,7 @@ impl Default for SpectateOptions {
             downloads: Vec::new(),
             download_dir: PathBuf::from("."),
             follow: true,
+            record: None,
         }
     }
 }
@@ -334,11 +339,12 @@ fn save(dir: &std::path::Path, name: &str, data: &[u8]) -> anyhow::Result<PathBu
 
 /// Runs one session with `server`, handing every event's JSON to `emit`, until the server
 /// drops us, the session times out, or `duration` passes (then it disconnects cleanly).
+/// Returns the recording, when one was asked for.
 pub async fn spectate(
     server: SocketAddr,
     options: SpectateOptions,
     mut emit: impl FnMut(Value) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<Recorder>> {
     let bind: SocketAddr = if server.ip().is_loopback() {
         "127.0.0.1:0".parse()?
     } else {
@@ -361,6 +367,7 @@ pub async fn spectate(
     let mut pending_downloads = options.downloads.clone();
     let mut buf = vec![0u8; 65536];
     let mut input = SpectatorInput::new(options.follow);
+    let mut recorder = options.record.clone().map(Recorder::new);
     loop {
         input.drive(millis(), &mut client);
         while let Some(datagram) = client.poll_transmit() {
@@ -380,14 +387,26 @@ pub async fn spectate(
                 for name in pending_downloads.drain(..) {
                     client.download(&name).map_err(|e| anyhow::anyhow!("{e}"))?;
                 }
+                // Once per session: a new map keeps the recording going in a new file.
+                if recorder
+                    .as_ref()
+                    .is_some_and(|r| r.written().is_empty() && r.current().is_none())
+                {
+                    client
+                        .record()
+                        .map_err(|e| anyhow::anyhow!("record: {e}"))?;
+                }
             }
             ended |= matches!(event, Event::Disconnected(_));
             for line in event_json(&event) {
                 emit(line)?;
             }
         }
+        if let Some(recorder) = recorder.as_mut() {
+            recorder.drain(&mut client).context("writing the demo")?;
+        }
         if ended {
-            return Ok(());
+            return Ok(recorder);
         }
         if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
             client.disconnect();

@@ -1,0 +1,113 @@
+//! The offline demo tools: `muster demo info` (map, duration, players, kills, from the same
+//! timeline the page plays) and `muster wire demo` (each record dissected as `muster wire`
+//! dissects captured server messages), and the summary `muster record` prints.
+
+use std::path::Path;
+
+use anyhow::Context;
+use protocol::cod::demo::Records;
+use protocol::cod::netchan::Side;
+use protocol::cod::timeline::{DemoSummary, Timeline};
+use serde_json::{json, Value};
+
+use crate::record::DemoFile;
+use crate::wire::Dissector;
+
+fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// Decodes a demo file whole.
+pub fn summary(path: &Path) -> anyhow::Result<DemoSummary> {
+    let timeline =
+        Timeline::open(read(path)?).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(timeline.summary().clone())
+}
+
+fn clock(ms: u32) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// `muster demo info` as text.
+pub fn summary_text(s: &DemoSummary) -> String {
+    let mut text = format!(
+        "{} ({}) on {}\n{} long, {} records, {} snapshots, {} bytes{}\n",
+        s.maps.join(", "),
+        s.gametype,
+        s.hostname,
+        clock(s.duration_ms),
+        s.records,
+        s.snapshots,
+        s.bytes,
+        if s.ended { "" } else { ", no end marker" },
+    );
+    if let Some(problem) = &s.problem {
+        text += &format!("stopped early: {problem}\n");
+    }
+    text += &format!("{} players: {}\n", s.players.len(), s.players.join(", "));
+    text += &format!("{} kills:\n", s.kills.len());
+    for k in &s.kills {
+        text += &format!(
+            "  {} {} [{}] {}\n",
+            clock(k.at_ms),
+            k.attacker.as_deref().unwrap_or("the world"),
+            k.weapon,
+            k.victim
+        );
+    }
+    text
+}
+
+/// `muster wire demo`: one JSON object per record, then one for how the file ended.
+pub fn dissect(
+    path: &Path,
+    mut emit: impl FnMut(Value) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let data = read(path)?;
+    let mut dissector = Dissector::new(Side::Server, None);
+    let mut records = Records::new(&data);
+    for record in records.by_ref() {
+        let line = match record {
+            Ok(r) => {
+                let mut line = json!({
+                    "offset": r.offset,
+                    "sequence": r.sequence,
+                    "length": r.payload.len(),
+                    "reliable_acknowledge": r.reliable_acknowledge(),
+                });
+                match r.body() {
+                    Ok(body) => {
+                        line["commands"] = dissector.server_body(&body, r.sequence as u32);
+                    }
+                    Err(e) => line["error"] = json!(e.to_string()),
+                }
+                line
+            }
+            Err(e) => json!({"error": e.to_string()}),
+        };
+        emit(line)?;
+    }
+    emit(json!({"end": if records.ended { "end marker" } else { "end of file" }}))
+}
+
+/// What `muster record` prints: each file written, read back.
+pub fn recorded_json(files: &[DemoFile], stopped: Option<&str>) -> anyhow::Result<Value> {
+    let demos = files
+        .iter()
+        .map(|f| {
+            let s = summary(&f.path)?;
+            Ok(json!({
+                "path": f.path.display().to_string(),
+                "map": f.map,
+                "bytes": f.bytes,
+                "records": s.records,
+                "snapshots": s.snapshots,
+                "duration_ms": s.duration_ms,
+                "players": s.players,
+                "kills": s.kills.len(),
+            }))
+        })
+        .collect::<anyhow::Result<Vec<Value>>>()?;
+    Ok(json!({"demos": demos, "stopped": stopped}))
+}

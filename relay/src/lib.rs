@@ -50,6 +50,8 @@ pub struct ServeConfig {
     pub allowed_origins: Vec<String>,
     /// The WebSocket-UDP bridge; its masters are the poller's.
     pub bridge: bridge::BridgeConfig,
+    /// The operator's secret for starting and stopping recordings.
+    pub operator_token: Option<String>,
 }
 
 impl Default for ServeConfig {
@@ -64,6 +66,7 @@ impl Default for ServeConfig {
             spectate: spectate::SpectateConfig::default(),
             allowed_origins: Vec::new(),
             bridge: bridge::BridgeConfig::default(),
+            operator_token: None,
         }
     }
 }
@@ -112,7 +115,11 @@ impl Relay {
             feed,
             config.allowed_origins,
             bridge.clone(),
-        );
+        )
+        .merge(spectate::recording::routes(
+            hubs.clone(),
+            config.operator_token,
+        ));
         // The bridge budgets by client address, so every request carries its peer's.
         let app = app.into_make_service_with_connect_info::<SocketAddr>();
         tasks.spawn(async move {

@@ -623,6 +623,21 @@ struct ServeArgs {
     /// Datagrams a second through the whole bridge.
     #[arg(long = "bridge-rate", value_name = "N", default_value_t = 5000)]
     bridge_rate: u32,
+    /// Where hubs record demos when the operator asks (the Record button, or POST
+    /// /api/spectate/ADDR/record); the finished ones are listed at /api/demos.
+    #[arg(long = "record-dir", value_name = "DIR")]
+    record_dir: Option<PathBuf>,
+    /// One recording stops, with its end marker, before its files reach this many MB.
+    #[arg(long = "record-max-mb", default_value_t = 256)]
+    record_max_mb: u64,
+    /// The secret the relay's operator gives to start and stop recordings (as a Bearer
+    /// token); without it nobody can.
+    #[arg(
+        long = "operator-token",
+        env = "MUSTER_OPERATOR_TOKEN",
+        value_name = "TOKEN"
+    )]
+    operator_token: Option<String>,
 }
 
 impl ServeArgs {
@@ -643,6 +658,10 @@ impl ServeArgs {
             name: self.spectator_name,
             delay: Duration::from_secs_f64(self.spectate_delay.clamp(0.0, 300.0)),
             overviews: self.overviews,
+            recording: self.record_dir.map(|dir| relay::spectate::RecordConfig {
+                dir,
+                max_bytes: self.record_max_mb.saturating_mul(1_000_000),
+            }),
             ..Default::default()
         };
         let bridge = relay::bridge::BridgeConfig {
@@ -656,6 +675,7 @@ impl ServeArgs {
             global_rate: self.bridge_rate,
         };
         Ok(ServeConfig {
+            operator_token: self.operator_token.filter(|t| !t.is_empty()),
             bridge,
             spectate,
             allowed_origins: self.allowed_origins,

@@ -238,6 +238,9 @@ fn status(addr: &str, state: HubState) -> WatchMessage {
         delay_ms: 0,
         filling_ms: 0,
         overviews: Vec::new(),
+        recordable: false,
+        recording: None,
+        record_stopped: None,
     })
 }
 

@@ -209,6 +209,20 @@ pub struct HubStatus {
     /// How long until the delay has filled and the first picture goes out; 0 once it flows.
     pub filling_ms: u32,
     pub overviews: Vec<Overview>,
+    /// The relay records demos (`--record-dir`), so its operator may start one here.
+    pub recordable: bool,
+    /// The demo being recorded.
+    pub recording: Option<RecordingStatus>,
+    /// Why the last recording stopped on its own (a size limit, a disk error).
+    pub record_stopped: Option<String>,
+}
+
+/// A demo being recorded by a hub.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RecordingStatus {
+    pub file: String,
+    pub bytes: u64,
 }
 
 /// A message from the hub to a viewer.
@@ -542,6 +556,12 @@ mod tests {
             delay_ms: 30_000,
             filling_ms: 0,
             overviews: vec![],
+            recordable: true,
+            recording: Some(RecordingStatus {
+                file: "a.dm_3".into(),
+                bytes: 9,
+            }),
+            record_stopped: None,
         });
         assert_eq!(WatchMessage::decode(&status.encode()), Ok(status));
         let kill = WatchMessage::Keyframe {

@@ -15,13 +15,14 @@ use axum::body::Bytes;
 use protocol::cod::client::{Client, ClientConfig, Event, State};
 use protocol::cod::spectator::{MatchModel, SpectatorInput};
 use protocol::relay_api::watch::{
-    apply, diff, HubState, HubStatus, MatchView, Overview, Update, WatchMessage,
+    apply, diff, HubState, HubStatus, MatchView, Overview, RecordingStatus, Update, WatchMessage,
 };
 use tokio::net::UdpSocket;
 use tokio::sync::broadcast;
 
 use super::delay::DelayQueue;
 use crate::directory::Directory;
+use crate::record::{RecordTarget, Recorder};
 
 /// Frames a viewer may fall behind by (about 2 s of 20 Hz updates) before it skips to a
 /// fresh keyframe.
@@ -84,6 +85,16 @@ pub struct SpectateConfig {
     /// Silence after which a session counts as lost.
     pub timeout: Duration,
     pub overviews: Vec<OverviewFile>,
+    /// Where hubs record demos on the operator's request; `None` turns recording off.
+    pub recording: Option<RecordConfig>,
+}
+
+/// Hub recording (`--record-dir`, `--record-max-mb`).
+#[derive(Clone, Debug)]
+pub struct RecordConfig {
+    pub dir: PathBuf,
+    /// One recording's files together stay under this.
+    pub max_bytes: u64,
 }
 
 impl Default for SpectateConfig {
@@ -95,6 +106,7 @@ impl Default for SpectateConfig {
             delay: Duration::from_secs(30),
             timeout: Duration::from_secs(15),
             overviews: Vec::new(),
+            recording: None,
         }
     }
 }
@@ -127,6 +139,10 @@ struct Shared {
     /// When the viewer count last fell to zero.
     idle_since: Option<Instant>,
     status_sent_at: Instant,
+    /// The operator asked for a recording; it keeps the hub joined without viewers.
+    record_wanted: bool,
+    /// The demo file being written.
+    record_path: Option<PathBuf>,
 }
 
 impl Shared {
@@ -191,6 +207,9 @@ impl Hub {
                     y1: o.corners[3],
                 })
                 .collect(),
+            recordable: config.recording.is_some(),
+            recording: None,
+            record_stopped: None,
         };
         Self {
             addr,
@@ -204,6 +223,8 @@ impl Hub {
                 keyframe: None,
                 idle_since: Some(Instant::now()),
                 status_sent_at: Instant::now(),
+                record_wanted: false,
+                record_path: None,
             }),
             viewers: AtomicU32::new(0),
         }
@@ -297,7 +318,30 @@ impl Hub {
         if self.viewers() > 0 {
             return None;
         }
-        self.lock().idle_since.map(|at| at.elapsed())
+        let shared = self.lock();
+        if shared.record_wanted {
+            return None;
+        }
+        shared.idle_since.map(|at| at.elapsed())
+    }
+
+    /// Starts or stops recording; the hub's loop acts on it within a second. Stopping with
+    /// nobody watching starts the grace period.
+    pub fn set_recording(&self, on: bool) {
+        let mut shared = self.lock();
+        if shared.record_wanted && !on && self.viewers() == 0 {
+            shared.idle_since = Some(Instant::now());
+        }
+        shared.record_wanted = on;
+    }
+
+    pub fn record_wanted(&self) -> bool {
+        self.lock().record_wanted
+    }
+
+    /// The demo file being written, which is not to be served yet.
+    pub fn record_path(&self) -> Option<PathBuf> {
+        self.lock().record_path.clone()
     }
 }
 
@@ -355,6 +399,26 @@ impl Hubs {
 
     /// Joins the hub of a server the directory knows, starting it if need be.
     pub fn join(self: &Arc<Self>, addr: SocketAddrV4) -> Result<ViewerGuard, JoinError> {
+        let (hub, _hubs) = self.hub_for(addr)?;
+        hub.viewers.fetch_add(1, Ordering::AcqRel);
+        hub.lock().idle_since = None;
+        Ok(ViewerGuard { hub })
+    }
+
+    /// Records a server the directory knows, starting its hub if need be (it stays joined
+    /// while the recording runs, watched or not).
+    pub fn record(self: &Arc<Self>, addr: SocketAddrV4) -> Result<Arc<Hub>, JoinError> {
+        let (hub, _hubs) = self.hub_for(addr)?;
+        hub.set_recording(true);
+        Ok(hub)
+    }
+
+    /// The hub of `addr`, started if need be; the registry stays locked while the caller
+    /// takes its hold, so the hub cannot retire in between.
+    fn hub_for(
+        self: &Arc<Self>,
+        addr: SocketAddrV4,
+    ) -> Result<(Arc<Hub>, MutexGuard<'_, BTreeMap<SocketAddrV4, Arc<Hub>>>), JoinError> {
         if !self.directory.contains(&addr.to_string()) {
             return Err(JoinError::Unknown);
         }
@@ -371,9 +435,12 @@ impl Hubs {
                 hub
             }
         };
-        hub.viewers.fetch_add(1, Ordering::AcqRel);
-        hub.lock().idle_since = None;
-        Ok(ViewerGuard { hub })
+        Ok((hub, hubs))
+    }
+
+    /// The demo files hubs are writing now.
+    pub fn recording_paths(&self) -> Vec<PathBuf> {
+        self.list().iter().filter_map(|h| h.record_path()).collect()
     }
 
     pub fn get(&self, addr: &SocketAddrV4) -> Option<Arc<Hub>> {
@@ -461,6 +528,7 @@ struct HubTask {
     queue: DelayQueue<(u64, Update)>,
     rejoin_at: Option<Instant>,
     backoff: Duration,
+    recorder: Option<Recorder>,
 }
 
 impl HubTask {
@@ -475,6 +543,7 @@ impl HubTask {
             queue: DelayQueue::new(delay),
             rejoin_at: Some(Instant::now()),
             backoff: FIRST_BACKOFF,
+            recorder: None,
         }
     }
 
@@ -524,14 +593,20 @@ impl HubTask {
                     None => session.client.handle_timeout(now),
                 }
             }
+            self.record();
             self.events(arrival, relay_us);
             self.release(Instant::now());
             self.hub.refresh_viewers();
         }
+        self.hub.set_recording(false);
         if let Some(mut session) = self.session.take() {
             session.client.disconnect();
-            session.flush().await;
-            tokio::time::sleep(FAREWELL).await;
+            self.session = Some(session);
+            self.record();
+            if let Some(mut session) = self.session.take() {
+                session.flush().await;
+                tokio::time::sleep(FAREWELL).await;
+            }
         }
         self.hub.set_status(|s| s.state = HubState::Closed);
     }
@@ -583,6 +658,75 @@ impl HubTask {
             self.session = None;
             self.lost(reason, connected);
         }
+    }
+
+    /// Starts and stops the session's recording as the operator asked, and writes what it
+    /// recorded. Runs before the session's events are read, so a session that ended has
+    /// closed its file.
+    fn record(&mut self) {
+        let Some(config) = self.hubs.config.recording.clone() else {
+            return;
+        };
+        let wanted = self.hub.record_wanted();
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        let client = &mut session.client;
+        if wanted && self.recorder.is_none() {
+            self.recorder = Some(Recorder::new(RecordTarget {
+                dir: config.dir,
+                server: self.hub.addr.to_string().replace(':', "_"),
+                out: None,
+                max_bytes: config.max_bytes,
+            }));
+            self.hub.set_status(|s| s.record_stopped = None);
+        }
+        let Some(recorder) = self.recorder.as_mut() else {
+            return;
+        };
+        if wanted && !client.is_recording() && client.state() == State::Active {
+            let _ = client.record();
+        }
+        if !wanted && client.is_recording() {
+            client.stop_recording();
+        }
+        let mut stopped = recorder
+            .drain(client)
+            .err()
+            .map(|e| format!("writing the demo: {e}"));
+        if stopped.is_some() {
+            client.stop_recording();
+            while client.poll_demo().is_some() {}
+        }
+        stopped = stopped.or_else(|| recorder.stopped.clone());
+        let current = recorder
+            .current()
+            .map(|f| (f.path.clone(), f.name.clone(), f.bytes));
+        let _ = recorder.flush();
+        if stopped.is_some() || (!wanted && current.is_none()) {
+            self.recorder = None;
+            if let Some(reason) = &stopped {
+                tracing::warn!(server = %self.hub.addr, %reason, "recording stopped");
+                self.hub.set_recording(false);
+            }
+        }
+        let path = current.as_ref().map(|(path, ..)| path.clone());
+        let changed = {
+            let mut shared = self.hub.lock();
+            let changed = shared.record_path != path;
+            shared.record_path = path;
+            changed || shared.status_sent_at.elapsed() >= STATUS_EVERY
+        };
+        // The size shown grows at most once a second; a new file or a stop shows at once.
+        if !changed && stopped.is_none() {
+            return;
+        }
+        self.hub.set_status(|s| {
+            s.recording = current.map(|(_, file, bytes)| RecordingStatus { file, bytes });
+            if stopped.is_some() {
+                s.record_stopped = stopped;
+            }
+        });
     }
 
     /// The session ended: a refusal before it was connected, or a lost session; rejoin after

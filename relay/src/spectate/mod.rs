@@ -5,7 +5,8 @@ pub mod api;
 pub mod cli;
 pub mod delay;
 pub mod hub;
+pub mod recording;
 pub mod viewer;
 
 pub use cli::{event_json, event_text, snapshot_json, spectate, SpectateOptions};
-pub use hub::{Hubs, JoinError, OverviewFile, SpectateConfig};
+pub use hub::{Hubs, JoinError, OverviewFile, RecordConfig, SpectateConfig};

@@ -171,6 +171,8 @@ pub struct Step {
     pub configstrings: Vec<(u16, String)>,
     /// Soldiers who died this frame (spectators following them get a scoreboard).
     pub deaths: Vec<u8>,
+    /// This frame's kills: killer and victim client numbers.
+    pub kills: Vec<(u8, u8)>,
 }
 
 impl Match {
@@ -410,6 +412,7 @@ impl Match {
         };
         step.configstrings.push((index, score.to_string()));
         step.deaths.push(fallen);
+        step.kills.push((self.soldiers[killer].number, fallen));
     }
 
     /// The server time of the latest frame.

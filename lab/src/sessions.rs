@@ -261,7 +261,7 @@ impl Sessions {
             for victim in step.deaths {
                 self.scoreboard_to_followers(victim, profile);
             }
-            self.write_truth();
+            self.write_truth(&step.kills);
         }
         self.server.reserve(self.game.numbers());
         self.idle_kick(now);
@@ -284,7 +284,7 @@ impl Sessions {
         self.events(now, profile);
     }
 
-    fn write_truth(&self) {
+    fn write_truth(&self, kills: &[(u8, u8)]) {
         let Some(truth) = &self.config.truth else {
             return;
         };
@@ -302,10 +302,15 @@ impl Sessions {
                 })
             })
             .collect();
+        let kills: Vec<serde_json::Value> = kills
+            .iter()
+            .map(|(killer, victim)| serde_json::json!({"killer": killer, "victim": victim}))
+            .collect();
         let line = serde_json::json!({
             "server": self.config.label,
             "server_time": self.game.time(),
             "soldiers": soldiers,
+            "kills": kills,
         });
         truth.write(&line.to_string());
     }

@@ -107,18 +107,39 @@ impl Tracks {
 }
 
 /// Maps local time (ms, any epoch) to the server time to render.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct RenderClock {
-    /// server time - local time, eased toward each update's.
+    /// server time - local time × rate, eased toward each update's.
     offset: Option<f64>,
     newest: f64,
+    /// Server ms per local ms: 1 live, the playback speed for a demo.
+    rate: f64,
+}
+
+impl Default for RenderClock {
+    fn default() -> Self {
+        Self {
+            offset: None,
+            newest: 0.0,
+            rate: 1.0,
+        }
+    }
 }
 
 impl RenderClock {
+    /// Runs the clock at `rate` server ms per local ms (a demo's speed); a change starts it
+    /// again from the next update.
+    pub fn set_rate(&mut self, rate: f64) {
+        if rate != self.rate && rate > 0.0 {
+            self.rate = rate;
+            self.offset = None;
+        }
+    }
+
     /// An update for `server_time` arrived at local time `local`.
     pub fn update(&mut self, server_time: i32, local: f64) {
         let server = f64::from(server_time);
-        let target = server - local;
+        let target = server - local * self.rate;
         self.offset = Some(match self.offset {
             Some(o) if (target - o).abs() <= CLOCK_RESET_MS && server >= self.newest => {
                 o + (target - o) * 0.1
@@ -135,7 +156,7 @@ impl RenderClock {
     /// The server time to draw at local time `local`, never past the newest update.
     pub fn render_time(&self, local: f64) -> Option<f64> {
         let offset = self.offset?;
-        Some((local + offset - RENDER_BEHIND_MS).min(self.newest))
+        Some((local * self.rate + offset - RENDER_BEHIND_MS * self.rate).min(self.newest))
     }
 }
 

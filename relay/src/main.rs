@@ -523,7 +523,7 @@ fn wire(args: WireArgs) -> anyhow::Result<()> {
             out(&hex)?;
         }
         Some(WireTool::Wulfram(args)) => wulfram_wire(args)?,
-        Some(WireTool::Demo { file }) => relay::demo::dissect(&file, |line| out(line))?,
+        Some(WireTool::Demo { file }) => relay::demo::dissect(&file, out)?,
         None => {
             let from = match args.from {
                 Sender::Client => protocol::cod::netchan::Side::Client,

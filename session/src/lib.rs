@@ -16,6 +16,8 @@ use protocol::cod::spectator::{MatchModel, SpectatorInput};
 use protocol::relay_api::watch::{HubState, HubStatus, WatchMessage};
 use serde::{Deserialize, Serialize};
 
+pub mod demo;
+
 /// Milliseconds on the wall clock: the same in a window and in a worker.
 pub fn now_ms() -> f64 {
     js_sys::Date::now()
@@ -33,8 +35,22 @@ pub enum Request {
     JoinCheck { url: String },
     /// Watch `addr` directly through the bridge at `url`, until [`Request::Stop`].
     Watch { url: String, addr: String },
-    /// Leave the watched server cleanly.
+    /// Leave the watched server cleanly, or close the demo.
     Stop,
+    /// Open a demo and play it (paused at its start until [`Request::DemoControl`]).
+    Demo(demo::DemoSource),
+    /// Play or pause, at a speed.
+    DemoControl { playing: bool, speed: f64 },
+    /// Jump to a moment of the demo, in ms of demo time.
+    DemoSeek { at_ms: u32 },
+    /// The relay's finished recordings.
+    Demos,
+    /// Start or stop a hub's recording, as the relay's operator.
+    Record {
+        addr: String,
+        on: bool,
+        token: String,
+    },
 }
 
 /// What the session worker tells the page.
@@ -45,9 +61,27 @@ pub enum Reply {
     /// wasm has started.
     Ready,
     /// Join check's answer: its kind and what a player reads.
-    Joined { kind: String, text: String },
+    Joined {
+        kind: String,
+        text: String,
+    },
     /// The watched match, as a hub would send it.
     Watch(WatchMessage),
+    /// The demo decoded: what it holds, and how long decoding it whole took.
+    DemoOpened {
+        summary: Box<protocol::cod::timeline::DemoSummary>,
+        decode_ms: f64,
+    },
+    /// The demo could not be opened, and why.
+    DemoFailed(String),
+    /// Where playback is.
+    DemoAt {
+        at_ms: u32,
+        playing: bool,
+    },
+    Demos(Result<Vec<demo::RelayDemo>, String>),
+    /// The relay's answer to a recording request.
+    Recorded(Result<String, String>),
 }
 
 impl Request {

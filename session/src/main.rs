@@ -1,9 +1,10 @@
 //! The session worker: runs `cod::client` sessions for the page (Join check, Watch directly)
 //! and posts what they found, postcard-encoded. It closes itself when its work is done.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use session::demo::{self, Controls};
 use session::{join_check, watch, Reply, Request};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -20,6 +21,10 @@ fn post(reply: &Reply) {
 fn main() {
     console_error_panic_hook::set_once();
     let open = Rc::new(Cell::new(true));
+    let controls = Rc::new(RefCell::new(Controls {
+        speed: 1.0,
+        ..Controls::default()
+    }));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
         match Request::decode(&bytes) {
@@ -39,6 +44,31 @@ fn main() {
                 })
             }
             Some(Request::Stop) => open.set(false),
+            Some(Request::Demo(source)) => {
+                let (open, controls) = (open.clone(), controls.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    demo::play(source, &controls, |r| post(&r), || open.get()).await;
+                    scope().close();
+                })
+            }
+            Some(Request::DemoControl { playing, speed }) => {
+                let mut c = controls.borrow_mut();
+                c.playing = playing;
+                c.speed = speed.clamp(demo::SPEEDS[0], demo::SPEEDS[demo::SPEEDS.len() - 1]);
+            }
+            Some(Request::DemoSeek { at_ms }) => controls.borrow_mut().seek = Some(at_ms),
+            Some(Request::Demos) => wasm_bindgen_futures::spawn_local(async {
+                post(&Reply::Demos(demo::relay_demos().await));
+                scope().close();
+            }),
+            Some(Request::Record { addr, on, token }) => {
+                wasm_bindgen_futures::spawn_local(async move {
+                    post(&Reply::Recorded(
+                        demo::set_recording(&addr, on, &token).await,
+                    ));
+                    scope().close();
+                })
+            }
             None => {}
         }
     });

@@ -1,9 +1,12 @@
 //! The watch view (`#/watch/ADDR`): a live top-down map of a match from the relay's spectator
 //! hub, beside the scoreboard by team, the kill feed, chat, and the hub's delay and audience.
 
+mod demo;
 mod direct;
 mod map;
 mod socket;
+
+pub use demo::DemoPage;
 
 use leptos::prelude::*;
 use protocol::cod::text::strip;
@@ -144,12 +147,21 @@ fn clock_text(ms: i32) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
+/// The watch view of a server through the relay's hub, or `direct`ly with the page's own
+/// session, or of a `demo`.
 #[component]
-pub fn Watch(addr: String, direct: bool) -> impl IntoView {
+pub fn Watch(
+    addr: String,
+    direct: bool,
+    #[prop(optional)] demo: Option<session::demo::DemoSource>,
+) -> impl IntoView {
     let live = StoredValue::new_local(Live::new());
     let open = StoredValue::new(true);
     on_cleanup(move || open.set_value(false));
-    if direct {
+    let player = demo.map(|source| demo::DemoPlayer::start(source, live));
+    if let Some(player) = player {
+        on_cleanup(move || player.stop());
+    } else if direct {
         // The worker lives as long as the view and is told to leave when it closes.
         match direct::follow(&addr, live) {
             Ok(worker) => {
@@ -192,9 +204,17 @@ pub fn Watch(addr: String, direct: bool) -> impl IntoView {
     let header = move || {
         let view = shown.get();
         let status = status.get();
-        let state = status
-            .as_ref()
-            .map(|s| state_text(s, filling_s()))
+        let state = player
+            .map(|p| match (p.error.get(), p.summary.with(Option::is_some)) {
+                (Some(e), _) => format!("the demo could not be played: {e}"),
+                (None, true) => format!(
+                    "demo {} (decoded in {:.0} ms)",
+                    p.name.get_value(),
+                    p.decode_ms.get_value()
+                ),
+                (None, false) => "decoding the demo…".into(),
+            })
+            .or_else(|| status.as_ref().map(|s| state_text(s, filling_s())))
             .unwrap_or_else(|| {
                 if connected.get() {
                     "…"
@@ -207,7 +227,8 @@ pub fn Watch(addr: String, direct: bool) -> impl IntoView {
             0 => "no delay".into(),
             ms => format!("delay {} s", ms / 1000),
         });
-        let viewers = status.as_ref().map_or(0, |s| s.viewers);
+        let viewers = status.as_ref().map(|s| format!("{} watching", s.viewers));
+        let server_time = view.as_ref().map(|v| v.server_time);
         let (host, map, mode, time, scores) = match &view {
             Some(v) => (
                 v.header.hostname.clone(),
@@ -223,9 +244,9 @@ pub fn Watch(addr: String, direct: bool) -> impl IntoView {
                 <h2 data-testid="watch-host"><Coloured text=host /></h2>
                 <span data-testid="watch-map">{map}</span>
                 <span>{mode}</span>
-                <span data-testid="watch-clock">{time}</span>
+                <span data-testid="watch-clock" data-server-time=server_time>{time}</span>
                 <span data-testid="watch-scores">{scores}</span>
-                <span data-testid="watch-viewers">{format!("{viewers} watching")}</span>
+                <span data-testid="watch-viewers">{viewers}</span>
                 <span data-testid="watch-delay">{delay}</span>
                 <span class="watch-state" data-testid="watch-status">{state}</span>
             </div>
@@ -292,15 +313,26 @@ pub fn Watch(addr: String, direct: bool) -> impl IntoView {
         });
         selected.set(None);
     };
-    let back = addr.clone();
+    let nav = match player {
+        Some(_) => view! { <a href="#/demos" data-testid="watch-back">"← Demos"</a> }.into_any(),
+        None => {
+            let connect = format!("/connect {addr}");
+            let record =
+                (!direct).then(|| view! { <demo::RecordButton addr=addr.clone() status=status /> });
+            view! {
+                <a href="#" data-testid="watch-back">"← Servers"</a>
+                " "
+                <code>{connect}</code>
+                " "
+                {record}
+            }
+            .into_any()
+        }
+    };
     view! {
         <main class="watch" data-testid="watch-view" data-addr=addr>
             <section class="watch-main">
-                <p class="watch-nav">
-                    <a href="#" data-testid="watch-back">"← Servers"</a>
-                    " "
-                    <code>{format!("/connect {back}")}</code>
-                </p>
+                <p class="watch-nav">{nav}</p>
                 {header}
                 <div class="watch-canvas-wrap">
                     <canvas
@@ -316,10 +348,12 @@ pub fn Watch(addr: String, direct: bool) -> impl IntoView {
                         <button type="button" on:click=fit data-testid="watch-fit">"Fit"</button>
                     </div>
                 </div>
+                {player.map(|player| view! { <demo::DemoBar player=player /> })}
             </section>
             <aside class="watch-side">
                 <Scoreboard shown=shown selected=selected />
                 <Feed shown=shown />
+                {player.map(|player| view! { <demo::DemoKills player=player /> })}
             </aside>
         </main>
     }

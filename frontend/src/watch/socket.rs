@@ -43,6 +43,14 @@ async fn session(addr: &str, live: StoredValue<Live, LocalStorage>, open: Stored
 }
 
 impl Live {
+    /// The tables show the latest view now, not at their next refresh.
+    pub(super) fn show_now(&mut self) {
+        if let Some(view) = &self.view {
+            self.shown_at = now_ms();
+            self.shown.set(Some(view.clone()));
+        }
+    }
+
     pub(super) fn take(&mut self, message: WatchMessage) {
         self.connected.set(true);
         let now = now_ms();

@@ -373,6 +373,9 @@ pub enum JoinError {
     Full,
 }
 
+/// The hubs by server, locked.
+type Registry<'a> = MutexGuard<'a, BTreeMap<SocketAddrV4, Arc<Hub>>>;
+
 /// Every hub, by server.
 pub struct Hubs {
     config: SpectateConfig,
@@ -393,7 +396,7 @@ impl Hubs {
         &self.config
     }
 
-    fn registry(&self) -> MutexGuard<'_, BTreeMap<SocketAddrV4, Arc<Hub>>> {
+    fn registry(&self) -> Registry<'_> {
         self.hubs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -418,7 +421,7 @@ impl Hubs {
     fn hub_for(
         self: &Arc<Self>,
         addr: SocketAddrV4,
-    ) -> Result<(Arc<Hub>, MutexGuard<'_, BTreeMap<SocketAddrV4, Arc<Hub>>>), JoinError> {
+    ) -> Result<(Arc<Hub>, Registry<'_>), JoinError> {
         if !self.directory.contains(&addr.to_string()) {
             return Err(JoinError::Unknown);
         }

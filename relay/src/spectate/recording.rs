@@ -42,13 +42,15 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn authorize(state: &RecordingState, headers: &HeaderMap) -> Result<(), Response> {
+fn authorize(state: &RecordingState, headers: &HeaderMap) -> Result<(), Box<Response>> {
     let Some(token) = &state.operator_token else {
-        return Err((
-            StatusCode::FORBIDDEN,
-            "this relay has no operator: start it with --operator-token",
-        )
-            .into_response());
+        return Err(Box::new(
+            (
+                StatusCode::FORBIDDEN,
+                "this relay has no operator: start it with --operator-token",
+            )
+                .into_response(),
+        ));
     };
     let given = headers
         .get(AUTHORIZATION)
@@ -58,20 +60,24 @@ fn authorize(state: &RecordingState, headers: &HeaderMap) -> Result<(), Response
     if same(given.as_bytes(), token.as_bytes()) {
         Ok(())
     } else {
-        Err((StatusCode::UNAUTHORIZED, "the operator token is wrong").into_response())
+        Err(Box::new(
+            (StatusCode::UNAUTHORIZED, "the operator token is wrong").into_response(),
+        ))
     }
 }
 
-fn target(state: &RecordingState, addr: &str) -> Result<SocketAddrV4, Response> {
+fn target(state: &RecordingState, addr: &str) -> Result<SocketAddrV4, Box<Response>> {
     if state.hubs.config().recording.is_none() {
-        return Err((
-            StatusCode::NOT_FOUND,
-            "recording is off: start the relay with --record-dir",
-        )
-            .into_response());
+        return Err(Box::new(
+            (
+                StatusCode::NOT_FOUND,
+                "recording is off: start the relay with --record-dir",
+            )
+                .into_response(),
+        ));
     }
     addr.parse()
-        .map_err(|_| (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response())
+        .map_err(|_| Box::new((StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response()))
 }
 
 async fn start(
@@ -79,12 +85,9 @@ async fn start(
     UrlPath(addr): UrlPath<String>,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(refusal) = authorize(&state, &headers) {
-        return refusal;
-    }
-    let addr = match target(&state, &addr) {
+    let addr = match authorize(&state, &headers).and_then(|()| target(&state, &addr)) {
         Ok(addr) => addr,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     match state.hubs.record(addr) {
         Ok(_) => (
@@ -104,12 +107,9 @@ async fn stop(
     UrlPath(addr): UrlPath<String>,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(refusal) = authorize(&state, &headers) {
-        return refusal;
-    }
-    let addr = match target(&state, &addr) {
+    let addr = match authorize(&state, &headers).and_then(|()| target(&state, &addr)) {
         Ok(addr) => addr,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     match state.hubs.get(&addr) {
         Some(hub) => {

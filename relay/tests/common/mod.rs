@@ -232,7 +232,14 @@ pub fn run_muster(args: &[&str], stdin: &str) -> std::process::Output {
 
 /// A relay with spectator hubs configured by `spectate`, polling the lab master.
 pub async fn start_spectating_relay(lab: &Lab, spectate: relay::spectate::SpectateConfig) -> Relay {
-    Relay::start(ServeConfig {
+    Relay::start(spectating_config(lab, spectate))
+        .await
+        .expect("relay starts")
+}
+
+/// The configuration [`start_spectating_relay`] starts.
+pub fn spectating_config(lab: &Lab, spectate: relay::spectate::SpectateConfig) -> ServeConfig {
+    ServeConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         dist: dist(),
         poller: PollerConfig {
@@ -243,9 +250,7 @@ pub async fn start_spectating_relay(lab: &Lab, spectate: relay::spectate::Specta
         },
         spectate,
         ..ServeConfig::default()
-    })
-    .await
-    .expect("relay starts")
+    }
 }
 
 /// Waits until the relay's directory lists every lab server.

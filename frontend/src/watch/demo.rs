@@ -1,0 +1,369 @@
+//! Demos in the page (`#/demos`, `#/demo/NAME`): a `.dm_3` opened from a file, dropped on the
+//! page or picked from the relay's recordings, decoded in the session worker by `protocol`
+//! and drawn by the watch view, with a timeline: play and pause, 0.25x to 8x, seeking, and the
+//! kill list to jump to a kill. Also the operator's Record button for a hub.
+
+use leptos::prelude::*;
+use protocol::cod::timeline::DemoSummary;
+use session::demo::{DemoSource, RelayDemo, SPEEDS};
+use session::{Reply, Request};
+use wasm_bindgen::JsCast;
+
+use super::{clock_text, Live, Watch};
+use crate::worker::SessionWorker;
+
+/// How long before a kill the kill list jumps to, so the kill is seen happening.
+const KILL_LEAD_MS: u32 = 3000;
+/// Where the operator's token is kept in this browser.
+const TOKEN_KEY: &str = "muster.operator-token";
+
+/// A playing demo, as the page sees it.
+#[derive(Clone, Copy)]
+pub struct DemoPlayer {
+    pub name: StoredValue<String>,
+    pub summary: RwSignal<Option<DemoSummary>>,
+    pub error: RwSignal<Option<String>>,
+    /// How long the worker took to decode the whole file.
+    pub decode_ms: StoredValue<f64>,
+    at_ms: RwSignal<u32>,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    worker: StoredValue<Option<SessionWorker>, LocalStorage>,
+    live: StoredValue<Live, LocalStorage>,
+}
+
+impl DemoPlayer {
+    /// Starts the worker on `source`; it plays from the start once decoded.
+    pub fn start(source: DemoSource, live: StoredValue<Live, LocalStorage>) -> Self {
+        let player = Self {
+            name: StoredValue::new(source.name().to_owned()),
+            summary: RwSignal::new(None),
+            error: RwSignal::new(None),
+            decode_ms: StoredValue::new(0.0),
+            at_ms: RwSignal::new(0),
+            playing: RwSignal::new(false),
+            speed: RwSignal::new(1.0),
+            worker: StoredValue::new_local(None),
+            live,
+        };
+        let started = SessionWorker::start(&Request::Demo(source), move |reply| match reply {
+            Reply::DemoOpened { summary, decode_ms } => {
+                player.decode_ms.set_value(decode_ms);
+                player.summary.set(Some(*summary));
+                player.control(true, 1.0);
+            }
+            Reply::DemoFailed(e) => player.error.set(Some(e)),
+            Reply::DemoAt { at_ms, playing } => {
+                player.at_ms.set(at_ms);
+                player.playing.set(playing);
+                // Paused (after a seek, say), the tables show the latest view at once.
+                if !playing {
+                    live.update_value(|l| l.show_now());
+                }
+            }
+            Reply::Watch(message) => live.update_value(|l| l.take(message)),
+            _ => {}
+        });
+        match started {
+            Ok(worker) => player.worker.set_value(Some(worker)),
+            Err(e) => player.error.set(Some(e)),
+        }
+        player
+    }
+
+    fn send(&self, request: &Request) {
+        self.worker.with_value(|w| {
+            if let Some(w) = w {
+                w.send(request);
+            }
+        });
+    }
+
+    fn control(&self, playing: bool, speed: f64) {
+        self.speed.set(speed);
+        self.live.update_value(|l| l.clock.set_rate(speed));
+        self.send(&Request::DemoControl { playing, speed });
+    }
+
+    fn seek(&self, at_ms: u32) {
+        self.send(&Request::DemoSeek { at_ms });
+    }
+
+    /// Closes the worker with the view.
+    pub fn stop(&self) {
+        self.send(&Request::Stop);
+    }
+}
+
+/// The timeline under the map.
+#[component]
+pub fn DemoBar(player: DemoPlayer) -> impl IntoView {
+    let duration = move || {
+        player
+            .summary
+            .with(|s| s.as_ref().map_or(0, |s| s.duration_ms))
+    };
+    let toggle = move |_| {
+        player.control(
+            !player.playing.get_untracked(),
+            player.speed.get_untracked(),
+        )
+    };
+    let on_seek = move |ev: leptos::ev::Event| {
+        if let Ok(at) = event_target_value(&ev).parse::<u32>() {
+            player.seek(at);
+        }
+    };
+    let speeds = SPEEDS
+        .iter()
+        .map(|&speed| {
+            let label = format!("{speed}x");
+            view! {
+                <button
+                    type="button"
+                    data-testid="demo-speed"
+                    data-speed=speed
+                    class:current=move || player.speed.get() == speed
+                    on:click=move |_| player.control(player.playing.get_untracked(), speed)
+                >
+                    {label}
+                </button>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="demo-bar" data-testid="demo-bar">
+            <button type="button" data-testid="demo-play" on:click=toggle>
+                {move || if player.playing.get() { "Pause" } else { "Play" }}
+            </button>
+            <input
+                type="range"
+                min="0"
+                max=move || duration().to_string()
+                step="50"
+                prop:value=move || player.at_ms.get().to_string()
+                on:input=on_seek
+                data-testid="demo-seek"
+                aria-label="Position in the demo"
+            />
+            <span data-testid="demo-time" data-at=move || player.at_ms.get()>
+                {move || format!(
+                    "{} / {}",
+                    clock_text(player.at_ms.get() as i32),
+                    clock_text(duration() as i32)
+                )}
+            </span>
+            <span class="demo-speeds">{speeds}</span>
+        </div>
+    }
+}
+
+/// Every kill in the demo; a click jumps to just before it.
+#[component]
+pub fn DemoKills(player: DemoPlayer) -> impl IntoView {
+    let kills = move || {
+        player
+            .summary
+            .with(|s| s.as_ref().map(|s| s.kills.clone()).unwrap_or_default())
+    };
+    view! {
+        <section class="demo-kills" aria-label="Kills in the demo">
+            <h3>"All kills"</h3>
+            <ol>
+                {move || kills().into_iter().map(|k| {
+                    let at = k.at_ms;
+                    let text = format!(
+                        "{} {} [{}] {}",
+                        clock_text(at as i32),
+                        protocol::cod::text::strip(k.attacker.as_deref().unwrap_or("the world")),
+                        k.weapon.trim_end_matches("_mp").trim_start_matches("MOD_").to_lowercase(),
+                        protocol::cod::text::strip(&k.victim),
+                    );
+                    view! {
+                        <li>
+                            <button
+                                type="button"
+                                data-testid="demo-kill"
+                                data-at=at
+                                on:click=move |_| {
+                                    player.seek(at.saturating_sub(KILL_LEAD_MS));
+                                    player.control(true, player.speed.get_untracked());
+                                }
+                            >
+                                {text}
+                            </button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ol>
+        </section>
+    }
+}
+
+async fn file_bytes(file: web_sys::File) -> Result<Vec<u8>, String> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|e| format!("the file could not be read: {e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// `#/demos`: open a file, drop one, or pick a relay recording; `#/demo/NAME` plays one.
+#[component]
+pub fn DemoPage(name: Option<String>) -> impl IntoView {
+    let source = RwSignal::new(name.map(|n| DemoSource::Url(format!("/demos/{n}"))));
+    let error = RwSignal::new(None::<String>);
+    let open_file = move |file: web_sys::File| {
+        leptos::task::spawn_local(async move {
+            let name = file.name();
+            match file_bytes(file).await {
+                Ok(bytes) => source.set(Some(DemoSource::File { name, bytes })),
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    let on_pick = move |ev: leptos::ev::Event| {
+        let input = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+        if let Some(file) = input.and_then(|i| i.files()).and_then(|f| f.get(0)) {
+            open_file(file);
+        }
+    };
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        if let Some(file) = ev
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0))
+        {
+            open_file(file);
+        }
+    };
+    let demos = RwSignal::new(None::<Result<Vec<RelayDemo>, String>>);
+    let lister = SessionWorker::start(&Request::Demos, move |reply| {
+        if let Reply::Demos(list) = reply {
+            demos.set(Some(list));
+        }
+    });
+    let lister = StoredValue::new_local(lister.ok());
+    on_cleanup(move || drop(lister.try_update_value(Option::take)));
+    let picker = move || {
+        view! {
+            <main
+                class="single demos"
+                data-testid="demo-page"
+                on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default()
+                on:drop=on_drop
+            >
+                <h2>"Demos"</h2>
+                <p>
+                    "Open a stock " <code>".dm_3"</code>
+                    " (from a client's " <code>"demos/"</code>
+                    " or this relay), or drop one on the page. It is decoded here, in the page."
+                </p>
+                <input type="file" accept=".dm_3" data-testid="demo-file" on:change=on_pick />
+                <p class="error">{move || error.get()}</p>
+                <h3>"Recorded by this relay"</h3>
+                {move || match demos.get() {
+                    None => view! { <p>"…"</p> }.into_any(),
+                    Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
+                    Some(Ok(list)) if list.is_empty() => view! { <p>"None yet."</p> }.into_any(),
+                    Some(Ok(list)) => view! {
+                        <table class="relay-demos">
+                            <tbody>
+                                {list.into_iter().map(|d| view! {
+                                    <tr data-testid="relay-demo" data-name=d.name.clone()>
+                                        <td><a href=format!("#/demo/{}", d.name)>{d.name.clone()}</a></td>
+                                        <td>{d.map}</td>
+                                        <td class="num">{format!("{} KB", d.bytes.div_ceil(1000))}</td>
+                                        <td><a href=d.url download="">"download"</a></td>
+                                    </tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                }}
+            </main>
+        }
+    };
+    move || match source.get() {
+        Some(source) => view! { <Watch addr=String::new() direct=false demo=source /> }.into_any(),
+        None => picker().into_any(),
+    }
+}
+
+fn stored_token() -> Option<String> {
+    let storage = window().local_storage().ok().flatten()?;
+    storage
+        .get_item(TOKEN_KEY)
+        .ok()
+        .flatten()
+        .filter(|t| !t.is_empty())
+}
+
+fn forget_token() {
+    if let Some(storage) = window().local_storage().ok().flatten() {
+        let _ = storage.remove_item(TOKEN_KEY);
+    }
+}
+
+/// The operator's token, asked for once and kept in this browser.
+fn operator_token() -> Option<String> {
+    stored_token().or_else(|| {
+        let token = window()
+            .prompt_with_message("The relay's operator token")
+            .ok()
+            .flatten()
+            .filter(|t| !t.is_empty())?;
+        if let Some(storage) = window().local_storage().ok().flatten() {
+            let _ = storage.set_item(TOKEN_KEY, &token);
+        }
+        Some(token)
+    })
+}
+
+/// Record and stop for a hub, shown when the relay records (`--record-dir`).
+#[component]
+pub fn RecordButton(
+    addr: String,
+    status: RwSignal<Option<protocol::relay_api::watch::HubStatus>>,
+) -> impl IntoView {
+    let answer = RwSignal::new(None::<String>);
+    let worker = StoredValue::new_local(None::<SessionWorker>);
+    let recording = move || status.with(|s| s.as_ref().and_then(|s| s.recording.clone()));
+    let click = move |_| {
+        let Some(token) = operator_token() else {
+            return;
+        };
+        let request = Request::Record {
+            addr: addr.clone(),
+            on: recording().is_none(),
+            token,
+        };
+        let started = SessionWorker::start(&request, move |reply| {
+            if let Reply::Recorded(result) = reply {
+                if matches!(&result, Err(e) if e.starts_with("401")) {
+                    forget_token();
+                }
+                answer.set(result.err());
+            }
+        });
+        worker.set_value(started.ok());
+    };
+    let shown = move || status.with(|s| s.as_ref().is_some_and(|s| s.recordable));
+    view! {
+        <Show when=shown>
+            <button type="button" data-testid="record" on:click=click.clone()>
+                {move || if recording().is_some() { "Stop recording" } else { "Record" }}
+            </button>
+            <span class="record-state" data-testid="record-state">
+                {move || match (recording(), answer.get(), status.with(|s| s.as_ref().and_then(|s| s.record_stopped.clone()))) {
+                    (_, Some(e), _) => e,
+                    (Some(r), None, _) => format!("● {} ({} KB)", r.file, r.bytes.div_ceil(1000)),
+                    (None, None, Some(why)) => format!("stopped: {why}"),
+                    (None, None, None) => String::new(),
+                }}
+            </span>
+        </Show>
+    }
+}

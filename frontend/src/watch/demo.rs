@@ -140,7 +140,7 @@ pub fn DemoBar(player: DemoPlayer) -> impl IntoView {
                 type="range"
                 min="0"
                 max=move || duration().to_string()
-                step="50"
+                step="1"
                 prop:value=move || player.at_ms.get().to_string()
                 on:input=on_seek
                 data-testid="demo-seek"

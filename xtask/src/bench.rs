@@ -16,7 +16,10 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some("page") => page(root),
         Some("spectate") => example(root, "spectate_bench", &args[1..]),
         Some("feed") => example(root, "feed_bench", &args[1..]),
-        other => bail!("usage: cargo xtask bench wire|query|page|spectate|feed (got {other:?})"),
+        Some("demo") => demo(root, &args[1..]),
+        other => {
+            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo (got {other:?})")
+        }
     }
 }
 
@@ -262,6 +265,56 @@ fn page(root: &Path) -> Result<()> {
         Command::new(root.join("target/release/examples/page_bench"))
             .env("MUSTER_DIST", root.join("dist")),
     )
+}
+
+/// Demo decoding natively and in the page's wasm in Chromium (relay/examples/demo_bench.rs),
+/// then the Huffman stage of the same records, ours beside q3huff2's C decoder (no public
+/// tool reads a whole `.dm_3`, so that stage is the like-for-like part).
+fn demo(root: &Path, args: &[String]) -> Result<()> {
+    tools::ensure(root, tools::Needs::Test)?;
+    tools::ensure_python_peers()?;
+    crate::build_page(root)?;
+    for example in [
+        ("muster-relay", "demo_bench"),
+        ("muster-protocol", "huffman_throughput"),
+    ] {
+        crate::status(Command::new("cargo").args([
+            "build",
+            "--release",
+            "-p",
+            example.0,
+            "--example",
+            example.1,
+        ]))?;
+    }
+    let decode = json_line(
+        Command::new(root.join("target/release/examples/demo_bench"))
+            .args(args)
+            .current_dir(root)
+            .env("MUSTER_DIST", root.join("dist")),
+    )?;
+    let bodies = root.join("target/bench/demo-bodies.bin");
+    let ours = json_line(
+        Command::new(root.join("target/release/examples/huffman_throughput"))
+            .arg(&bodies)
+            .arg("5"),
+    )?;
+    let theirs = json_line(
+        Command::new("python3")
+            .arg(root.join("protocol/tests/peers/q3huff2_throughput.py"))
+            .arg(&bodies)
+            .arg("5"),
+    )?;
+    let summary = json!({
+        "bench": "demo",
+        "decode": decode,
+        "huffman_muster": ours,
+        "huffman_q3huff2": theirs,
+        "huffman_decode_ratio": ratio(&ours, &theirs, "decode_mb_s"),
+        "met": {"seek": decode["seek_max_ms"].as_f64().is_some_and(|ms| ms < 500.0)},
+    });
+    println!("{summary}");
+    Ok(())
 }
 
 /// A benchmark that runs the relay and the lab as processes beside a load client of its own

@@ -105,6 +105,8 @@ impl fmt::Display for DemoError {
     }
 }
 
+impl core::error::Error for DemoError {}
+
 /// One record of a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DemoRecord<'a> {

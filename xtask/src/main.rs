@@ -145,6 +145,13 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
         .spawn()
         .context("starting muster-lab")?;
     wait_for_line(&mut lab, "muster-lab:")?;
+    // The operator's secret for this run: the watch view's Record button asks for it.
+    let token: String = {
+        use std::io::Read;
+        let mut bytes = [0u8; 8];
+        std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    };
     let mut relay = Command::new(bin.join("muster"))
         .args([
             "serve",
@@ -161,8 +168,12 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
             LAB_SPECTATE_DELAY,
             // The lab's servers are on loopback; the bridge refuses such targets otherwise.
             "--allow-private",
-            "--dist",
+            "--operator-token",
+            &token,
+            "--record-dir",
         ])
+        .arg(root.join("target/demos"))
+        .arg("--dist")
         .arg(root.join("dist"))
         .stdout(Stdio::piped())
         .spawn()
@@ -172,6 +183,10 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     println!("Muster is running: open http://127.0.0.1:8080/");
     println!(
         "(relay + {servers} lab servers and a Wulfram II endpoint on 127.0.0.1; Ctrl-C stops both)"
+    );
+    println!(
+        "Operator token (the watch view's Record button asks for it): {token}; demos are \
+         written to target/demos and listed under Demos"
     );
     let result = relay.wait();
     let _ = lab.kill();

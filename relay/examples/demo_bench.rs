@@ -27,8 +27,6 @@ use rand::SeedableRng;
 use relay::{PollerConfig, Relay, ServeConfig};
 use serde_json::{json, Value};
 
-mod bench_util;
-
 /// jemalloc, as the relay runs, so its statistics can say what a decoded demo holds.
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -58,6 +58,12 @@ pub struct LabConfig {
     pub truth: Option<Truth>,
     /// Give every server exactly this many players (bots and humans) and keep the roster.
     pub players: Option<usize>,
+    /// Masters besides the lab's own that every server heartbeats, as a stock server heartbeats
+    /// its `sv_master` list (every `heartbeat`, a full status every `status_every`, `flatline`
+    /// on shutdown).
+    pub heartbeat_to: Vec<SocketAddr>,
+    /// How often a server sends its masters a full `statusResponse` (stock: at most every 600 s).
+    pub status_every: Duration,
 }
 
 /// Shares of the fleet given each fault; the rest behave. Assignment is by seed, so a fleet and
@@ -129,6 +135,8 @@ impl Default for LabConfig {
             inactivity_spectator: None,
             truth: None,
             players: None,
+            heartbeat_to: Vec::new(),
+            status_every: Duration::from_secs(600),
         }
     }
 }
@@ -166,7 +174,8 @@ pub struct Lab {
     /// The Wulfram II endpoint, when one was asked for.
     pub wulfram: Option<SocketAddr>,
     registry: master::Registry,
-    _tasks: JoinSet<()>,
+    shutdown: tokio::sync::watch::Sender<bool>,
+    tasks: JoinSet<()>,
 }
 
 /// Receive buffer of every lab socket: the master takes a whole fleet's heartbeats at once.
@@ -193,6 +202,7 @@ impl Lab {
     /// Binds every socket on 127.0.0.1 and starts the fleet.
     pub async fn start(config: LabConfig) -> anyhow::Result<Self> {
         let mut tasks = JoinSet::new();
+        let (shutdown, stopping) = tokio::sync::watch::channel(false);
         let registry = master::Registry::default();
         let (master_socket, master_addr) = bind(config.master_port).await?;
         tasks.spawn(master::run(
@@ -207,6 +217,7 @@ impl Lab {
         let timing = ServerTiming {
             churn: config.churn,
             heartbeat: config.heartbeat,
+            status_every: config.status_every,
             map_time: config.map_time,
             sessions: SessionConfig {
                 visibility: config.visibility,
@@ -234,13 +245,16 @@ impl Lab {
             let mut timing = timing.clone();
             timing.sessions.label = addr.to_string();
             timing.sessions.connects = connects.clone();
+            let mut masters = vec![SocketAddr::V4(master_addr)];
+            masters.extend(&config.heartbeat_to);
             tasks.spawn(server::run(
                 socket,
                 profile.clone(),
-                Some(SocketAddr::V4(master_addr)),
+                masters,
                 timing,
                 fault,
                 config.seed ^ (i as u64 + 1),
+                stopping.clone(),
             ));
             servers.push(LabServer {
                 addr,
@@ -263,8 +277,23 @@ impl Lab {
             servers,
             wulfram,
             registry,
-            _tasks: tasks,
+            shutdown,
+            tasks,
         })
+    }
+
+    /// Stops every server as stock does on shutdown (`heartbeat flatline` to each master),
+    /// and waits for them.
+    pub async fn shutdown(mut self) {
+        let _ = self.shutdown.send(true);
+        let servers = self.servers.len();
+        let mut stopped = 0;
+        while stopped < servers {
+            match self.tasks.join_next().await {
+                Some(_) => stopped += 1,
+                None => break,
+            }
+        }
     }
 
     /// How many servers the master has verified.

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::Parser;
 use lab::{FaultPlan, Lab, LabConfig};
 
@@ -73,6 +74,10 @@ struct Args {
     /// Give every server exactly N players and keep its roster.
     #[arg(long)]
     players: Option<usize>,
+    /// Also heartbeat this master, as a stock server does its sv_master list: every
+    /// --heartbeat seconds, a full status every 600 s, `flatline` on exit; repeat for more.
+    #[arg(long = "heartbeat-to", value_name = "HOST:PORT")]
+    heartbeat_to: Vec<String>,
 }
 
 impl Args {
@@ -127,6 +132,19 @@ async fn main() -> anyhow::Result<()> {
             None => None,
         },
         players: args.players,
+        heartbeat_to: {
+            let mut masters = Vec::new();
+            for name in &args.heartbeat_to {
+                let addr = tokio::net::lookup_host(name)
+                    .await
+                    .with_context(|| format!("resolving {name}"))?
+                    .next()
+                    .with_context(|| format!("{name} has no address"))?;
+                masters.push(addr);
+            }
+            masters
+        },
+        ..LabConfig::default()
     };
     let lab = Lab::start(config).await?;
     lab.wait_registered(Duration::from_secs(10)).await?;
@@ -150,5 +168,7 @@ async fn main() -> anyhow::Result<()> {
         lab.master
     );
     tokio::signal::ctrl_c().await?;
+    // As a stock server does on shutdown: `heartbeat flatline` to every master.
+    lab.shutdown().await;
     Ok(())
 }

@@ -36,22 +36,26 @@ pub enum Fault {
 pub struct ServerTiming {
     /// How often players join, leave and score; `None` freezes the server.
     pub churn: Option<Duration>,
-    /// How often it heartbeats its master (stock: at most every 180 s).
+    /// How often it heartbeats its masters (stock: at most every 180 s).
     pub heartbeat: Duration,
+    /// How often it sends its masters a full `statusResponse` (stock: at most every 600 s).
+    pub status_every: Duration,
     /// How long a map runs while sessions watch; `None` keeps one map.
     pub map_time: Option<Duration>,
     /// The match's fog, idle kick, truth file and connect counter.
     pub sessions: SessionConfig,
 }
 
-/// Serves one profile on `socket` until the task is dropped.
+/// Serves one profile on `socket` until the task is dropped, or until `stopping` turns true
+/// (then it sends each master `heartbeat flatline`, as stock does on shutdown).
 pub async fn run(
     socket: UdpSocket,
     profile: Arc<Mutex<ServerProfile>>,
-    master: Option<SocketAddr>,
+    masters: Vec<SocketAddr>,
     timing: ServerTiming,
     fault: Fault,
     seed: u64,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
 ) {
     let socket = Arc::new(socket);
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -73,6 +77,10 @@ pub async fn run(
     let first_beat = Duration::from_millis(rng.random_range(0..1000));
     let mut heartbeat =
         tokio::time::interval_at(tokio::time::Instant::now() + first_beat, timing.heartbeat);
+    let mut status = tokio::time::interval_at(
+        tokio::time::Instant::now() + first_beat + timing.status_every,
+        timing.status_every,
+    );
     let churn_every = timing.churn.unwrap_or(Duration::from_secs(3600));
     let mut churn =
         tokio::time::interval_at(tokio::time::Instant::now() + churn_every, churn_every);
@@ -80,7 +88,7 @@ pub async fn run(
         tokio::select! {
             received = socket.recv_from(&mut buf) => {
                 let Ok((len, from)) = received else { continue };
-                let fault = if Some(from) == master { Fault::None } else { fault };
+                let fault = if masters.first() == Some(&from) { Fault::None } else { fault };
                 let datagram = &buf[..len];
                 let reply = match fault {
                     Fault::Silent => None,
@@ -117,11 +125,24 @@ pub async fn run(
                     (None, _) => {}
                 }
             }
-            _ = heartbeat.tick(), if master.is_some() => {
-                if let Some(master) = master {
-                    let beat = Packet::Heartbeat { tag: HEARTBEAT_TAG.into() }.emit();
+            _ = heartbeat.tick() => {
+                let beat = Packet::Heartbeat { tag: HEARTBEAT_TAG.into() }.emit();
+                for master in &masters {
                     let _ = socket.send_to(&beat, master).await;
                 }
+            }
+            _ = status.tick() => {
+                let full = Packet::StatusResponse(lock(&profile).status(None)).emit();
+                for master in &masters {
+                    let _ = socket.send_to(&full, master).await;
+                }
+            }
+            _ = stopping.changed() => {
+                let flatline = Packet::Heartbeat { tag: "flatline".into() }.emit();
+                for master in &masters {
+                    let _ = socket.send_to(&flatline, master).await;
+                }
+                return;
             }
             _ = churn.tick(), if timing.churn.is_some() => {
                 lock(&profile).churn(&mut rng);

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod demo;
 pub mod directory;
 pub mod feed;
+pub mod master_server;
 pub mod poller;
 pub mod query;
 pub mod record;
@@ -52,6 +53,16 @@ pub struct ServeConfig {
     pub bridge: bridge::BridgeConfig,
     /// The operator's secret for starting and stopping recordings.
     pub operator_token: Option<String>,
+    /// Also run a master server.
+    pub master: Option<MasterListen>,
+}
+
+/// The master a relay runs beside itself (`--master-listen`).
+#[derive(Clone, Debug)]
+pub struct MasterListen {
+    pub listen: SocketAddr,
+    pub config: protocol::cod::master_server::MasterConfig,
+    pub federate: Vec<String>,
 }
 
 impl Default for ServeConfig {
@@ -67,7 +78,17 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             bridge: bridge::BridgeConfig::default(),
             operator_token: None,
+            master: None,
         }
+    }
+}
+
+/// A task that stops when this is dropped.
+pub struct AbortOnDrop(pub tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -76,6 +97,8 @@ pub struct Relay {
     pub addr: SocketAddr,
     pub directory: Arc<Directory>,
     pub hubs: Arc<spectate::Hubs>,
+    /// The master this relay runs, if any; it stops with the relay.
+    pub master: Option<(master_server::SharedMaster, AbortOnDrop)>,
     _tasks: JoinSet<()>,
 }
 
@@ -86,6 +109,18 @@ impl Relay {
             .await
             .with_context(|| format!("binding {}", config.listen))?;
         let addr = listener.local_addr()?;
+        // The relay's own master, which its poller asks like any other (over loopback).
+        let mut config = config;
+        let mut master = None;
+        if let Some(listen) = config.master.take() {
+            let mut master_config = listen.config;
+            master_config.trusted.push(std::net::Ipv4Addr::LOCALHOST);
+            let (shared, task) =
+                master_server::start(listen.listen, master_config, listen.federate).await?;
+            let port = shared.addr.port();
+            config.poller.masters.push(format!("127.0.0.1:{port}"));
+            master = Some((shared, task));
+        }
         let directory = Arc::new(Directory::new(&config.poller.masters));
         let mut tasks = JoinSet::new();
         let masters = config.poller.masters.clone();
@@ -119,6 +154,9 @@ impl Relay {
         .merge(spectate::recording::routes(
             hubs.clone(),
             config.operator_token,
+        ))
+        .merge(master_server::routes(
+            master.as_ref().map(|(m, _)| m.clone()),
         ));
         // The bridge budgets by client address, so every request carries its peer's.
         let app = app.into_make_service_with_connect_info::<SocketAddr>();
@@ -131,6 +169,7 @@ impl Relay {
             addr,
             directory,
             hubs,
+            master: master.map(|(m, task)| (m, AbortOnDrop(task))),
             _tasks: tasks,
         })
     }

@@ -43,11 +43,78 @@ enum Command {
     /// Join a server as a spectator and record the match as a stock .dm_3 demo (one file per
     /// map), then print what was written.
     Record(RecordArgs),
+    /// Run a master server: heartbeats verified by challenge, lists for stock clients, QStat
+    /// and relays, with limits on by default.
+    MasterServer(MasterServerArgs),
     /// Read demo files.
     Demo {
         #[command(subcommand)]
         tool: DemoTool,
     },
+}
+
+#[derive(Parser, Debug)]
+struct MasterServerArgs {
+    /// Where the master listens (stock clients ask port 20610).
+    #[arg(long, default_value = "0.0.0.0:20610")]
+    listen: SocketAddr,
+    /// Accept heartbeats and queries from private and loopback addresses (a LAN, the lab).
+    #[arg(long = "allow-private")]
+    allow_private: bool,
+    #[command(flatten)]
+    master: MasterFlags,
+}
+
+/// The master's limits and federation, shared by `master-server` and `serve --master-listen`.
+#[derive(clap::Args, Debug, Clone)]
+struct MasterFlags {
+    /// Servers listed at once, in all.
+    #[arg(long = "master-max-servers", value_name = "N", default_value_t = 4096)]
+    max_servers: usize,
+    /// Servers listed at once from one IP address.
+    #[arg(
+        long = "master-max-per-address",
+        value_name = "N",
+        default_value_t = 32
+    )]
+    max_per_address: usize,
+    /// Seconds a server stays listed after its last verified answer.
+    #[arg(long = "master-timeout", value_name = "SECS", default_value_t = 900)]
+    timeout: u64,
+    /// getservers a client address may send at once, then one a second; 0 turns the flood
+    /// limit off.
+    #[arg(long = "master-flood-burst", value_name = "N", default_value_t = 4)]
+    flood_burst: u32,
+    /// Also list the servers this master lists, each verified by our own challenge first;
+    /// repeat for more.
+    #[arg(long = "federate", value_name = "HOST:PORT")]
+    federate: Vec<String>,
+}
+
+impl MasterFlags {
+    fn config(&self, allow_private: bool) -> protocol::cod::master_server::MasterConfig {
+        use protocol::cod::master_server::{Flood, MasterConfig};
+        MasterConfig {
+            max_servers: self.max_servers,
+            max_per_address: self.max_per_address,
+            timeout_ms: self.timeout.max(1).saturating_mul(1000),
+            flood: (self.flood_burst > 0).then_some(Flood {
+                burst: self.flood_burst,
+                refill_ms: 1000,
+            }),
+            allow_private,
+            ..MasterConfig::default()
+        }
+    }
+}
+
+async fn master_server(args: MasterServerArgs) -> anyhow::Result<()> {
+    let config = args.master.config(args.allow_private);
+    let (master, _task) =
+        relay::master_server::start(args.listen, config, args.master.federate.clone()).await?;
+    println!("muster: master listening on {}", master.addr);
+    tokio::signal::ctrl_c().await?;
+    Ok(())
 }
 
 #[derive(Parser, Debug)]
@@ -638,6 +705,12 @@ struct ServeArgs {
         value_name = "TOKEN"
     )]
     operator_token: Option<String>,
+    /// Also be a master server on this address (stock: 0.0.0.0:20610); the relay lists its
+    /// servers too, and `GET /api/master` shows them. `--allow-private` applies to it.
+    #[arg(long = "master-listen", value_name = "ADDR")]
+    master_listen: Option<SocketAddr>,
+    #[command(flatten)]
+    master: MasterFlags,
 }
 
 impl ServeArgs {
@@ -674,7 +747,13 @@ impl ServeArgs {
             client_rate: self.bridge_client_rate,
             global_rate: self.bridge_rate,
         };
+        let master = self.master_listen.map(|listen| relay::MasterListen {
+            listen,
+            config: self.master.config(self.allow_private),
+            federate: self.master.federate.clone(),
+        });
         Ok(ServeConfig {
+            master,
             operator_token: self.operator_token.filter(|t| !t.is_empty()),
             bridge,
             spectate,
@@ -739,6 +818,7 @@ fn main() -> anyhow::Result<()> {
             Command::Tune(args) => tune(args).await?,
             Command::Spectate(args) => spectate(args).await?,
             Command::Record(args) => record(args).await?,
+            Command::MasterServer(args) => master_server(args).await?,
             Command::Demo { tool } => demo(tool)?,
         }
         Ok(())

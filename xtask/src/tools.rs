@@ -22,6 +22,29 @@ const TEST_APT: &[(&str, &str)] = &[
     ("qstat", "quakestat"),
 ];
 
+/// A real Quake III-family server (protocol 71) that heartbeats a master: the tests point it at
+/// ours, which must refuse it. Debian installs it outside PATH.
+pub const OPENARENA_SERVER: &str = "/usr/games/openarena-server";
+
+/// apt starts a package's service unless `/usr/sbin/policy-rc.d` says no; openarena-server's
+/// would listen on every interface. Creates one that says no, if the machine has none.
+fn forbid_service_starts() -> Result<()> {
+    let policy = Path::new("/usr/sbin/policy-rc.d");
+    if policy.exists() {
+        return Ok(());
+    }
+    let script = "printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d";
+    let is_root = output("id", &["-u"]).as_deref() == Some("0");
+    let mut command = if is_root {
+        Command::new("sh")
+    } else {
+        let mut sudo = Command::new("sudo");
+        sudo.arg("sh");
+        sudo
+    };
+    status(command.args(["-c", script]))
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Needs {
     Run,
@@ -50,6 +73,10 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
                 .filter(|(_, bin)| !on_path(bin))
                 .map(|(package, _)| *package),
         );
+        if !Path::new(OPENARENA_SERVER).is_file() {
+            forbid_service_starts()?;
+            apt.push("openarena-server");
+        }
     }
     apt_install(&apt)?;
     ensure_wasm_target()?;

@@ -13,6 +13,7 @@ pub mod huffman;
 pub mod info;
 pub mod join;
 pub mod master;
+pub mod master_server;
 pub mod msg;
 pub mod netchan;
 pub mod obituary;

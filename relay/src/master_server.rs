@@ -1,0 +1,226 @@
+//! The replacement master on a UDP socket: `protocol::cod::master_server` driven by tokio,
+//! standalone (`muster master-server`) or inside the relay (`muster serve --master-listen`),
+//! with federation: the servers other masters list are verified by our own challenge before
+//! they are served.
+
+use std::net::{SocketAddr, SocketAddrV4};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use protocol::cod::master_server::{MasterConfig, MasterEvent, MasterServer, Origin};
+use serde_json::{json, Value};
+use tokio::net::UdpSocket;
+
+use crate::query::EngineConfig;
+
+/// How often the other masters are asked for their lists.
+pub const FEDERATE_EVERY: Duration = Duration::from_secs(300);
+/// Challenges sent a second to servers other masters listed, so a merge is no burst.
+const FEDERATED_CHALLENGES_PER_SECOND: usize = 200;
+
+/// The master's state, shared with `GET /api/master`.
+#[derive(Clone)]
+pub struct SharedMaster {
+    inner: Arc<Mutex<MasterServer>>,
+    /// The master's clock: milliseconds since this instant.
+    epoch: Instant,
+    pub addr: SocketAddr,
+}
+
+impl SharedMaster {
+    fn lock(&self) -> MutexGuard<'_, MasterServer> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// Registered servers, each with its state and when it was last heard, and the counters.
+    pub fn json(&self) -> Value {
+        let master = self.lock();
+        let now = self.now();
+        let unix_now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let at = |ms: u64| unix_now.saturating_sub(now.saturating_sub(ms));
+        let servers: Vec<Value> = master
+            .servers()
+            .map(|(addr, s)| {
+                json!({
+                    "addr": addr.to_string(),
+                    "hostname": s.info.get("hostname"),
+                    "mapname": s.info.get("mapname"),
+                    "clients": s.clients(),
+                    "sv_maxclients": s.max_clients(),
+                    "origin": s.origin,
+                    "state": if s.flatlined { "flatlined" } else { "verified" },
+                    "registered_unix_ms": at(s.registered_at),
+                    "verified_unix_ms": at(s.verified_at),
+                    "heartbeat_unix_ms": s.heartbeat_at.map(at),
+                    "status_unix_ms": s.status.as_ref().map(|(_, t)| at(*t)),
+                    "players": s.status.as_ref().map(|(st, _)| st.players.len()),
+                })
+            })
+            .collect();
+        json!({
+            "listen": self.addr.to_string(),
+            "servers": servers,
+            "pending_challenges": master.pending(),
+            "counters": master.counters(),
+            "limits": {
+                "max_servers": master.config().max_servers,
+                "max_per_address": master.config().max_per_address,
+                "timeout_s": master.config().timeout_ms / 1000,
+                "flood": master.config().flood.map(|f| json!({"burst": f.burst, "refill_ms": f.refill_ms})),
+                "allow_private": master.config().allow_private,
+            },
+        })
+    }
+}
+
+/// Binds the master and runs it (with federation, if any masters are named) until dropped.
+pub async fn start(
+    listen: SocketAddr,
+    config: MasterConfig,
+    federate: Vec<String>,
+) -> anyhow::Result<(SharedMaster, tokio::task::JoinHandle<()>)> {
+    let socket = Arc::new(UdpSocket::bind(listen).await?);
+    let shared = SharedMaster {
+        inner: Arc::new(Mutex::new(MasterServer::new(config))),
+        epoch: Instant::now(),
+        addr: socket.local_addr()?,
+    };
+    let task = tokio::spawn(run(socket, shared.clone(), federate));
+    Ok((shared, task))
+}
+
+fn log(event: MasterEvent) {
+    match event {
+        MasterEvent::Registered { addr, origin } => {
+            tracing::info!(server = %addr, ?origin, "master: registered")
+        }
+        MasterEvent::Expired { addr } => tracing::info!(server = %addr, "master: expired"),
+        MasterEvent::Flatlined { addr } => {
+            tracing::info!(server = %addr, "master: heartbeat flatline")
+        }
+        MasterEvent::Refused { addr, reason } => {
+            tracing::warn!(server = %addr, %reason, "master: refused")
+        }
+    }
+}
+
+async fn run(socket: Arc<UdpSocket>, shared: SharedMaster, federate: Vec<String>) {
+    let (found_tx, mut found) = tokio::sync::mpsc::channel::<Vec<(SocketAddrV4, SocketAddrV4)>>(4);
+    if !federate.is_empty() {
+        tokio::spawn(federation(federate, found_tx));
+    }
+    let mut queue: std::collections::VecDeque<(SocketAddrV4, SocketAddrV4)> = Default::default();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut buf = vec![0u8; protocol::cod::master_server::MAX_INPUT + 1];
+    let mut draw = rand::random::<u32>;
+    loop {
+        let sends = tokio::select! {
+            received = socket.recv_from(&mut buf) => {
+                let Ok((len, SocketAddr::V4(from))) = received else { continue };
+                let now = shared.now();
+                let mut master = shared.lock();
+                master.handle_datagram(now, from, &buf[..len], &mut draw);
+                drain(&mut master)
+            }
+            _ = tick.tick() => {
+                let now = shared.now();
+                let mut master = shared.lock();
+                master.handle_timeout(now);
+                for (server, listed_by) in queue.drain(..queue.len().min(FEDERATED_CHALLENGES_PER_SECOND)) {
+                    master.challenge(now, server, Origin::Federated(listed_by), &mut draw);
+                }
+                drain(&mut master)
+            }
+            Some(listed) = found.recv() => {
+                // Servers we already list are refreshed by their own heartbeats or the next round.
+                let master = shared.lock();
+                queue.extend(listed.into_iter().filter(|(s, _)| master.get(s).is_none()));
+                Vec::new()
+            }
+        };
+        for (to, datagram) in sends {
+            let _ = socket.send_to(&datagram, to).await;
+        }
+    }
+}
+
+fn drain(master: &mut MasterServer) -> Vec<(SocketAddrV4, Vec<u8>)> {
+    while let Some(event) = master.poll_event() {
+        log(event);
+    }
+    std::iter::from_fn(|| master.poll_transmit()).collect()
+}
+
+/// Asks the other masters for their lists every [`FEDERATE_EVERY`]; hands on each server with
+/// the master that listed it.
+async fn federation(
+    names: Vec<String>,
+    found: tokio::sync::mpsc::Sender<Vec<(SocketAddrV4, SocketAddrV4)>>,
+) {
+    let mut tick = tokio::time::interval(FEDERATE_EVERY);
+    loop {
+        tick.tick().await;
+        let mut resolved = Vec::new();
+        for name in &names {
+            match crate::cli::resolve(name, protocol::cod::MASTER_PORT).await {
+                Ok(addrs) => resolved.push((name.clone(), addrs)),
+                Err(e) => tracing::warn!(master = %name, "federation: {e}"),
+            }
+        }
+        let listing = match crate::cli::masters(&resolved, EngineConfig::default()).await {
+            Ok(listing) => listing,
+            Err(e) => {
+                tracing::warn!("federation: {e}");
+                continue;
+            }
+        };
+        let by_name: std::collections::BTreeMap<&str, SocketAddrV4> = resolved
+            .iter()
+            .filter_map(|(n, a)| Some((n.as_str(), *a.first()?)))
+            .collect();
+        let servers: Vec<(SocketAddrV4, SocketAddrV4)> = listing
+            .servers
+            .iter()
+            .filter_map(|s| {
+                let addr = s.addr.parse().ok()?;
+                let master = by_name.get(s.sources.first()?.as_str())?;
+                Some((addr, *master))
+            })
+            .collect();
+        tracing::info!(
+            servers = servers.len(),
+            "federation: the other masters listed"
+        );
+        if found.send(servers).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// `GET /api/master`: the registered servers, their state and the counters.
+pub fn routes(master: Option<SharedMaster>) -> axum::Router {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    axum::Router::new().route(
+        "/api/master",
+        axum::routing::get(move || {
+            let master = master.clone();
+            async move {
+                match master {
+                    Some(m) => axum::Json(m.json()).into_response(),
+                    None => (
+                        StatusCode::NOT_FOUND,
+                        "this relay runs no master: start it with --master-listen",
+                    )
+                        .into_response(),
+                }
+            }
+        }),
+    )
+}

@@ -131,11 +131,18 @@ fn Masters(feed: Feed) -> impl IntoView {
                     .get()
                     .into_iter()
                     .map(|m| {
-                        let (class, text) = match m.state {
+                        let (class, mut text) = match m.state {
                             MasterState::Pending => ("pending", "polling…".to_owned()),
                             MasterState::Ok { servers } => ("ok", format!("{servers} servers")),
                             MasterState::Failed { error } => ("failed", error),
                         };
+                        // The relay's own master: what it holds besides what it lists.
+                        if let Some(own) = m.own {
+                            text = format!(
+                                "this relay's master: {} registered, {} flatlined, {} heartbeats, {} dropped",
+                                own.registered, own.flatlined, own.heartbeats, own.dropped
+                            );
+                        }
                         view! {
                             <li class=format!("master {class}") data-testid="master">
                                 <strong>{m.addr}</strong>

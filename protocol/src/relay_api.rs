@@ -95,6 +95,24 @@ pub struct MasterStatus {
     pub state: MasterState,
     /// Unix time of the latest poll, in milliseconds.
     pub polled_ms: Option<u64>,
+    /// Set on the master this relay runs itself: what it holds.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub own: Option<OwnMaster>,
+}
+
+/// The relay's own master (`--master-listen`), as the masters panel shows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct OwnMaster {
+    /// Servers verified and listed, and those hidden by a flatline.
+    pub registered: u32,
+    pub flatlined: u32,
+    pub heartbeats: u64,
+    /// Datagrams dropped, every kind together (`GET /api/master` has them by kind).
+    pub dropped: u64,
 }
 
 /// A message the relay pushes to a page over the WebSocket.

@@ -9,7 +9,7 @@ use protocol::relay_api::feed::{
     feed_masters, Change, FeedMessage, IndexedPlayer, PlayersChange, ServerPlayers, Summary,
 };
 use protocol::relay_api::{
-    MasterState, MasterStatus, Progress, Reachability, ServerInfo, WulframServer,
+    MasterState, MasterStatus, OwnMaster, Progress, Reachability, ServerInfo, WulframServer,
 };
 use tokio::sync::Notify;
 
@@ -78,6 +78,7 @@ impl Directory {
                     addr: addr.clone(),
                     state: MasterState::Pending,
                     polled_ms: None,
+                    own: None,
                 })
                 .collect(),
             ..State::default()
@@ -317,6 +318,22 @@ impl Directory {
     /// Every server some page shows in detail.
     pub fn watched(&self) -> BTreeSet<String> {
         self.read().watched.values().cloned().collect()
+    }
+
+    /// Shows what the relay's own master (`addr`, as the poller asks it) holds.
+    pub fn set_own_master(&self, addr: &str, own: OwnMaster) {
+        {
+            let mut guard = self.write();
+            let Some(master) = guard.masters.iter_mut().find(|m| m.addr == addr) else {
+                return;
+            };
+            if master.own == Some(own) {
+                return;
+            }
+            master.own = Some(own);
+            guard.pending.masters = true;
+        }
+        self.changed.notify_one();
     }
 
     /// Records the outcome of one master poll.

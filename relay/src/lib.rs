@@ -123,6 +123,18 @@ impl Relay {
         }
         let directory = Arc::new(Directory::new(&config.poller.masters));
         let mut tasks = JoinSet::new();
+        if let Some((shared, _)) = &master {
+            // The masters panel shows what the relay's own master holds, every few seconds.
+            let (shared, directory) = (shared.clone(), directory.clone());
+            let polled_as = format!("127.0.0.1:{}", shared.addr.port());
+            tasks.spawn(async move {
+                let mut tick = tokio::time::interval(std::time::Duration::from_secs(2));
+                loop {
+                    tick.tick().await;
+                    directory.set_own_master(&polled_as, shared.summary());
+                }
+            });
+        }
         let masters = config.poller.masters.clone();
         tasks.spawn(poller::run(directory.clone(), config.poller));
         if !config.wulfram.is_empty() {

@@ -36,6 +36,18 @@ impl SharedMaster {
         self.epoch.elapsed().as_millis() as u64
     }
 
+    /// The summary the masters panel shows.
+    pub fn summary(&self) -> protocol::relay_api::OwnMaster {
+        let master = self.lock();
+        let flatlined = master.servers().filter(|(_, s)| s.flatlined).count() as u32;
+        protocol::relay_api::OwnMaster {
+            registered: master.servers().count() as u32 - flatlined,
+            flatlined,
+            heartbeats: master.counters().heartbeats,
+            dropped: master.counters().dropped.values().sum(),
+        }
+    }
+
     /// Registered servers, each with its state and when it was last heard, and the counters.
     pub fn json(&self) -> Value {
         let master = self.lock();

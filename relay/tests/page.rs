@@ -1375,3 +1375,54 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
     screenshot(&client, "demo-file.png").await;
     client.close().await.unwrap();
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_masters_panel_shows_the_relay_s_own_master() {
+    let relay = relay::Relay::start(relay::ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        dist: common::dist(),
+        poller: relay::PollerConfig {
+            masters: vec![],
+            lan: vec![],
+            master_interval: Duration::from_secs(2),
+            ..Default::default()
+        },
+        master: Some(relay::MasterListen {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            config: protocol::cod::master_server::MasterConfig {
+                allow_private: true,
+                ..Default::default()
+            },
+            federate: vec![],
+        }),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let master = relay.master.as_ref().unwrap().0.addr;
+    let lab = Lab::start(lab::LabConfig {
+        heartbeat: Duration::from_millis(500),
+        heartbeat_to: vec![master],
+        ..lab_config(3, 10)
+    })
+    .await
+    .unwrap();
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    let own = format!("127.0.0.1:{}", master.port());
+    eventually("the panel shows the relay's own master", async || {
+        let text = text_of(&client, "[data-testid=master]").await?;
+        (text.contains(&own) && text.contains("this relay's master: 3 registered"))
+            .then_some(())
+            .ok_or(text)
+    })
+    .await;
+    eventually("the list shows its servers", async || {
+        let rows = count(&client, "[data-testid=server-row]").await;
+        (rows == 3).then_some(()).ok_or(format!("{rows} rows"))
+    })
+    .await;
+    screenshot(&client, "own-master.png").await;
+    client.close().await.unwrap();
+    drop(lab);
+}

@@ -68,6 +68,8 @@ pub fn status(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// Where `xtask run`'s relay is a master too (the stock master port, on loopback).
+const OWN_MASTER: &str = "127.0.0.1:20610";
 /// The broadcast delay `xtask run` gives the lab's matches, in seconds.
 const LAB_SPECTATE_DELAY: &str = "3";
 
@@ -140,6 +142,13 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
             master_port,
             "--wulfram-port",
             WULFRAM_PORT,
+            // The lab's servers also heartbeat the relay's own master, as stock servers would
+            // heartbeat a replacement one; every 15 s rather than stock's 180 s, so it fills
+            // soon after the relay starts.
+            "--heartbeat-to",
+            OWN_MASTER,
+            "--heartbeat",
+            "15",
         ])
         .stdout(Stdio::piped())
         .spawn()
@@ -170,6 +179,8 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
             "--allow-private",
             "--operator-token",
             &token,
+            "--master-listen",
+            OWN_MASTER,
             "--record-dir",
         ])
         .arg(root.join("target/demos"))

@@ -300,6 +300,7 @@ pub struct FeedMaster {
     /// `None` while pending, then the servers listed or the error.
     pub outcome: Option<Result<u32, String>>,
     pub polled_ms: Option<u64>,
+    pub own: Option<super::OwnMaster>,
 }
 
 impl From<&MasterStatus> for FeedMaster {
@@ -312,6 +313,7 @@ impl From<&MasterStatus> for FeedMaster {
                 MasterState::Failed { error } => Some(Err(error.clone())),
             },
             polled_ms: m.polled_ms,
+            own: m.own,
         }
     }
 }
@@ -328,6 +330,7 @@ impl From<&FeedMaster> for MasterStatus {
                 },
             },
             polled_ms: m.polled_ms,
+            own: m.own,
         }
     }
 }
@@ -603,11 +606,16 @@ mod tests {
                         error: "no answer".into(),
                     },
                     polled_ms: Some(5),
+                    own: None,
                 },
                 MasterStatus {
                     addr: "127.0.0.1:20611".into(),
                     state: MasterState::Ok { servers: 2000 },
                     polled_ms: None,
+                    own: Some(super::super::OwnMaster {
+                        registered: 2000,
+                        ..Default::default()
+                    }),
                 },
             ]),
             progress: Progress::default(),

@@ -9,7 +9,7 @@ use crate::list::{view_from_url, ServerList};
 use crate::personal::Personal;
 use crate::tools::{FindPlayer, Toasts, WatchList};
 use crate::tuning::{saved_bench, TuningPage};
-use crate::watch::{watched_in_location, DemoPage, Watch};
+use crate::watch::{watched_in_location, Watch};
 use crate::wulfram::WulframServers;
 
 /// Which page the location names.
@@ -20,21 +20,14 @@ enum Route {
     Tuning,
     /// `#/watch/ADDR` or `/watch/ADDR`; `#/watch-direct/ADDR` with the page's own session.
     Watch(String, bool),
-    /// `#/demos`, or `#/demo/NAME` playing a relay recording.
-    Demo(Option<String>),
 }
 
 fn route() -> Route {
     if let Some((addr, direct)) = watched_in_location() {
         return Route::Watch(addr, direct);
     }
-    let hash = window().location().hash().unwrap_or_default();
-    if hash == "#tuning" {
+    if window().location().hash().is_ok_and(|h| h == "#tuning") {
         Route::Tuning
-    } else if hash == "#/demos" {
-        Route::Demo(None)
-    } else if let Some(name) = hash.strip_prefix("#/demo/").filter(|n| !n.is_empty()) {
-        Route::Demo(Some(name.to_owned()))
     } else {
         Route::Servers
     }
@@ -75,10 +68,7 @@ pub fn App() -> impl IntoView {
         Route::Watch(addr, direct) => Some((addr, direct)),
         _ => None,
     });
-    let demo = Memo::new(move |_| match page.get() {
-        Route::Demo(name) => Some(name),
-        _ => None,
-    });
+
     view! {
         <header>
             <h1>"Muster"</h1>
@@ -89,14 +79,14 @@ pub fn App() -> impl IntoView {
             <nav aria-label="Pages">
                 <a href="#" class:current=move || page.get() == Route::Servers>"Servers"</a>
                 <a href="#tuning" class:current=move || tuning.get()>"Tuning"</a>
-                <a href="#/demos" class:current=move || demo.with(Option::is_some)>"Demos"</a>
+                // The demo player is a page of its own (`/playback/`).
+                <a href="/playback/">"Demos"</a>
             </nav>
         </header>
         <Masters feed=feed />
         {move || watching.get().map(|(addr, direct)| view! { <Watch addr=addr direct=direct /> })}
-        {move || demo.get().map(|name| view! { <DemoPage name=name /> })}
         <Show
-            when=move || watching.with(Option::is_none) && demo.with(Option::is_none)
+            when=move || watching.with(Option::is_none)
         >
         <Show
             when=move || tuning.get()

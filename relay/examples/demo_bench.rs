@@ -5,7 +5,7 @@
 //! Natively it is decoded whole (`cod::timeline`: records, Huffman, service records,
 //! snapshots and the match model, keeping seek positions) and, apart, read record by record
 //! with only the Huffman stage; seeks are timed. In Chromium the page opens the same file from
-//! a relay (`#/demo/NAME`) and its session worker reports how long the whole decode took.
+//! a relay (`/playback/#/demo/NAME`) and its session worker reports how long the whole decode took.
 //! The record bodies are also written out (u32 length, bytes) for the Huffman peer
 //! comparison xtask runs beside this. The last line printed is one JSON object.
 //!
@@ -123,7 +123,7 @@ async fn wasm_decode_ms(relay: &Relay, name: &str, runs: usize) -> anyhow::Resul
     for _ in 0..runs {
         client.goto(&format!("http://{}/#/", relay.addr)).await?;
         client
-            .goto(&format!("http://{}/#/demo/{name}", relay.addr))
+            .goto(&format!("http://{}/playback/#/demo/{name}", relay.addr))
             .await?;
         client.refresh().await?;
         let deadline = Instant::now() + Duration::from_secs(120);

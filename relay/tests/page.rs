@@ -1245,7 +1245,7 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
 
     // From the demos page, pick the relay's recording.
     client
-        .goto(&format!("http://{}/#/demos", relay.addr))
+        .goto(&format!("http://{}/playback/#/demos", relay.addr))
         .await
         .unwrap();
     let link = format!("[data-testid=relay-demo][data-name=\"{name}\"] a");
@@ -1353,7 +1353,7 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
 
     // The same file opened from the file picker plays too.
     client
-        .goto(&format!("http://{}/#/demos", relay.addr))
+        .goto(&format!("http://{}/playback/#/demos", relay.addr))
         .await
         .unwrap();
     let input = eventually("the picker shows", async || {

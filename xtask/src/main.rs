@@ -82,10 +82,29 @@ pub fn build_page(root: &Path) -> Result<()> {
             .args(["build", "--release", "--skip-version-check"])
             .current_dir(root),
     )?;
-    // The relay serves each file's .gz where there is one: a slow link gets a third of the bytes.
-    // Zopfli's gzip, which every browser reads, is about 4% smaller than `gzip -9` (12 KB of the
-    // wasm, a tenth of a second at 1 Mbit/s); slow, but it runs once per build.
-    for entry in std::fs::read_dir(root.join("dist"))? {
+    // The demo player is a page of its own under /playback/, built after the browser (whose
+    // build replaces dist/ whole), so the browser's first download does not carry it.
+    status(
+        Command::new("trunk")
+            .args([
+                "build",
+                "--release",
+                "--skip-version-check",
+                "frontend/playback.html",
+            ])
+            .args(["--dist", "dist/playback", "--public-url", "/playback/"])
+            .current_dir(root),
+    )?;
+    compress(&root.join("dist"))?;
+    compress(&root.join("dist/playback"))
+}
+
+/// Writes each page file's .gz beside it: the relay serves it where there is one, so a slow link
+/// gets a third of the bytes. Zopfli's gzip, which every browser reads, is about 4% smaller than
+/// `gzip -9` (12 KB of the wasm, a tenth of a second at 1 Mbit/s); slow, but it runs once per
+/// build.
+fn compress(dir: &Path) -> Result<()> {
+    for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         let text = matches!(
             path.extension().and_then(|e| e.to_str()),

@@ -1,4 +1,4 @@
-//! Demos in the page (`#/demos`, `#/demo/NAME`): a `.dm_3` opened from a file, dropped on the
+//! The demo player (`/playback/`, `/playback/#/demo/NAME`, its own page and wasm): a `.dm_3` opened from a file, dropped on the
 //! page or picked from the relay's recordings, decoded in the session worker by `protocol`
 //! and drawn by the watch view, with a timeline: play and pause, 0.25x to 8x, seeking, and the
 //! kill list to jump to a kill. Also the operator's Record button for a hub.
@@ -207,9 +207,43 @@ async fn file_bytes(file: web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+/// The recording a location names: `#/demo/NAME`.
+fn demo_in_location() -> Option<String> {
+    let hash = window().location().hash().unwrap_or_default();
+    hash.strip_prefix("#/demo/")
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+}
+
+/// The demo player's page (`/playback/`): the header, and the picker or the demo the location
+/// names.
+#[component]
+pub fn Playback() -> impl IntoView {
+    let named = RwSignal::new(demo_in_location());
+    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
+        named.set(demo_in_location())
+    });
+    on_cleanup(move || on_hash.remove());
+    view! {
+        <header>
+            <h1>"Muster"</h1>
+            <span class="subtitle">"Call of Duty: United Offensive 1.51 demos"</span>
+            <nav aria-label="Pages">
+                <a href="/">"Servers"</a>
+                <a href="/#tuning">"Tuning"</a>
+                <a href="#/demos" class="current">"Demos"</a>
+            </nav>
+        </header>
+        {move || {
+            let name = named.get();
+            view! { <DemoPage name=name /> }
+        }}
+    }
+}
+
 /// `#/demos`: open a file, drop one, or pick a relay recording; `#/demo/NAME` plays one.
 #[component]
-pub fn DemoPage(name: Option<String>) -> impl IntoView {
+fn DemoPage(name: Option<String>) -> impl IntoView {
     let source = RwSignal::new(name.map(|n| DemoSource::Url(format!("/demos/{n}"))));
     let error = RwSignal::new(None::<String>);
     let open_file = move |file: web_sys::File| {

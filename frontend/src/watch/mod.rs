@@ -6,7 +6,7 @@ mod direct;
 mod map;
 mod socket;
 
-pub use demo::DemoPage;
+pub use demo::Playback;
 
 use leptos::prelude::*;
 use protocol::cod::text::strip;

@@ -1,0 +1,5 @@
+//! The demo player (`playback.html`, served at `/playback/`).
+
+fn main() {
+    muster_frontend::playback();
+}

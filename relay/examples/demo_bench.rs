@@ -11,12 +11,11 @@
 //!
 //! Usage: demo_bench [SECONDS]; MUSTER_DIST names the built page.
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::Locator;
 use lab::sessions::{SessionConfig, Sessions};
 use lab::ServerProfile;
 use protocol::cod::client::{Client, ClientConfig, DemoOutput, State};
@@ -25,9 +24,11 @@ use protocol::cod::spectator::SpectatorInput;
 use protocol::cod::timeline::Timeline;
 use rand::SeedableRng;
 use relay::{PollerConfig, Relay, ServeConfig};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// jemalloc, as the relay runs, so its statistics can say what a decoded demo holds.
+mod browser;
+
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
@@ -94,31 +95,8 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// The page's decode of `name`, in ms, as its status line reports it.
 async fn wasm_decode_ms(relay: &Relay, name: &str, runs: usize) -> anyhow::Result<Vec<f64>> {
-    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let mut driver = Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let profile = std::env::temp_dir().join(format!("muster-demo-bench-{port}"));
-    let capabilities = json!({
-        "goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--window-size=1400,900",
-                format!("--user-data-dir={}", profile.display()),
-            ]
-        }
-    });
-    let Value::Object(capabilities) = capabilities else {
-        anyhow::bail!("capabilities")
-    };
-    let client = ClientBuilder::rustls()?
-        .capabilities(capabilities)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await?;
+    let driver = browser::Driver::start().await?;
+    let client = driver.browser("muster-demo-bench").await?;
     let mut times = Vec::new();
     for _ in 0..runs {
         client.goto(&format!("http://{}/#/", relay.addr)).await?;
@@ -151,9 +129,6 @@ async fn wasm_decode_ms(relay: &Relay, name: &str, runs: usize) -> anyhow::Resul
         times.push(ms);
     }
     let _ = client.close().await;
-    let _ = driver.kill();
-    let _ = driver.wait();
-    let _ = std::fs::remove_dir_all(&profile);
     Ok(times)
 }
 

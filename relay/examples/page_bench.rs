@@ -3,15 +3,15 @@
 //! search box to the updated list, and the page's wasm + JS size gzipped. The last line printed
 //! is one JSON object.
 
-use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::Locator;
 use lab::{FaultPlan, Lab, LabConfig, ListEnd};
 use relay::{PollerConfig, Relay, ServeConfig};
 use serde_json::{json, Value};
+
+mod browser;
 
 const SERVERS: usize = 5000;
 const RUNS: usize = 15;
@@ -88,18 +88,8 @@ async fn main() -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
-    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let mut driver = Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let profile = std::env::temp_dir().join(format!("muster-bench-{port}"));
-    let client = ClientBuilder::rustls()?
-        .capabilities(browser_capabilities(&profile))
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await?;
+    let driver = browser::Driver::start().await?;
+    let client = driver.browser("muster-bench").await?;
     client.goto(&format!("http://{}/", relay.addr)).await?;
     // Load: navigation start to the full list on screen (wasm, WebSocket, JSON, render).
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -152,12 +142,7 @@ async fn main() -> anyhow::Result<()> {
     client.close().await?;
     // A fresh browser on a throttled link: 1 Mbit/s each way, 40 ms of latency, nothing
     // cached. Navigation start to the whole list on screen.
-    let slow = ClientBuilder::rustls()?
-        .capabilities(browser_capabilities(
-            &std::env::temp_dir().join(format!("muster-bench-slow-{port}")),
-        ))
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await?;
+    let slow = driver.browser("muster-bench-slow").await?;
     slow.issue_cmd(NetworkConditions {
         latency_ms: 40,
         bytes_per_second: 125_000,
@@ -195,7 +180,7 @@ async fn main() -> anyhow::Result<()> {
         )
         .await?;
     slow.close().await?;
-    let _ = driver.kill();
+    drop(driver);
 
     // What a visitor loads, apart from the session worker a page fetches only for Join check
     // or Watch directly.
@@ -253,25 +238,6 @@ impl ExecuteAsyncWrap for fantoccini::Client {
              (async function() {{ {script} }}).apply(null, Array.from(arguments).slice(0, -1)).then(done);"
         );
         Ok(self.execute_async(&wrapped, args).await?)
-    }
-}
-
-/// Headless Chromium with its own profile.
-fn browser_capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
-    let capabilities = json!({
-        "goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--window-size=1400,900",
-                format!("--user-data-dir={}", profile.display()),
-            ]
-        }
-    });
-    match capabilities {
-        Value::Object(map) => map,
-        _ => serde_json::Map::new(),
     }
 }
 

@@ -17,7 +17,7 @@ use tower_http::services::{ServeDir, ServeFile};
 use crate::bridge::Bridge;
 use crate::directory::Directory;
 use crate::feed::PageFeed;
-use crate::spectate::{self, Hubs, JoinError};
+use crate::spectate::{self, Hubs};
 use crate::wulfram::{self, WulframTarget, MAX_PAGE_MESSAGE};
 
 /// Wulfram II sessions proxied at once, across all pages.
@@ -117,12 +117,7 @@ async fn spectate_upgrade(
     };
     let guard = match state.hubs.join(addr) {
         Ok(guard) => guard,
-        Err(e @ JoinError::Unknown) => {
-            return (StatusCode::NOT_FOUND, e.to_string()).into_response()
-        }
-        Err(e @ JoinError::Full) => {
-            return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response()
-        }
+        Err(e) => return e.into_response(),
     };
     ws.max_message_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
         .max_frame_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)

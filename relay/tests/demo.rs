@@ -268,6 +268,16 @@ async fn demos(relay: &relay::Relay) -> Value {
         .unwrap()
 }
 
+/// One lab server with a fixed roster of 8, for the relay's recordings.
+async fn recorded_lab() -> Lab {
+    Lab::start(LabConfig {
+        players: Some(8),
+        ..common::lab_config(1, 10)
+    })
+    .await
+    .unwrap()
+}
+
 async fn recording_relay(lab: &Lab, dir: &Path, max_bytes: u64) -> relay::Relay {
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = relay::Relay::start(relay::ServeConfig {
@@ -304,12 +314,7 @@ async fn until(what: &str, mut done: impl AsyncFnMut() -> bool) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_operator_records_a_hub_and_the_finished_demo_is_served() {
     let dir = tempfile::tempdir().unwrap();
-    let lab = Lab::start(LabConfig {
-        players: Some(8),
-        ..common::lab_config(1, 10)
-    })
-    .await
-    .unwrap();
+    let lab = recorded_lab().await;
     let relay = recording_relay(&lab, dir.path(), 50_000_000).await;
     let addr = lab.servers[0].addr.to_string();
     let path = format!("/api/spectate/{addr}/record");
@@ -406,12 +411,7 @@ async fn the_operator_records_a_hub_and_the_finished_demo_is_served() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_recording_stops_itself_at_its_size_limit_with_a_whole_file() {
     let dir = tempfile::tempdir().unwrap();
-    let lab = Lab::start(LabConfig {
-        players: Some(8),
-        ..common::lab_config(1, 10)
-    })
-    .await
-    .unwrap();
+    let lab = recorded_lab().await;
     let limit = 20_000;
     let relay = recording_relay(&lab, dir.path(), limit).await;
     let hub = relay.hubs.record(lab.servers[0].addr).unwrap();

@@ -376,6 +376,17 @@ pub enum JoinError {
 /// The hubs by server, locked.
 type Registry<'a> = MutexGuard<'a, BTreeMap<SocketAddrV4, Arc<Hub>>>;
 
+impl axum::response::IntoResponse for JoinError {
+    /// 404 for a server the directory does not list, 503 when every hub slot is taken.
+    fn into_response(self) -> axum::response::Response {
+        let status = match self {
+            Self::Unknown => axum::http::StatusCode::NOT_FOUND,
+            Self::Full => axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        };
+        (status, self.to_string()).into_response()
+    }
+}
+
 /// Every hub, by server.
 pub struct Hubs {
     config: SpectateConfig,

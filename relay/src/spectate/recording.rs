@@ -16,7 +16,7 @@ use axum::{Json, Router};
 use serde_json::json;
 use tower_http::services::ServeFile;
 
-use super::hub::{Hubs, JoinError};
+use super::hub::Hubs;
 use crate::record;
 
 #[derive(Clone)]
@@ -85,21 +85,7 @@ async fn start(
     UrlPath(addr): UrlPath<String>,
     headers: HeaderMap,
 ) -> Response {
-    let addr = match authorize(&state, &headers).and_then(|()| target(&state, &addr)) {
-        Ok(addr) => addr,
-        Err(refusal) => return *refusal,
-    };
-    match state.hubs.record(addr) {
-        Ok(_) => (
-            StatusCode::ACCEPTED,
-            Json(json!({"addr": addr.to_string(), "recording": true})),
-        )
-            .into_response(),
-        Err(e @ JoinError::Unknown) => (StatusCode::NOT_FOUND, e.to_string()).into_response(),
-        Err(e @ JoinError::Full) => {
-            (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response()
-        }
-    }
+    set(&state, &headers, &addr, true)
 }
 
 async fn stop(
@@ -107,20 +93,30 @@ async fn stop(
     UrlPath(addr): UrlPath<String>,
     headers: HeaderMap,
 ) -> Response {
-    let addr = match authorize(&state, &headers).and_then(|()| target(&state, &addr)) {
+    set(&state, &headers, &addr, false)
+}
+
+/// The operator's start (which starts the hub if need be) or stop.
+fn set(state: &RecordingState, headers: &HeaderMap, addr: &str, on: bool) -> Response {
+    let addr = match authorize(state, headers).and_then(|()| target(state, addr)) {
         Ok(addr) => addr,
         Err(refusal) => return *refusal,
     };
-    match state.hubs.get(&addr) {
-        Some(hub) => {
+    let found = match (on, state.hubs.get(&addr)) {
+        (true, _) => state.hubs.record(addr).map_err(IntoResponse::into_response),
+        (false, Some(hub)) => {
             hub.set_recording(false);
-            (
-                StatusCode::ACCEPTED,
-                Json(json!({"addr": addr.to_string(), "recording": false})),
-            )
-                .into_response()
+            Ok(hub)
         }
-        None => (StatusCode::NOT_FOUND, "no hub for that server").into_response(),
+        (false, None) => Err((StatusCode::NOT_FOUND, "no hub for that server").into_response()),
+    };
+    match found {
+        Ok(_) => (
+            StatusCode::ACCEPTED,
+            Json(json!({"addr": addr.to_string(), "recording": on})),
+        )
+            .into_response(),
+        Err(refusal) => refusal,
     }
 }
 

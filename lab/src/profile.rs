@@ -237,6 +237,16 @@ impl ServerProfile {
     }
 
     /// Clients the server counts, bots included.
+    /// The names of the players on the field (spectators not counted): what a watcher's
+    /// scoreboard should list.
+    pub fn roster(&self) -> std::collections::BTreeSet<String> {
+        self.players
+            .iter()
+            .filter(|p| !p.spectator)
+            .map(|p| p.name.clone())
+            .collect()
+    }
+
     pub fn clients(&self) -> u32 {
         self.players.len() as u32
     }

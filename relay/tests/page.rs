@@ -839,6 +839,25 @@ async fn watch_rows(client: &Client) -> Result<Vec<(String, String, i64, i64)>, 
     Ok(out)
 }
 
+/// Waits until the watch view's scoreboard lists exactly `roster` on the field; its rows then.
+async fn scoreboard_lists(
+    client: &Client,
+    roster: &std::collections::BTreeSet<String>,
+) -> Vec<(String, String, i64, i64)> {
+    eventually("the scoreboard lists the server's players", async || {
+        let rows = watch_rows(client).await?;
+        let names: std::collections::BTreeSet<String> = rows
+            .iter()
+            .filter(|r| r.1 != "spectator")
+            .map(|r| r.0.clone())
+            .collect();
+        (&names == roster)
+            .then_some(rows)
+            .ok_or(format!("{names:?}"))
+    })
+    .await
+}
+
 async fn count(client: &Client, css: &str) -> usize {
     client
         .find_all(Locator::Css(css))
@@ -880,25 +899,8 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
     click(&client, "[data-testid=watch]").await;
     let url = client.current_url().await.unwrap();
     assert_eq!(url.fragment(), Some(format!("/watch/{addr}").as_str()));
-    let roster: std::collections::BTreeSet<String> = lab.servers[0]
-        .snapshot()
-        .players
-        .iter()
-        .filter(|p| !p.spectator)
-        .map(|p| p.name.clone())
-        .collect();
-    let first = eventually("the scoreboard lists the server's players", async || {
-        let rows = watch_rows(&client).await?;
-        let names: std::collections::BTreeSet<String> = rows
-            .iter()
-            .filter(|r| r.1 != "spectator")
-            .map(|r| r.0.clone())
-            .collect();
-        (names == roster)
-            .then_some(rows)
-            .ok_or(format!("{names:?}"))
-    })
-    .await;
+    let roster = lab.servers[0].snapshot().roster();
+    let first = scoreboard_lists(&client, &roster).await;
     let status = text_of(&client, "[data-testid=watch-status]")
         .await
         .unwrap();
@@ -1096,25 +1098,8 @@ async fn watch_directly_spectates_a_lab_match_with_the_page_s_own_client() {
         .goto(&format!("http://{}/#/watch-direct/{addr}", relay.addr))
         .await
         .unwrap();
-    let roster: std::collections::BTreeSet<String> = lab.servers[0]
-        .snapshot()
-        .players
-        .iter()
-        .filter(|p| !p.spectator)
-        .map(|p| p.name.clone())
-        .collect();
-    let first = eventually("the scoreboard lists the server's players", async || {
-        let rows = watch_rows(&client).await?;
-        let names: std::collections::BTreeSet<String> = rows
-            .iter()
-            .filter(|r| r.1 != "spectator")
-            .map(|r| r.0.clone())
-            .collect();
-        (names == roster)
-            .then_some(rows)
-            .ok_or(format!("{names:?}"))
-    })
-    .await;
+    let roster = lab.servers[0].snapshot().roster();
+    let first = scoreboard_lists(&client, &roster).await;
     assert_eq!(
         text_of(&client, "[data-testid=watch-status]")
             .await
@@ -1279,23 +1264,8 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
     for (text, kill) in kills.iter().zip(&summary.kills) {
         assert!(text.contains(&strip(&kill.victim)), "{text} vs {kill:?}");
     }
-    let roster: std::collections::BTreeSet<String> = lab.servers[0]
-        .snapshot()
-        .players
-        .iter()
-        .filter(|p| !p.spectator)
-        .map(|p| p.name.clone())
-        .collect();
-    eventually("the scoreboard lists the recorded players", async || {
-        let names: std::collections::BTreeSet<String> = watch_rows(&client)
-            .await?
-            .into_iter()
-            .filter(|r| r.1 != "spectator")
-            .map(|r| r.0)
-            .collect();
-        (names == roster).then_some(()).ok_or(format!("{names:?}"))
-    })
-    .await;
+    let roster = lab.servers[0].snapshot().roster();
+    scoreboard_lists(&client, &roster).await;
     // Playing at 4x runs the demo clock four times as fast as the wall's.
     click(&client, "[data-testid=demo-speed][data-speed=\"4\"]").await;
     let before = attr_number(&client, "[data-testid=demo-time]", "data-at")

@@ -85,12 +85,7 @@ async fn spectate_follows_a_lab_match() {
     assert_eq!(lines.last().unwrap()["reason"], "disconnected");
 
     // The soldiers on the field are the server's roster, at real positions.
-    let roster: BTreeSet<String> = before
-        .players
-        .iter()
-        .filter(|p| !p.spectator)
-        .map(|p| p.name.clone())
-        .collect();
+    let roster: BTreeSet<String> = before.roster();
     let snapshots: Vec<&Value> = lines.iter().filter(|l| l["type"] == "snapshot").collect();
     assert!(snapshots.len() > 60, "{} snapshots in 7 s", snapshots.len());
     let last = snapshots.last().unwrap();

@@ -44,13 +44,7 @@ async fn started(config: LabConfig, spectate: SpectateConfig) -> (Lab, relay::Re
 async fn a_viewer_watches_the_match_with_names_positions_kills_and_scores() {
     let (lab, relay, addr) = started(watched_lab(12), hubs(0)).await;
     let mut viewer = Viewer::open(&relay, &addr).await;
-    let roster: BTreeSet<String> = lab.servers[0]
-        .snapshot()
-        .players
-        .iter()
-        .filter(|p| !p.spectator)
-        .map(|p| p.name.clone())
-        .collect();
+    let roster: BTreeSet<String> = lab.servers[0].snapshot().roster();
     viewer
         .until(LIMIT, |v| {
             let Some(view) = &v.view else { return false };

@@ -1,9 +1,12 @@
 //! The messages between the relay and the page: one definition, serialized as JSON by both
 //! (with the `serde` feature).
 
+pub mod bridge;
 #[cfg(feature = "serde")]
 mod columns;
+pub mod demos;
 pub mod feed;
+pub mod proxy;
 pub mod watch;
 
 use alloc::string::String;

@@ -194,7 +194,7 @@ async fn main() -> anyhow::Result<()> {
             ..PollerConfig::default()
         },
         spectate: relay::spectate::SpectateConfig {
-            recording: Some(relay::spectate::RecordConfig {
+            recording: Some(relay::demos::RecordConfig {
                 dir: dir.clone(),
                 max_bytes: u64::MAX,
             }),

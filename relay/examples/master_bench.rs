@@ -105,8 +105,7 @@ async fn main() -> anyhow::Result<()> {
         flood: None,
         ..MasterConfig::default()
     };
-    let (master, _task) =
-        relay::master_server::start("127.0.0.1:0".parse()?, config, vec![]).await?;
+    let (master, _task) = relay::master::start("127.0.0.1:0".parse()?, config, vec![]).await?;
     let addr = master.addr;
     let started = Instant::now();
     let mut tasks = Vec::new();

@@ -1,21 +1,28 @@
-//! The Muster relay: polls masters and servers into one directory, and serves the page, the
-//! JSON API and the WebSocket feed from it.
+//! The Muster relay: one process, several capabilities, each in its own folder with its state,
+//! configuration, routes and tests (see `ARCHITECTURE.md` at the repository root):
+//!
+//! - [`browse`]: the query engine, the poller, the directory and the page feed;
+//! - [`spectate`]: spectator hubs and their viewers;
+//! - [`demos`]: recordings made through the hubs, and the files on disk;
+//! - [`bridge`]: the WebSocket-UDP bridge and its budgets;
+//! - [`wulfram`]: the Wulfram II proxy and its checks;
+//! - [`master`]: the replacement master and its federation.
+//!
+//! [`http`] only merges their routes; [`seams`] holds the narrow traits through which one
+//! capability uses another; [`net`] and [`game_link`] are shared helpers; [`cli`] holds the
+//! command-line tools, which no capability imports.
 
 pub mod bridge;
+pub mod browse;
 pub mod cli;
-pub mod demo;
-pub mod directory;
-pub mod feed;
-pub mod master_server;
-pub mod poller;
-pub mod query;
-pub mod record;
+pub mod demos;
+pub mod game_link;
+pub mod http;
+pub mod master;
+pub mod net;
+pub mod seams;
 pub mod spectate;
-pub mod tune;
-pub mod web;
-pub mod wire;
 pub mod wulfram;
-pub mod wulfram_wire;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,44 +32,29 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
-pub use directory::Directory;
-pub use poller::PollerConfig;
+pub use browse::{Directory, PollerConfig, DEFAULT_MASTERS};
+pub use master::MasterListen;
 
-/// The stock master and the community UO masters.
-pub const DEFAULT_MASTERS: &[&str] = &[
-    "coduomaster.activision.com:20610",
-    "master.cod.pm:20610",
-    "codmaster.comu-mvzg.com:20610",
-];
-
-/// Everything `muster serve` needs.
+/// Everything `muster serve` needs, by capability.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
     pub listen: SocketAddr,
     /// The directory Trunk built the page into.
     pub dist: PathBuf,
-    pub poller: PollerConfig,
-    /// Wulfram II servers sessions may be proxied to, and how often they are checked.
-    pub wulfram: Vec<wulfram::WulframTarget>,
-    pub wulfram_check: std::time::Duration,
-    /// The spectator hubs.
-    pub spectate: spectate::SpectateConfig,
     /// Origins besides the relay's own whose pages may open its WebSockets.
     pub allowed_origins: Vec<String>,
-    /// The WebSocket-UDP bridge; its masters are the poller's.
-    pub bridge: bridge::BridgeConfig,
+    /// What to poll and how often.
+    pub poller: PollerConfig,
+    /// The spectator hubs (their recording settings included).
+    pub spectate: spectate::SpectateConfig,
     /// The operator's secret for starting and stopping recordings.
     pub operator_token: Option<String>,
+    /// The WebSocket-UDP bridge; its masters are the poller's.
+    pub bridge: bridge::BridgeConfig,
+    /// Wulfram II servers sessions may be proxied to, and how often they are checked.
+    pub wulfram: wulfram::WulframConfig,
     /// Also run a master server.
     pub master: Option<MasterListen>,
-}
-
-/// The master a relay runs beside itself (`--master-listen`).
-#[derive(Clone, Debug)]
-pub struct MasterListen {
-    pub listen: SocketAddr,
-    pub config: protocol::cod::master_server::MasterConfig,
-    pub federate: Vec<String>,
 }
 
 impl Default for ServeConfig {
@@ -71,13 +63,12 @@ impl Default for ServeConfig {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             dist: PathBuf::from("dist"),
-            poller: PollerConfig::default(),
-            wulfram: Vec::new(),
-            wulfram_check: std::time::Duration::from_secs(30),
-            spectate: spectate::SpectateConfig::default(),
             allowed_origins: Vec::new(),
-            bridge: bridge::BridgeConfig::default(),
+            poller: PollerConfig::default(),
+            spectate: spectate::SpectateConfig::default(),
             operator_token: None,
+            bridge: bridge::BridgeConfig::default(),
+            wulfram: wulfram::WulframConfig::default(),
             master: None,
         }
     }
@@ -98,55 +89,45 @@ pub struct Relay {
     pub directory: Arc<Directory>,
     pub hubs: Arc<spectate::Hubs>,
     /// The master this relay runs, if any; it stops with the relay.
-    pub master: Option<(master_server::SharedMaster, AbortOnDrop)>,
+    pub master: Option<(master::SharedMaster, AbortOnDrop)>,
     _tasks: JoinSet<()>,
 }
 
 impl Relay {
-    /// Binds the HTTP listener, then starts serving and polling.
+    /// Binds the HTTP listener, then starts every capability and serves their routes.
     pub async fn start(config: ServeConfig) -> anyhow::Result<Self> {
         let listener = TcpListener::bind(config.listen)
             .await
             .with_context(|| format!("binding {}", config.listen))?;
         let addr = listener.local_addr()?;
-        // The relay's own master, which its poller asks like any other (over loopback).
         let mut config = config;
-        let mut master = None;
-        if let Some(listen) = config.master.take() {
-            let mut master_config = listen.config;
-            master_config.trusted.push(std::net::Ipv4Addr::LOCALHOST);
-            let (shared, task) =
-                master_server::start(listen.listen, master_config, listen.federate).await?;
-            let port = shared.addr.port();
-            config.poller.masters.push(format!("127.0.0.1:{port}"));
-            master = Some((shared, task));
-        }
-        let directory = Arc::new(Directory::new(&config.poller.masters));
         let mut tasks = JoinSet::new();
-        if let Some((shared, _)) = &master {
-            // The masters panel shows what the relay's own master holds, every few seconds.
-            let (shared, directory) = (shared.clone(), directory.clone());
-            let polled_as = format!("127.0.0.1:{}", shared.addr.port());
-            tasks.spawn(async move {
-                let mut tick = tokio::time::interval(std::time::Duration::from_secs(2));
-                loop {
-                    tick.tick().await;
-                    directory.set_own_master(&polled_as, shared.summary());
-                }
-            });
+        // The relay's own master, which its poller asks like any other (over loopback).
+        let master = match config.master.take() {
+            Some(listen) => {
+                let started = master::start_beside_relay(listen).await?;
+                config.poller.masters.push(started.polled_as.clone());
+                Some(started)
+            }
+            None => None,
+        };
+        let directory = Arc::new(Directory::new(&config.poller.masters));
+        if let Some(started) = &master {
+            tasks.spawn(started.show_on(directory.clone()));
         }
         let masters = config.poller.masters.clone();
-        tasks.spawn(poller::run(directory.clone(), config.poller));
-        if !config.wulfram.is_empty() {
+        tasks.spawn(browse::poller::run(directory.clone(), config.poller));
+        let feed = browse::PageFeed::new(directory.clone());
+        tasks.spawn(feed.clone().run());
+        let wulfram = config.wulfram;
+        if !wulfram.targets.is_empty() {
             tasks.spawn(wulfram::check(
                 directory.clone(),
-                config.wulfram.clone(),
-                config.wulfram_check,
+                wulfram.targets.clone(),
+                wulfram.check_every,
             ));
         }
         let hubs = spectate::Hubs::new(config.spectate, directory.clone());
-        let feed = feed::PageFeed::new(directory.clone());
-        tasks.spawn(feed.clone().run());
         let bridge = bridge::Bridge::new(
             bridge::BridgeConfig {
                 masters,
@@ -154,22 +135,18 @@ impl Relay {
             },
             directory.clone(),
         );
-        let app = web::router(
-            directory.clone(),
+        let app = http::assemble(
+            vec![
+                browse::routes(directory.clone(), feed),
+                spectate::routes(hubs.clone()),
+                demos::routes(hubs.clone(), config.operator_token),
+                bridge::routes(bridge),
+                wulfram::routes(directory.clone(), wulfram.targets),
+                master::routes(master.as_ref().map(|m| m.shared.clone())),
+            ],
             &config.dist,
-            config.wulfram,
-            hubs.clone(),
-            feed,
             config.allowed_origins,
-            bridge.clone(),
-        )
-        .merge(spectate::recording::routes(
-            hubs.clone(),
-            config.operator_token,
-        ))
-        .merge(master_server::routes(
-            master.as_ref().map(|(m, _)| m.clone()),
-        ));
+        );
         // The bridge budgets by client address, so every request carries its peer's.
         let app = app.into_make_service_with_connect_info::<SocketAddr>();
         tasks.spawn(async move {
@@ -181,7 +158,7 @@ impl Relay {
             addr,
             directory,
             hubs,
-            master: master.map(|(m, task)| (m, AbortOnDrop(task))),
+            master: master.map(|m| (m.shared, AbortOnDrop(m.task))),
             _tasks: tasks,
         })
     }

@@ -162,7 +162,10 @@ async fn silent_target(relay: &Relay) -> UdpSocket {
     };
     relay
         .directory
-        .upsert(relay::poller::pending_server(addr, vec!["test".into()]));
+        .upsert(relay::browse::poller::pending_server(
+            addr,
+            vec!["test".into()],
+        ));
     socket
 }
 

@@ -14,8 +14,10 @@ use lab::{Lab, LabConfig};
 use protocol::cod::demo::{Playback, Records, END_MARKER};
 use protocol::cod::stream::Heard;
 use protocol::cod::timeline::Timeline;
-use relay::record::RecordTarget;
-use relay::spectate::{event_json, RecordConfig, SpectateConfig, SpectateOptions};
+use relay::cli::spectate::{event_json, SpectateOptions};
+use relay::demos::RecordConfig;
+use relay::demos::RecordTarget;
+use relay::spectate::SpectateConfig;
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -104,7 +106,7 @@ async fn a_recording_reads_back_to_what_the_session_heard_and_its_kills_are_the_
     };
     let mut live = Vec::new();
     let recorder =
-        relay::spectate::spectate(SocketAddr::V4(lab.servers[0].addr), options, |line| {
+        relay::cli::spectate::spectate(SocketAddr::V4(lab.servers[0].addr), options, |line| {
             live.push(line);
             Ok(())
         })

@@ -768,15 +768,17 @@ async fn the_page_shows_the_configured_wulfram_servers() {
             lan: vec![],
             ..relay::PollerConfig::default()
         },
-        wulfram: vec![
-            relay::wulfram::parse_target(&format!("arena={up}"))
-                .await
-                .unwrap(),
-            relay::wulfram::parse_target(&format!("old-box={down}"))
-                .await
-                .unwrap(),
-        ],
-        wulfram_check: Duration::from_millis(500),
+        wulfram: relay::wulfram::WulframConfig {
+            targets: vec![
+                relay::wulfram::parse_target(&format!("arena={up}"))
+                    .await
+                    .unwrap(),
+                relay::wulfram::parse_target(&format!("old-box={down}"))
+                    .await
+                    .unwrap(),
+            ],
+            check_every: Duration::from_millis(500),
+        },
         ..relay::ServeConfig::default()
     })
     .await
@@ -1167,7 +1169,7 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
             &lab,
             relay::spectate::SpectateConfig {
                 delay: Duration::ZERO,
-                recording: Some(relay::spectate::RecordConfig {
+                recording: Some(relay::demos::RecordConfig {
                     dir: dir.path().into(),
                     max_bytes: 50_000_000,
                 }),

@@ -161,12 +161,12 @@ async fn with_a_three_second_delay_nothing_reaches_a_viewer_early() {
     let seen = live.clone();
     let server = lab.servers[0].addr;
     let direct = tokio::spawn(async move {
-        let options = relay::spectate::SpectateOptions {
+        let options = relay::cli::spectate::SpectateOptions {
             name: "Direct".into(),
             duration: Some(Duration::from_secs(9)),
             ..Default::default()
         };
-        relay::spectate::spectate(std::net::SocketAddr::V4(server), options, move |line| {
+        relay::cli::spectate::spectate(std::net::SocketAddr::V4(server), options, move |line| {
             if line["type"] == "snapshot" {
                 let time = line["server_time"].as_i64().unwrap_or_default();
                 seen.lock()

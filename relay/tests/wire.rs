@@ -8,7 +8,7 @@ use protocol::cod::msg::MsgWriter;
 use protocol::cod::netchan::{Netchan, Side};
 use protocol::cod::oob::Packet;
 use protocol::cod::sequenced::{client_message, server_message, ClientHeader, ServerHeader};
-use relay::wire::to_hex;
+use relay::cli::wire::to_hex;
 use serde_json::Value;
 
 const CHALLENGE: i32 = -91_234_567;

@@ -82,8 +82,10 @@ async fn relay_for(peer: std::net::SocketAddr) -> Relay {
             lan: vec![],
             ..PollerConfig::default()
         },
-        wulfram: vec![target],
-        wulfram_check: Duration::from_millis(200),
+        wulfram: relay::wulfram::WulframConfig {
+            targets: vec![target],
+            check_every: Duration::from_millis(200),
+        },
         dist: common::dist(),
         ..ServeConfig::default()
     })

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use gloo_net::http::Request as Http;
 use protocol::cod::timeline::Timeline;
+use protocol::relay_api::demos::DemoListing;
 use protocol::relay_api::watch::WatchMessage;
 use serde::{Deserialize, Serialize};
 
@@ -32,13 +33,7 @@ impl DemoSource {
 }
 
 /// A finished relay recording, as `/api/demos` lists it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RelayDemo {
-    pub name: String,
-    pub map: String,
-    pub bytes: u64,
-    pub url: String,
-}
+pub use protocol::relay_api::demos::DemoEntry as RelayDemo;
 
 /// What the page asks of a playing demo.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -68,12 +63,8 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 
 /// The relay's finished recordings.
 pub async fn relay_demos() -> Result<Vec<RelayDemo>, String> {
-    #[derive(Deserialize)]
-    struct Listing {
-        demos: Vec<RelayDemo>,
-    }
     let bytes = fetch_bytes("/api/demos").await?;
-    serde_json::from_slice::<Listing>(&bytes)
+    DemoListing::decode(&bytes)
         .map(|l| l.demos)
         .map_err(|e| format!("/api/demos: {e}"))
 }

@@ -13,6 +13,7 @@ use gloo_net::websocket::{futures::WebSocket, Message};
 use protocol::cod::client::{Client, ClientConfig, Event, State};
 use protocol::cod::join::JoinAnswer;
 use protocol::cod::spectator::{MatchModel, SpectatorInput};
+use protocol::relay_api::bridge::BridgeReport as Report;
 use protocol::relay_api::watch::{HubState, HubStatus, WatchMessage};
 use serde::{Deserialize, Serialize};
 
@@ -104,15 +105,6 @@ impl Reply {
     }
 }
 
-/// What the relay says on a session besides datagrams.
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Report {
-    Session { qport: u16 },
-    Refused { reason: String },
-    Closed { reason: String },
-}
-
 /// One bridge session to a server.
 pub struct Session {
     sink: futures::stream::SplitSink<WebSocket, Message>,
@@ -132,11 +124,11 @@ impl Session {
             qport: 0,
         };
         match session.next_message().await? {
-            Err(Report::Session { qport }) => {
+            Err(Report::Session { qport, .. }) => {
                 session.qport = qport;
                 Ok(session)
             }
-            Err(Report::Closed { reason } | Report::Refused { reason }) => {
+            Err(Report::Closed { reason, .. } | Report::Refused { reason, .. }) => {
                 Err(format!("the relay refused the bridge: {reason}"))
             }
             Ok(_) => Err("a datagram before the session began".into()),
@@ -154,8 +146,8 @@ impl Session {
     pub async fn recv(&mut self) -> Result<Vec<u8>, String> {
         match self.next_message().await? {
             Ok(datagram) => Ok(datagram),
-            Err(Report::Refused { reason }) => Err(format!("the relay refused: {reason}")),
-            Err(Report::Closed { reason }) => Err(format!("the bridge closed: {reason}")),
+            Err(Report::Refused { reason, .. }) => Err(format!("the relay refused: {reason}")),
+            Err(Report::Closed { reason, .. }) => Err(format!("the bridge closed: {reason}")),
             Err(Report::Session { .. }) => Err("a second session message".into()),
         }
     }
@@ -165,7 +157,7 @@ impl Session {
             match self.stream.next().await {
                 Some(Ok(Message::Bytes(datagram))) => return Ok(Ok(datagram)),
                 Some(Ok(Message::Text(text))) => {
-                    if let Ok(report) = serde_json::from_str::<Report>(&text) {
+                    if let Some(report) = Report::decode(&text) {
                         return Ok(Err(report));
                     }
                 }

@@ -187,6 +187,8 @@ impl core::fmt::Display for RecordError {
     }
 }
 
+impl core::error::Error for RecordError {}
+
 impl Client {
     /// Starts connecting: the first `getchallenge` is ready to send.
     pub fn new(config: ClientConfig, now: u64) -> Self {

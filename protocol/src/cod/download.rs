@@ -46,6 +46,8 @@ impl fmt::Display for DownloadError {
     }
 }
 
+impl core::error::Error for DownloadError {}
+
 impl From<MsgError> for DownloadError {
     fn from(e: MsgError) -> Self {
         Self::Msg(e)

@@ -35,6 +35,8 @@ impl fmt::Display for EntityError {
     }
 }
 
+impl core::error::Error for EntityError {}
+
 impl From<MsgError> for EntityError {
     fn from(e: MsgError) -> Self {
         Self::Msg(e)

@@ -44,6 +44,8 @@ impl fmt::Display for GamestateError {
     }
 }
 
+impl core::error::Error for GamestateError {}
+
 impl From<MsgError> for GamestateError {
     fn from(e: MsgError) -> Self {
         Self::Msg(e)

@@ -33,6 +33,8 @@ impl fmt::Display for InfoError {
     }
 }
 
+impl core::error::Error for InfoError {}
+
 /// An ordered list of key/value pairs. Lookups ignore ASCII case, as the engine's do.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InfoString {

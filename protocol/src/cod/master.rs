@@ -59,6 +59,8 @@ impl fmt::Display for MasterError {
     }
 }
 
+impl core::error::Error for MasterError {}
+
 /// `getservers <protocol> [keyword ...]`: `full` and `empty` widen the list, `demo` marks a demo client.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GetServers {

@@ -31,6 +31,8 @@ impl fmt::Display for MsgError {
     }
 }
 
+impl core::error::Error for MsgError {}
+
 /// The engine's character sanitizer: 0x92 becomes an apostrophe, other bytes above 0x7F a
 /// period; big strings and lines also turn `%` into a period.
 pub fn clean_char(byte: u8, percent: bool) -> u8 {

@@ -65,6 +65,8 @@ impl fmt::Display for NetchanError {
     }
 }
 
+impl core::error::Error for NetchanError {}
+
 /// A parsed netchan header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {

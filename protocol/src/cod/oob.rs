@@ -62,6 +62,8 @@ impl fmt::Display for OobError {
     }
 }
 
+impl core::error::Error for OobError {}
+
 impl From<InfoError> for OobError {
     fn from(e: InfoError) -> Self {
         Self::Info(e)

@@ -34,6 +34,8 @@ impl fmt::Display for ReliableError {
     }
 }
 
+impl core::error::Error for ReliableError {}
+
 /// Whether `sequence` (from the peer: any value) is one of the latest [`RING`] up to `latest`.
 fn in_ring(latest: i32, sequence: i32) -> bool {
     let behind = i64::from(latest) - i64::from(sequence);

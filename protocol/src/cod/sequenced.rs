@@ -30,6 +30,8 @@ impl fmt::Display for SequencedError {
     }
 }
 
+impl core::error::Error for SequencedError {}
+
 /// The client's clear prefix: the server generation and its two acknowledgements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientHeader {

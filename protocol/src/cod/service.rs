@@ -74,6 +74,8 @@ impl fmt::Display for ServiceError {
     }
 }
 
+impl core::error::Error for ServiceError {}
+
 /// What later messages are read against.
 #[derive(Clone, Debug, Default)]
 pub struct World {

@@ -41,6 +41,8 @@ impl fmt::Display for SnapshotError {
     }
 }
 
+impl core::error::Error for SnapshotError {}
+
 impl From<MsgError> for SnapshotError {
     fn from(e: MsgError) -> Self {
         Self::Msg(e)

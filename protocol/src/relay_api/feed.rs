@@ -467,6 +467,8 @@ impl core::fmt::Display for FeedDecodeError {
     }
 }
 
+impl core::error::Error for FeedDecodeError {}
+
 /// The first byte of an encoded message: whether the postcard that follows is deflated.
 #[cfg(feature = "serde")]
 const PLAIN: u8 = 0;

@@ -394,6 +394,8 @@ impl core::fmt::Display for WatchDecodeError {
     }
 }
 
+impl core::error::Error for WatchDecodeError {}
+
 #[cfg(feature = "serde")]
 impl WatchMessage {
     /// The binary form sent to viewers.

@@ -37,6 +37,8 @@ impl fmt::Display for ControlError {
     }
 }
 
+impl core::error::Error for ControlError {}
+
 /// The three D_ACK forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ack {

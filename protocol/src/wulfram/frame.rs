@@ -38,6 +38,8 @@ impl fmt::Display for FrameError {
     }
 }
 
+impl core::error::Error for FrameError {}
+
 /// One frame's content.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame {

@@ -185,6 +185,8 @@ impl fmt::Display for RecordError {
     }
 }
 
+impl core::error::Error for RecordError {}
+
 /// Walks the records of one datagram. After an error that leaves the cursor in place (a bad
 /// sequence inside a sound length) walking goes on; otherwise it stops.
 pub struct Walker<'a> {
@@ -315,6 +317,8 @@ impl fmt::Display for SizeError {
         }
     }
 }
+
+impl core::error::Error for SizeError {}
 
 /// Encodes one record in `mode` (a sequence for sequenced modes). Oversized records are an
 /// error, never truncated.

@@ -170,6 +170,16 @@ pub enum SendError {
     Backlog,
 }
 
+impl core::fmt::Display for SendError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Backlog => f.write_str("too many ordered records are waiting to be sent"),
+        }
+    }
+}
+
+impl core::error::Error for SendError {}
+
 /// The send side of one stream.
 #[derive(Clone, Debug)]
 pub struct SendStream {
@@ -402,7 +412,10 @@ mod tests {
     fn wrap_from_65534_to_0() {
         let mut s = ReceiveStream::new();
         s.set_start(65_534);
-        assert_eq!(bodies(&s.receive(StreamMode::Ordered, 0x1f, 0, vec![])), []);
+        assert_eq!(
+            bodies(&s.receive(StreamMode::Ordered, 0x1f, 0, vec![])),
+            [0u16; 0]
+        );
         let r = s.receive(StreamMode::Ordered, 0x1f, 65_534, vec![]);
         assert_eq!(bodies(&r), [65_534, 0]);
     }

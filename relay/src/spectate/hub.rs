@@ -9,20 +9,21 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use protocol::cod::client::{Client, ClientConfig, Event, State};
-use protocol::cod::spectator::{MatchModel, SpectatorInput};
+use protocol::cod::client::{ClientConfig, Event, State};
+use protocol::cod::spectator::MatchModel;
 use protocol::relay_api::watch::{
     apply, diff, HubState, HubStatus, MatchView, Overview, RecordingStatus, Update, WatchMessage,
 };
-use tokio::net::UdpSocket;
 use tokio::sync::broadcast;
 
 use super::delay::DelayQueue;
-use crate::directory::Directory;
-use crate::record::{RecordTarget, Recorder};
+use crate::demos::{RecordConfig, RecordTarget, Recorder};
+use crate::game_link::GameLink;
+use crate::net::unix_us;
+use crate::seams::Known;
 
 /// Frames a viewer may fall behind by (about 2 s of 20 Hz updates) before it skips to a
 /// fresh keyframe.
@@ -32,8 +33,6 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How often the status (viewer count) is re-sent at most.
 const STATUS_EVERY: Duration = Duration::from_secs(1);
-/// How long the farewell packets get to leave before the socket closes.
-const FAREWELL: Duration = Duration::from_millis(50);
 
 /// An operator's overview image for one map.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,14 +86,6 @@ pub struct SpectateConfig {
     pub overviews: Vec<OverviewFile>,
     /// Where hubs record demos on the operator's request; `None` turns recording off.
     pub recording: Option<RecordConfig>,
-}
-
-/// Hub recording (`--record-dir`, `--record-max-mb`).
-#[derive(Clone, Debug)]
-pub struct RecordConfig {
-    pub dir: PathBuf,
-    /// One recording's files together stay under this.
-    pub max_bytes: u64,
 }
 
 impl Default for SpectateConfig {
@@ -179,12 +170,6 @@ fn status_frame(status: &HubStatus) -> Frame {
         seq: 0,
         bytes: WatchMessage::Status(status.clone()).encode().into(),
     }
-}
-
-fn unix_us() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64)
 }
 
 impl Hub {
@@ -390,21 +375,27 @@ impl axum::response::IntoResponse for JoinError {
 /// Every hub, by server.
 pub struct Hubs {
     config: SpectateConfig,
-    directory: Arc<Directory>,
+    known: Known,
     hubs: Mutex<BTreeMap<SocketAddrV4, Arc<Hub>>>,
 }
 
 impl Hubs {
-    pub fn new(config: SpectateConfig, directory: Arc<Directory>) -> Arc<Self> {
+    /// Hubs for the servers `known` lists, and no others.
+    pub fn new(config: SpectateConfig, known: Known) -> Arc<Self> {
         Arc::new(Self {
             config,
-            directory,
+            known,
             hubs: Mutex::default(),
         })
     }
 
     pub fn config(&self) -> &SpectateConfig {
         &self.config
+    }
+
+    /// Whether a hub may be started for `addr`: the relay knows the server.
+    pub fn knows(&self, addr: SocketAddrV4) -> bool {
+        self.known.knows(addr)
     }
 
     fn registry(&self) -> Registry<'_> {
@@ -433,7 +424,7 @@ impl Hubs {
         self: &Arc<Self>,
         addr: SocketAddrV4,
     ) -> Result<(Arc<Hub>, Registry<'_>), JoinError> {
-        if !self.directory.contains(&addr.to_string()) {
+        if !self.known.knows(addr) {
             return Err(JoinError::Unknown);
         }
         let mut hubs = self.registry();
@@ -478,56 +469,25 @@ impl Hubs {
     }
 }
 
-/// One session with the server.
+/// The hub's session: the shared driver, and whether the server ever let it in (a refusal
+/// before that is told apart from a lost session).
 struct Session {
-    socket: UdpSocket,
-    client: Client,
-    epoch: Instant,
-    input: SpectatorInput,
+    link: GameLink,
     connected: bool,
 }
 
 impl Session {
     async fn open(addr: SocketAddrV4, config: &SpectateConfig) -> std::io::Result<Self> {
-        let bind: SocketAddr = if addr.ip().is_loopback() {
-            SocketAddr::from(([127, 0, 0, 1], 0))
-        } else {
-            SocketAddr::from(([0, 0, 0, 0], 0))
+        let client = ClientConfig {
+            name: config.name.clone(),
+            qport: rand::random(),
+            timeout_ms: config.timeout.as_millis() as u64,
+            ..ClientConfig::default()
         };
-        let socket = UdpSocket::bind(bind).await?;
-        socket.connect(addr).await?;
-        let client = Client::new(
-            ClientConfig {
-                name: config.name.clone(),
-                qport: rand::random(),
-                timeout_ms: config.timeout.as_millis() as u64,
-                ..ClientConfig::default()
-            },
-            0,
-        );
         Ok(Self {
-            socket,
-            client,
-            epoch: Instant::now(),
-            input: SpectatorInput::new(true),
+            link: GameLink::open(SocketAddr::V4(addr), client, true).await?,
             connected: false,
         })
-    }
-
-    fn millis(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
-    }
-
-    async fn flush(&mut self) {
-        while let Some(datagram) = self.client.poll_transmit() {
-            let _ = self.socket.send(&datagram).await;
-        }
-    }
-
-    /// Presses fire to step the follow target, and asks for the scoreboard now and then.
-    fn watch(&mut self) {
-        let now = self.millis();
-        self.input.drive(now, &mut self.client);
     }
 }
 
@@ -562,7 +522,6 @@ impl HubTask {
     }
 
     async fn run(mut self) {
-        let mut buf = vec![0u8; 65536];
         loop {
             if self
                 .hub
@@ -583,44 +542,25 @@ impl HubTask {
                 }
             }
             if let Some(session) = self.session.as_mut() {
-                session.watch();
-                session.flush().await;
+                session.link.flush().await;
             }
             let wake = self.next_wake();
-            let received = match self.session.as_ref() {
-                Some(session) => tokio::select! {
-                    r = session.socket.recv(&mut buf) => r.ok(),
-                    _ = tokio::time::sleep_until(wake.into()) => None,
-                },
-                None => {
-                    tokio::time::sleep_until(wake.into()).await;
-                    None
-                }
-            };
+            match self.session.as_mut() {
+                Some(session) => session.link.step(wake).await,
+                None => tokio::time::sleep_until(wake.into()).await,
+            }
             let arrival = Instant::now();
             let relay_us = unix_us();
-            if let Some(session) = self.session.as_mut() {
-                let now = session.millis();
-                match received {
-                    // ICMP errors (nobody listening) surface as Err and count as silence.
-                    Some(len) => session.client.handle_datagram(now, &buf[..len]),
-                    None => session.client.handle_timeout(now),
-                }
-            }
             self.record();
             self.events(arrival, relay_us);
             self.release(Instant::now());
             self.hub.refresh_viewers();
         }
         self.hub.set_recording(false);
-        if let Some(mut session) = self.session.take() {
-            session.client.disconnect();
-            self.session = Some(session);
+        if let Some(session) = self.session.as_mut() {
+            session.link.farewell().await;
+            // The goodbye ends a recording: its file gets its end marker.
             self.record();
-            if let Some(mut session) = self.session.take() {
-                session.flush().await;
-                tokio::time::sleep(FAREWELL).await;
-            }
         }
         self.hub.set_status(|s| s.state = HubState::Closed);
     }
@@ -629,8 +569,8 @@ impl HubTask {
         let now = Instant::now();
         let mut wake = now + STATUS_EVERY;
         if let Some(session) = &self.session {
-            if let Some(t) = session.client.poll_timeout() {
-                wake = wake.min(session.epoch + Duration::from_millis(t));
+            if let Some(t) = session.link.deadline() {
+                wake = wake.min(t);
             }
         }
         wake = wake.min(self.queue.next_due().unwrap_or(wake));
@@ -644,7 +584,7 @@ impl HubTask {
         };
         let mut ended = None;
         let mut went_active = false;
-        while let Some(event) = session.client.poll_event() {
+        while let Some(event) = session.link.client.poll_event() {
             match &event {
                 Event::State(State::Connected) => session.connected = true,
                 Event::State(State::Active) => went_active = true,
@@ -685,7 +625,7 @@ impl HubTask {
         let Some(session) = self.session.as_mut() else {
             return;
         };
-        let client = &mut session.client;
+        let client = &mut session.link.client;
         if wanted && self.recorder.is_none() {
             self.recorder = Some(Recorder::new(RecordTarget {
                 dir: config.dir,

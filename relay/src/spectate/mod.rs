@@ -1,12 +1,206 @@
-//! Spectating: `muster spectate` on the command line, and in the relay the hubs that join a
-//! server once and fan the delayed match out to any number of viewers.
+//! Spectating: hubs that join a watched server once (one server slot) and fan the delayed match
+//! out to any number of viewers; the routes `/spectate/ADDR` (a viewer's socket),
+//! `GET /api/spectate`, `GET /api/spectate/ADDR` and `GET /overview/MAP`.
 
 pub mod api;
-pub mod cli;
 pub mod delay;
 pub mod hub;
-pub mod recording;
 pub mod viewer;
 
-pub use cli::{event_json, event_text, snapshot_json, spectate, SpectateOptions};
-pub use hub::{Hubs, JoinError, OverviewFile, RecordConfig, SpectateConfig};
+use std::net::SocketAddrV4;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use futures_util::StreamExt;
+use tower_http::services::ServeFile;
+
+pub use hub::{Hubs, JoinError, OverviewFile, SpectateConfig};
+
+/// How the relay spectates (`muster serve`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct SpectateArgs {
+    /// The broadcast delay of every spectator hub, in seconds (0 to 300; 0 only with the
+    /// server admin's consent).
+    #[arg(long = "spectate-delay", value_name = "SECS", default_value_t = 30.0)]
+    pub spectate_delay: f64,
+    /// Spectator hubs (one server slot each) at once.
+    #[arg(long = "max-hubs", default_value_t = 16)]
+    pub max_hubs: usize,
+    /// Seconds a hub stays after its last viewer leaves.
+    #[arg(long = "spectate-grace", value_name = "SECS", default_value_t = 30.0)]
+    pub spectate_grace: f64,
+    /// The name hubs join servers with.
+    #[arg(long = "spectator-name", default_value = "Muster")]
+    pub spectator_name: String,
+    /// An overview image for a map's watch view, with the world coordinates of its top-left
+    /// and bottom-right corners; repeat for more maps.
+    #[arg(long = "overview", value_name = "MAP=FILE,x0,y0,x1,y1",
+          value_parser = OverviewFile::parse)]
+    pub overviews: Vec<OverviewFile>,
+}
+
+impl SpectateArgs {
+    /// The hubs' settings; `recording` comes from the demos capability.
+    pub fn config(&self, recording: Option<crate::demos::RecordConfig>) -> SpectateConfig {
+        SpectateConfig {
+            max_hubs: self.max_hubs,
+            grace: Duration::from_secs_f64(self.spectate_grace.clamp(0.0, 3600.0)),
+            name: self.spectator_name.clone(),
+            delay: Duration::from_secs_f64(self.spectate_delay.clamp(0.0, 300.0)),
+            overviews: self.overviews.clone(),
+            recording,
+            ..SpectateConfig::default()
+        }
+    }
+}
+
+/// A viewer's socket buffers: it sends a few bytes, and the relay writes whole frames straight
+/// through, so an idle one costs little.
+const VIEWER_BUFFER: usize = 4096;
+
+/// The spectating routes (the HTTP assembly puts the Origin check in front of the socket).
+pub fn routes(hubs: Arc<Hubs>) -> Router {
+    Router::new()
+        .route("/spectate/{addr}", get(upgrade))
+        .route("/api/spectate", get(list))
+        .route("/api/spectate/{addr}", get(one))
+        .route("/overview/{map}", get(overview))
+        .with_state(hubs)
+}
+
+/// Opens a viewer on the spectator hub of a server the directory lists.
+async fn upgrade(
+    UrlPath(addr): UrlPath<String>,
+    State(hubs): State<Arc<Hubs>>,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let Ok(addr) = addr.parse::<SocketAddrV4>() else {
+        return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
+    };
+    // Said before anything starts: a plain GET learns why, and takes no slot.
+    if !hubs.knows(addr) {
+        return JoinError::Unknown.into_response();
+    }
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let guard = match hubs.join(addr) {
+        Ok(guard) => guard,
+        Err(e) => return e.into_response(),
+    };
+    ws.max_message_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
+        .max_frame_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
+        .read_buffer_size(VIEWER_BUFFER)
+        .write_buffer_size(0)
+        .on_upgrade(move |socket| {
+            let (sink, stream) = socket.split();
+            viewer::serve(guard, sink, stream)
+        })
+}
+
+async fn list(State(hubs): State<Arc<Hubs>>) -> Json<Vec<serde_json::Value>> {
+    Json(hubs.list().iter().map(|h| api::hub_summary(h)).collect())
+}
+
+async fn one(UrlPath(addr): UrlPath<String>, State(hubs): State<Arc<Hubs>>) -> Response {
+    let hub = addr.parse::<SocketAddrV4>().ok().and_then(|a| hubs.get(&a));
+    match hub {
+        Some(hub) => Json(api::match_json(&hub)).into_response(),
+        None => (StatusCode::NOT_FOUND, "nobody watches that server").into_response(),
+    }
+}
+
+/// An overview image the operator configured for a map.
+async fn overview(
+    UrlPath(map): UrlPath<String>,
+    State(hubs): State<Arc<Hubs>>,
+    request: Request,
+) -> Response {
+    use tower::ServiceExt;
+    let Some(file) = hubs.config().overviews.iter().find(|o| o.map == map) else {
+        return (StatusCode::NOT_FOUND, "no overview for that map").into_response();
+    };
+    match ServeFile::new(&file.path).oneshot(request).await {
+        Ok(response) => response.into_response(),
+        Err(never) => match never {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+    use crate::http::oneshot::{call, get, upgrade};
+
+    const KNOWN: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 28960);
+
+    fn spectate(overview: &std::path::Path) -> (Arc<Hubs>, Router) {
+        let config = SpectateConfig {
+            overviews: vec![OverviewFile {
+                map: "mp_foy".into(),
+                path: overview.to_path_buf(),
+                corners: [-100.0, 100.0, 100.0, -100.0],
+            }],
+            ..SpectateConfig::default()
+        };
+        let hubs = Hubs::new(config, Arc::new(vec![KNOWN]));
+        (hubs.clone(), routes(hubs))
+    }
+
+    #[tokio::test]
+    async fn a_viewer_socket_opens_only_for_a_known_server() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let (hubs, app) = spectate(file.path());
+        let bad = call(&app, upgrade("/spectate/not-an-address", None)).await;
+        assert_eq!(bad, (StatusCode::BAD_REQUEST, "not an IPv4 ip:port".into()));
+        let unknown = call(&app, upgrade("/spectate/10.0.0.8:28960", None)).await;
+        assert_eq!(
+            unknown,
+            (
+                StatusCode::NOT_FOUND,
+                "not a server in the directory".into()
+            )
+        );
+        let plain = call(&app, get("/spectate/10.0.0.7:28960")).await;
+        assert_eq!(plain.0, StatusCode::BAD_REQUEST, "{plain:?}");
+        let known = call(&app, upgrade("/spectate/10.0.0.7:28960", None)).await;
+        assert_eq!(known.0, StatusCode::UPGRADE_REQUIRED);
+        // None of these took a server slot.
+        assert!(hubs.list().is_empty());
+    }
+
+    #[tokio::test]
+    async fn hubs_and_overviews() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), b"PNG of mp_foy").unwrap();
+        let (_, app) = spectate(file.path());
+        assert_eq!(
+            call(&app, get("/api/spectate")).await,
+            (StatusCode::OK, "[]".into())
+        );
+        for uri in ["/api/spectate/10.0.0.7:28960", "/api/spectate/nonsense"] {
+            let answer = call(&app, get(uri)).await;
+            assert_eq!(
+                answer,
+                (StatusCode::NOT_FOUND, "nobody watches that server".into())
+            );
+        }
+        assert_eq!(
+            call(&app, get("/overview/mp_foy")).await,
+            (StatusCode::OK, "PNG of mp_foy".into())
+        );
+        assert_eq!(
+            call(&app, get("/overview/mp_carentan")).await,
+            (StatusCode::NOT_FOUND, "no overview for that map".into())
+        );
+    }
+}

@@ -33,6 +33,8 @@ impl fmt::Display for HuffmanError {
     }
 }
 
+impl core::error::Error for HuffmanError {}
+
 /// Appends bits LSB-first, the order both codecs emit.
 #[derive(Default)]
 struct BitSink {

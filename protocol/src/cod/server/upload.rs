@@ -98,7 +98,7 @@ mod tests {
         assert_eq!(numbers(&mut upload, 10), [8]);
         assert_eq!(
             numbers(&mut upload, 1000),
-            [],
+            [0u16; 0],
             "not yet 1,000 ms of silence"
         );
         assert_eq!(numbers(&mut upload, 1011), (1..9).collect::<Vec<_>>());

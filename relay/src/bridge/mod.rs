@@ -7,20 +7,65 @@
 //! and `closed` with the reason when it ends the session.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::net::{IpAddr, SocketAddr, SocketAddrV4};
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::ws::{Message, WebSocket};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{ConnectInfo, Path as UrlPath, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use futures_util::StreamExt;
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
-use protocol::bridge::{check_address, Egress, Passed, Refusal, TargetKind, MAX_DATAGRAM};
+use protocol::bridge::{check_address, Passed, Refusal, TargetKind, MAX_DATAGRAM};
 use serde::Serialize;
-use serde_json::json;
-use tokio::net::UdpSocket;
 
-use crate::directory::Directory;
+use crate::seams::Known;
+
+mod session;
+
+pub use session::refuse;
+
+/// The bridge's budgets for `muster serve` (`--allow-private` and `--trusted-proxy` are the
+/// relay's, shared with other capabilities).
+#[derive(clap::Args, Debug, Clone)]
+pub struct BridgeArgs {
+    /// Bridge sessions open at once, in all.
+    #[arg(long = "bridge-sessions", value_name = "N", default_value_t = 256)]
+    pub bridge_sessions: usize,
+    /// Bridge sessions open at once from one client address.
+    #[arg(long = "bridge-sessions-per-ip", value_name = "N", default_value_t = 4)]
+    pub bridge_sessions_per_ip: usize,
+    /// Seconds without a datagram either way before a bridge session is closed.
+    #[arg(long = "bridge-idle", value_name = "SECS", default_value_t = 30)]
+    pub bridge_idle: u64,
+    /// Datagrams a second one client address may send through the bridge.
+    #[arg(long = "bridge-client-rate", value_name = "N", default_value_t = 100)]
+    pub bridge_client_rate: u32,
+    /// Datagrams a second through the whole bridge.
+    #[arg(long = "bridge-rate", value_name = "N", default_value_t = 5000)]
+    pub bridge_rate: u32,
+}
+
+impl BridgeArgs {
+    pub fn config(&self, allow_private: bool, trusted_proxies: Vec<IpAddr>) -> BridgeConfig {
+        BridgeConfig {
+            allow_private,
+            trusted_proxies,
+            max_sessions: self.bridge_sessions,
+            sessions_per_ip: self.bridge_sessions_per_ip,
+            idle: Duration::from_secs(self.bridge_idle.clamp(1, 3600)),
+            masters: Vec::new(),
+            client_rate: self.bridge_client_rate,
+            global_rate: self.bridge_rate,
+        }
+    }
+}
 
 /// The operator's settings for the bridge.
 #[derive(Clone, Debug)]
@@ -84,7 +129,7 @@ pub struct Counters {
 }
 
 impl Counters {
-    fn refuse(&self, kind: &'static str) {
+    pub(crate) fn refuse(&self, kind: &'static str) {
         let mut refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
         *refused.entry(kind).or_default() += 1;
     }
@@ -120,7 +165,7 @@ struct Open {
 
 pub struct Bridge {
     config: BridgeConfig,
-    directory: Arc<Directory>,
+    known: Known,
     open: Mutex<Open>,
     per_ip: DefaultKeyedRateLimiter<IpAddr>,
     per_target: DefaultKeyedRateLimiter<SocketAddrV4>,
@@ -161,13 +206,14 @@ impl Drop for Session {
 }
 
 impl Bridge {
-    pub fn new(config: BridgeConfig, directory: Arc<Directory>) -> Arc<Self> {
+    /// A bridge to the servers `known` lists and the configured masters, and nowhere else.
+    pub fn new(config: BridgeConfig, known: Known) -> Arc<Self> {
         Arc::new(Self {
             per_ip: RateLimiter::keyed(per_second(config.client_rate, config.client_rate)),
             per_target: RateLimiter::keyed(per_second(1, PER_TARGET_BURST)),
             global: RateLimiter::direct(per_second(config.global_rate, config.global_rate)),
             config,
-            directory,
+            known,
             open: Mutex::default(),
             counters: Counters::default(),
         })
@@ -196,7 +242,7 @@ impl Bridge {
     /// What `target` is to this relay: a server it knows, or a configured master.
     async fn kind_of(&self, target: SocketAddrV4) -> Result<TargetKind, Refusal> {
         check_address(*target.ip(), target.port(), self.config.allow_private)?;
-        if self.directory.contains(&target.to_string()) {
+        if self.known.knows(target) {
             return Ok(TargetKind::Server);
         }
         for master in &self.config.masters {
@@ -267,7 +313,12 @@ impl Bridge {
     }
 
     /// The budgets a datagram that passed the policy still has to fit.
-    fn budget(&self, client: IpAddr, target: SocketAddrV4, passed: Passed) -> Result<(), Budget> {
+    pub(crate) fn budget(
+        &self,
+        client: IpAddr,
+        target: SocketAddrV4,
+        passed: Passed,
+    ) -> Result<(), Budget> {
         if self.global.check().is_err() {
             return Err(Budget::Global);
         }
@@ -283,14 +334,14 @@ impl Bridge {
 
 /// A budget a datagram did not fit.
 #[derive(Clone, Copy, Debug)]
-enum Budget {
+pub(crate) enum Budget {
     Global,
     Client,
     Target,
 }
 
 impl Budget {
-    fn kind(self) -> &'static str {
+    pub(crate) fn kind(self) -> &'static str {
         match self {
             Self::Global => "budget_global",
             Self::Client => "budget_client",
@@ -298,7 +349,7 @@ impl Budget {
         }
     }
 
-    fn reason(self, config: &BridgeConfig) -> String {
+    pub(crate) fn reason(self, config: &BridgeConfig) -> String {
         match self {
             Self::Global => format!(
                 "the relay's bridge budget ({} datagrams a second) is spent",
@@ -316,131 +367,102 @@ impl Budget {
     }
 }
 
-fn text(value: serde_json::Value) -> Message {
-    Message::Text(value.to_string().into())
+/// `GET /api/bridge` and the session socket `/bridge/ADDR` (the HTTP assembly puts the Origin
+/// check in front of it).
+pub fn routes(bridge: Arc<Bridge>) -> Router {
+    Router::new()
+        .route("/api/bridge", get(counters))
+        .route("/bridge/{addr}", get(upgrade))
+        .with_state(bridge)
 }
 
-/// A refusal as the page reads it.
-fn refused(kind: &str, reason: &str) -> Message {
-    text(json!({"type": "refused", "kind": kind, "reason": reason}))
+async fn counters(State(bridge): State<Arc<Bridge>>) -> impl IntoResponse {
+    Json(serde_json::to_value(&bridge.counters).unwrap_or_default())
 }
 
-/// Tells a page why it got no session, and closes.
-pub async fn refuse(mut ws: WebSocket, refusal: OpenError) {
-    let _ = ws.send(closed(refusal.kind(), &refusal.to_string())).await;
-    let _ = ws.send(Message::Close(None)).await;
+/// A session's socket buffers: the relay writes whole datagrams straight through.
+const SESSION_BUFFER: usize = 4096;
+
+/// Opens a bridge session to a known server or configured master.
+async fn upgrade(
+    UrlPath(addr): UrlPath<String>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+    State(bridge): State<Arc<Bridge>>,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let Ok(target) = addr.parse::<SocketAddrV4>() else {
+        return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
+    };
+    // Nothing is opened for a request that cannot become a session.
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    let client = bridge.client_ip(peer.ip(), forwarded);
+    let opened = bridge.open_session(client, target).await;
+    // A message is one datagram; twice the bridge's limit, so an oversized one is reported.
+    let limit = 2 * MAX_DATAGRAM;
+    let ws = ws
+        .max_message_size(limit)
+        .max_frame_size(limit)
+        .read_buffer_size(SESSION_BUFFER)
+        .write_buffer_size(0);
+    // A refused session is still upgraded: a browser never shows a page the body of a failed
+    // upgrade, and the page is to say why.
+    match opened {
+        Ok(session) => ws.on_upgrade(move |socket| {
+            let (sink, stream) = socket.split();
+            session.run(sink, stream)
+        }),
+        Err(refusal) => ws.on_upgrade(move |socket| {
+            let (sink, _) = socket.split();
+            refuse(sink, refusal)
+        }),
+    }
 }
 
-/// The end of a session, as the page reads it.
-fn closed(kind: &str, reason: &str) -> Message {
-    text(json!({"type": "closed", "kind": kind, "reason": reason}))
-}
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
 
-impl Session {
-    /// Carries datagrams until the page leaves, the target goes quiet for the idle time, or
-    /// the socket fails.
-    pub async fn run(self, mut ws: WebSocket) {
-        let (kind, reason) = match self.carry(&mut ws).await {
-            Ok(ended) => ended,
-            Err(e) => ("socket", format!("socket error: {e}")),
-        };
-        let _ = ws.send(closed(kind, &reason)).await;
-        let _ = ws.send(Message::Close(None)).await;
+    use axum::body::Body;
+    use axum::http::Request;
+
+    use super::*;
+    use crate::http::oneshot::{call, get, upgrade};
+
+    /// Every request reaches the bridge with its peer's address, as `axum::serve` gives it.
+    fn from_peer(mut request: Request<Body>) -> Request<Body> {
+        let peer = SocketAddr::from((Ipv4Addr::new(192, 0, 2, 9), 50000));
+        request.extensions_mut().insert(ConnectInfo(peer));
+        request
     }
 
-    /// Why the session ended: a kind and a sentence.
-    async fn carry(&self, ws: &mut WebSocket) -> std::io::Result<(&'static str, String)> {
-        let bind = if self.target.ip().is_loopback() {
-            Ipv4Addr::LOCALHOST
-        } else {
-            Ipv4Addr::UNSPECIFIED
-        };
-        let udp = UdpSocket::bind((bind, 0)).await?;
-        // Connected: the kernel drops datagrams from any other address.
-        udp.connect(self.target).await?;
-        let hello = json!({
-            "type": "session",
-            "target": self.target.to_string(),
-            "kind": self.kind,
-            "qport": self.qport,
-            "max_datagram": MAX_DATAGRAM,
-        });
-        if ws.send(text(hello)).await.is_err() {
-            return Ok(("page_left", "page left".into()));
-        }
-        let counters = &self.bridge.counters;
-        let mut egress = Egress::new(self.kind, self.qport);
-        let (mut from_pages, mut to_target) = (0u64, 0u64);
-        let mut buf = vec![0u8; MAX_DATAGRAM + 1];
-        let idle = self.bridge.config.idle;
-        loop {
-            tokio::select! {
-                message = ws.recv() => {
-                    let message = match message {
-                        Some(Ok(message)) => message,
-                        Some(Err(e)) => {
-                            return Ok(("unreadable", format!("unreadable message from the page: {e}")))
-                        }
-                        None => return Ok(("page_left", "page left".into())),
-                    };
-                    let datagram = match message {
-                        Message::Binary(d) => d,
-                        Message::Close(_) => return Ok(("page_left", "page left".into())),
-                        _ => continue,
-                    };
-                    counters.datagrams_from_pages.fetch_add(1, Ordering::Relaxed);
-                    counters.bytes_from_pages.fetch_add(datagram.len() as u64, Ordering::Relaxed);
-                    from_pages += datagram.len() as u64;
-                    let verdict = egress.check(&datagram).map_err(|r| (r.kind(), r.to_string()));
-                    let verdict = verdict.and_then(|verdict| {
-                        self.bridge
-                            .budget(self.client, self.target, verdict.passed)
-                            .map(|()| verdict)
-                            .map_err(|b| (b.kind(), b.reason(&self.bridge.config)))
-                    });
-                    let verdict = match verdict {
-                        Ok(verdict) => verdict,
-                        Err((kind, reason)) => {
-                        counters.refuse(kind);
-                        tracing::debug!(client = %self.client, target = %self.target, kind, "bridge refused a datagram");
-                            if ws.send(refused(kind, &reason)).await.is_err() {
-                                return Ok(("page_left", "page left".into()));
-                            }
-                            continue;
-                        }
-                    };
-                    // Never more to the target than the page sent: the bridge adds nothing.
-                    debug_assert!(to_target + datagram.len() as u64 <= from_pages);
-                    udp.send(&datagram).await?;
-                    egress.sent(&datagram, verdict);
-                    to_target += datagram.len() as u64;
-                    counters.datagrams_to_targets.fetch_add(1, Ordering::Relaxed);
-                    counters.bytes_to_targets.fetch_add(datagram.len() as u64, Ordering::Relaxed);
-                }
-                received = udp.recv(&mut buf) => {
-                    let len = match received {
-                        Ok(len) => len,
-                        // An ICMP port unreachable from the target: nothing listens there.
-                        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
-                        Err(e) => return Err(e),
-                    };
-                    if len > MAX_DATAGRAM {
-                        counters.refuse("reply_too_large");
-                        continue;
-                    }
-                    let datagram = &buf[..len];
-                    counters.datagrams_from_targets.fetch_add(1, Ordering::Relaxed);
-                    counters.bytes_from_targets.fetch_add(len as u64, Ordering::Relaxed);
-                    egress.inbound(datagram);
-                    if ws.send(Message::Binary(datagram.to_vec().into())).await.is_err() {
-                        return Ok(("page_left", "page left".into()));
-                    }
-                }
-                _ = tokio::time::sleep(idle) => {
-                    counters.refuse("idle");
-                    return Ok(("idle", format!("no datagram either way for {} s", idle.as_secs())));
-                }
-            }
-        }
+    fn bridge() -> (Arc<Bridge>, Router) {
+        let known = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 28960);
+        let bridge = Bridge::new(BridgeConfig::default(), Arc::new(vec![known]));
+        (bridge.clone(), routes(bridge))
+    }
+
+    #[tokio::test]
+    async fn a_session_needs_an_address_and_a_handshake_and_opens_nothing_before() {
+        let (bridge, app) = bridge();
+        let bad = call(&app, from_peer(upgrade("/bridge/nonsense", None))).await;
+        assert_eq!(bad, (StatusCode::BAD_REQUEST, "not an IPv4 ip:port".into()));
+        let plain = call(&app, from_peer(get("/bridge/10.0.0.7:28960"))).await;
+        assert_eq!(plain.0, StatusCode::BAD_REQUEST, "{plain:?}");
+        assert_eq!(bridge.counters.sessions_opened.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn counters_are_json() {
+        let (_, app) = bridge();
+        let (status, body) = call(&app, get("/api/bridge")).await;
+        assert_eq!(status, StatusCode::OK);
+        let counters: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(counters["sessions"], 0);
+        assert_eq!(counters["refused"], serde_json::json!({}));
     }
 }

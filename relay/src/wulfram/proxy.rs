@@ -1,108 +1,18 @@
-//! Wulfram II: the servers the operator configured, checked by connecting to their TCP port,
-//! and a session proxy. A page (or tool) opens `/wulfram/NAME` and exchanges packets with that
-//! server over TCP and UDP through the relay, which enforces the size policy both ways and
-//! never connects anywhere the operator did not name.
-//!
-//! WebSocket binary messages carry one transport unit each, after a channel byte: `0` and a TCP
-//! payload (opcode and body; the relay adds and strips the frame's size prefix), or `1` and one
-//! whole UDP datagram. Text messages from the relay report `connected`, `dropped` (a packet
-//! over the policy, which is never forwarded) and `closed`.
-
-use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
+//! One proxied Wulfram II session: TCP and UDP to the configured server, one WebSocket to the
+//! page, the size policy enforced both ways.
 
 use anyhow::Context;
-use axum::extract::ws::{Message, WebSocket};
-use protocol::relay_api::{Reachability, WulframServer};
+use axum::extract::ws::Message;
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use protocol::relay_api::proxy::{ProxyReport, CHANNEL_TCP, CHANNEL_UDP};
 use protocol::wulfram::control::{Control, D_HANDSHAKE};
 use protocol::wulfram::frame::{self, FrameReader};
-use protocol::wulfram::policy::{check_datagram, MAX_TCP_PAYLOAD};
+use protocol::wulfram::policy::check_datagram;
 use protocol::wulfram::record::{ModeTable, Walker};
-use protocol::wulfram::PORT;
-use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
-use crate::directory::Directory;
-
-/// Channel bytes of the WebSocket binary messages.
-pub const CHANNEL_TCP: u8 = 0;
-pub const CHANNEL_UDP: u8 = 1;
-/// The largest WebSocket message a page may send: a channel byte and a TCP payload.
-pub const MAX_PAGE_MESSAGE: usize = 1 + MAX_TCP_PAYLOAD + 64;
-/// How long a check or a proxy's connect may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// One configured server.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WulframTarget {
-    pub name: String,
-    pub addr: SocketAddr,
-}
-
-/// Parses `NAME=HOST[:PORT]` (port 2627 by default), resolving the host once.
-pub async fn parse_target(text: &str) -> anyhow::Result<WulframTarget> {
-    let (name, host) = text
-        .split_once('=')
-        .with_context(|| format!("{text:?}: expected NAME=HOST[:PORT]"))?;
-    let name = name.trim();
-    anyhow::ensure!(
-        !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
-        "{name:?}: a Wulfram server's name is letters, digits, '-', '_' and '.'"
-    );
-    // The relay's one way of reading HOST[:PORT]; Wulfram II targets are IPv4 as the rest.
-    let addr = crate::cli::resolve(host, PORT).await?[0];
-    Ok(WulframTarget {
-        name: name.to_owned(),
-        addr: SocketAddr::V4(addr),
-    })
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// Checks every target now and then: reachable when its TCP port accepts a connection, with
-/// the connect time as the round trip.
-pub async fn check(directory: Arc<Directory>, targets: Vec<WulframTarget>, every: Duration) {
-    for t in &targets {
-        directory.set_wulfram(WulframServer {
-            name: t.name.clone(),
-            addr: t.addr.to_string(),
-            reachability: Reachability::Pending,
-            rtt_ms: None,
-            checked_ms: None,
-        });
-    }
-    let mut ticks = tokio::time::interval(every);
-    loop {
-        ticks.tick().await;
-        for t in &targets {
-            let started = tokio::time::Instant::now();
-            let connected = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(t.addr)).await;
-            let (reachability, rtt_ms) = match connected {
-                Ok(Ok(_)) => (
-                    Reachability::Online,
-                    Some(started.elapsed().as_millis().max(1) as u32),
-                ),
-                _ => (Reachability::Unreachable, None),
-            };
-            directory.set_wulfram(WulframServer {
-                name: t.name.clone(),
-                addr: t.addr.to_string(),
-                reachability,
-                rtt_ms,
-                checked_ms: Some(now_ms()),
-            });
-        }
-    }
-}
+use super::{WulframTarget, CONNECT_TIMEOUT};
 
 /// The modes one side announced in its handshakes, to walk (and check) its datagrams.
 #[derive(Default)]
@@ -123,56 +33,60 @@ impl Announced {
     }
 }
 
-fn report(direction: &str, transport: &str, error: String) -> Message {
-    let text =
-        json!({"type": "dropped", "direction": direction, "transport": transport, "error": error});
-    tracing::info!("wulfram proxy dropped a packet {direction} ({transport}): {error}");
-    Message::Text(text.to_string().into())
+fn text(report: ProxyReport) -> Message {
+    Message::Text(report.encode().into())
 }
 
-/// Runs one proxied session until either side goes away.
-pub async fn proxy(mut ws: WebSocket, target: WulframTarget) {
+fn report(direction: &str, transport: &str, error: String) -> Message {
+    tracing::info!("wulfram proxy dropped a packet {direction} ({transport}): {error}");
+    text(ProxyReport::Dropped {
+        direction: direction.into(),
+        transport: transport.into(),
+        error,
+    })
+}
+
+/// Runs one proxied session until either side goes away. The page's side is any sink and
+/// stream of WebSocket messages, so a test drives it with channels.
+pub async fn proxy<S, R>(mut sink: S, mut stream: R, target: WulframTarget)
+where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
     let opened = async {
         let tcp = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(target.addr))
             .await
             .context("connect timed out")??;
-        let bind: SocketAddr = if target.addr.ip().is_loopback() {
-            "127.0.0.1:0".parse()?
-        } else if target.addr.is_ipv4() {
-            "0.0.0.0:0".parse()?
-        } else {
-            "[::]:0".parse()?
-        };
-        let udp = UdpSocket::bind(bind).await?;
-        udp.connect(target.addr).await?;
+        let udp = crate::net::udp_to(target.addr).await?;
         anyhow::Ok((tcp, udp))
     }
     .await;
     let (mut tcp, udp) = match opened {
         Ok(sockets) => sockets,
         Err(e) => {
-            let text =
-                json!({"type": "closed", "reason": format!("cannot reach {}: {e:#}", target.addr)});
-            let _ = ws.send(Message::Text(text.to_string().into())).await;
+            let reason = format!("cannot reach {}: {e:#}", target.addr);
+            let _ = sink.send(text(ProxyReport::Closed { reason })).await;
             return;
         }
     };
-    let hello = json!({"type": "connected", "name": target.name, "addr": target.addr.to_string()});
-    if ws
-        .send(Message::Text(hello.to_string().into()))
-        .await
-        .is_err()
-    {
+    let hello = ProxyReport::Connected {
+        name: target.name.clone(),
+        addr: target.addr.to_string(),
+    };
+    if sink.send(text(hello)).await.is_err() {
         return;
     }
-    let reason = relay(&mut ws, &mut tcp, &udp).await;
-    let text = json!({"type": "closed", "reason": reason});
-    let _ = ws.send(Message::Text(text.to_string().into())).await;
-    let _ = ws.send(Message::Close(None)).await;
+    let reason = relay(&mut sink, &mut stream, &mut tcp, &udp).await;
+    let _ = sink.send(text(ProxyReport::Closed { reason })).await;
+    let _ = sink.send(Message::Close(None)).await;
 }
 
 /// Moves packets both ways; returns why it stopped.
-async fn relay(ws: &mut WebSocket, tcp: &mut TcpStream, udp: &UdpSocket) -> String {
+async fn relay<S, R>(sink: &mut S, stream: &mut R, tcp: &mut TcpStream, udp: &UdpSocket) -> String
+where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
     let mut frames = FrameReader::new();
     let mut from_page = Announced::default();
     let mut from_server = Announced::default();
@@ -181,7 +95,7 @@ async fn relay(ws: &mut WebSocket, tcp: &mut TcpStream, udp: &UdpSocket) -> Stri
     let mut udp_buf = vec![0u8; 64 * 1024];
     loop {
         tokio::select! {
-            message = ws.recv() => {
+            message = stream.next() => {
                 let data = match message {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return "the page closed".into(),
                     Some(Ok(Message::Binary(data))) => data,
@@ -212,7 +126,7 @@ async fn relay(ws: &mut WebSocket, tcp: &mut TcpStream, udp: &UdpSocket) -> Stri
                     other => Some(report("to_server", "?", format!("unknown channel {other}"))),
                 };
                 if let Some(text) = refusal {
-                    if ws.send(text).await.is_err() {
+                    if sink.send(text).await.is_err() {
                         return "the page went away".into();
                     }
                 }
@@ -238,7 +152,7 @@ async fn relay(ws: &mut WebSocket, tcp: &mut TcpStream, udp: &UdpSocket) -> Stri
                         }
                         Err(e) => return format!("the server's TCP stream broke: {e}"),
                     };
-                    if ws.send(message).await.is_err() {
+                    if sink.send(message).await.is_err() {
                         return "the page went away".into();
                     }
                 }
@@ -256,7 +170,7 @@ async fn relay(ws: &mut WebSocket, tcp: &mut TcpStream, udp: &UdpSocket) -> Stri
                     }
                     Err(e) => report("to_page", "udp", e.to_string()),
                 };
-                if ws.send(message).await.is_err() {
+                if sink.send(message).await.is_err() {
                     return "the page went away".into();
                 }
             }

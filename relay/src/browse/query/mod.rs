@@ -5,5 +5,7 @@ pub mod batch;
 pub mod driver;
 pub mod engine;
 
+pub mod results;
+
 pub use driver::{collect, QueryHandle};
 pub use engine::{EngineConfig, Event, MasterReply, Outcome, ServerReply};

@@ -3,25 +3,23 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use protocol::cod::client::{Client, ClientConfig, DownloadEvent, Event, State};
+use protocol::cod::client::{ClientConfig, DownloadEvent, Event, State};
 use protocol::cod::commands::{display_text, ServerCommand};
 use protocol::cod::entity::{EntityState, ET_VEHICLE};
 use protocol::cod::fields::Named;
 use protocol::cod::obituary::{Cause, Obituary, ET_EVENTS, ET_OBITUARY, MEANS_OF_DEATH};
 use protocol::cod::snapshot::Snapshot;
-use protocol::cod::spectator::{SpectatorInput, EF_DEAD, ET_PLAYER, PM_DEAD, PSF_FOLLOWING};
+use protocol::cod::spectator::{EF_DEAD, ET_PLAYER, PM_DEAD, PSF_FOLLOWING};
 use protocol::cod::text::strip as strip_colours;
 use protocol::relay_api::watch::Team;
 use serde_json::{json, Value};
-use tokio::net::UdpSocket;
 
-use crate::record::{RecordTarget, Recorder};
-
-/// How long the farewell packets get to leave before the socket closes.
-const FAREWELL: Duration = Duration::from_millis(50);
+use super::out;
+use crate::demos::{RecordTarget, Recorder};
+use crate::game_link::GameLink;
 
 /// What to join as and for how long.
 #[derive(Clone, Debug)]
@@ -345,15 +343,6 @@ pub async fn spectate(
     options: SpectateOptions,
     mut emit: impl FnMut(Value) -> anyhow::Result<()>,
 ) -> anyhow::Result<Option<Recorder>> {
-    let bind: SocketAddr = if server.ip().is_loopback() {
-        "127.0.0.1:0".parse()?
-    } else {
-        "0.0.0.0:0".parse()?
-    };
-    let socket = UdpSocket::bind(bind).await?;
-    socket.connect(server).await?;
-    let started = tokio::time::Instant::now();
-    let millis = || started.elapsed().as_millis() as u64;
     let config = ClientConfig {
         name: options.name.clone(),
         rate: options.rate,
@@ -362,17 +351,13 @@ pub async fn spectate(
         qport: (std::process::id() & 0xffff) as u16,
         ..ClientConfig::default()
     };
-    let mut client = Client::new(config, 0);
-    let deadline = options.duration.map(|d| started + d);
+    let mut link = GameLink::open(server, config, options.follow).await?;
+    let deadline = options.duration.map(|d| Instant::now() + d);
     let mut pending_downloads = options.downloads.clone();
-    let mut buf = vec![0u8; 65536];
-    let mut input = SpectatorInput::new(options.follow);
     let mut recorder = options.record.clone().map(Recorder::new);
     loop {
-        input.drive(millis(), &mut client);
-        while let Some(datagram) = client.poll_transmit() {
-            let _ = socket.send(&datagram).await;
-        }
+        link.flush().await;
+        let client = &mut link.client;
         let mut ended = false;
         while let Some(event) = client.poll_event() {
             if let Event::Download(DownloadEvent::Complete { name, data }) = &event {
@@ -403,34 +388,83 @@ pub async fn spectate(
             }
         }
         if let Some(recorder) = recorder.as_mut() {
-            recorder.drain(&mut client).context("writing the demo")?;
+            recorder.drain(client).context("writing the demo")?;
         }
         if ended {
             return Ok(recorder);
         }
-        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
-            client.disconnect();
-            while let Some(datagram) = client.poll_transmit() {
-                let _ = socket.send(&datagram).await;
-            }
-            tokio::time::sleep(FAREWELL).await;
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            // The disconnect comes back as an event, which ends the loop above.
+            link.farewell().await;
             continue;
         }
-        let wake = client
-            .poll_timeout()
-            .map(|t| started + Duration::from_millis(t))
+        let wake = link
+            .deadline()
             .into_iter()
             .chain(deadline)
             .min()
-            .unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(1));
-        tokio::select! {
-            received = socket.recv(&mut buf) => {
-                // ICMP errors (nobody listening yet) surface here; the resend timer retries.
-                if let Ok(len) = received {
-                    client.handle_datagram(millis(), &buf[..len]);
-                }
-            }
-            _ = tokio::time::sleep_until(wake) => client.handle_timeout(millis()),
-        }
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
+        link.step(wake).await;
     }
+}
+
+/// Join a server as a spectator and print the match as it arrives: state changes,
+/// configstrings, server commands, and per snapshot the players and entities with
+/// positions. Leaves cleanly after --duration, or runs until the server drops the session.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The server, HOST[:PORT] (default port 28960).
+    server: String,
+    /// One JSON object per line, each with a "type": state, gamestate, configstring,
+    /// server_command, snapshot, download, loadingnewmap, disconnect.
+    #[arg(long)]
+    json: bool,
+    /// Seconds to watch before disconnecting cleanly.
+    #[arg(long, value_name = "SECS")]
+    duration: Option<f64>,
+    /// The userinfo name.
+    #[arg(long, default_value = "Muster")]
+    name: String,
+    /// The userinfo rate, bytes per second (the server clamps it to 1000-90000).
+    #[arg(long, default_value_t = 25000)]
+    rate: u32,
+    /// The userinfo snaps, snapshots per second (the server clamps it to 1-30).
+    #[arg(long, default_value_t = 20)]
+    snaps: u32,
+    /// Fetch this server-relative file in-band once active; repeat for more.
+    #[arg(long = "download", value_name = "FILE")]
+    downloads: Vec<String>,
+    /// Where downloaded files are written.
+    #[arg(long = "download-dir", default_value = ".")]
+    download_dir: PathBuf,
+    /// Stay in free-fly instead of pressing fire to cycle through the players (a stock server
+    /// sends a spectator only what is visible from its view point).
+    #[arg(long)]
+    free: bool,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    let addrs = crate::net::resolve(&args.server, protocol::cod::DEFAULT_SERVER_PORT).await?;
+    let options = SpectateOptions {
+        name: args.name,
+        rate: args.rate,
+        snaps: args.snaps,
+        duration: args
+            .duration
+            .map(|secs| Duration::from_secs_f64(secs.max(0.0))),
+        downloads: args.downloads,
+        download_dir: args.download_dir,
+        follow: !args.free,
+        record: None,
+    };
+    let json = args.json;
+    spectate(SocketAddr::V4(addrs[0]), options, |line| {
+        if json {
+            out(line)
+        } else {
+            out(event_text(&line))
+        }
+    })
+    .await?;
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! timeline the page plays) and `muster wire demo` (each record dissected as `muster wire`
 //! dissects captured server messages), and the summary `muster record` prints.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use protocol::cod::demo::Records;
@@ -10,8 +10,9 @@ use protocol::cod::netchan::Side;
 use protocol::cod::timeline::{DemoSummary, Timeline};
 use serde_json::{json, Value};
 
-use crate::record::DemoFile;
-use crate::wire::Dissector;
+use super::out;
+use super::wire::Dissector;
+use crate::demos::DemoFile;
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
@@ -110,4 +111,28 @@ pub fn recorded_json(files: &[DemoFile], stopped: Option<&str>) -> anyhow::Resul
         })
         .collect::<anyhow::Result<Vec<Value>>>()?;
     Ok(json!({"demos": demos, "stopped": stopped}))
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum DemoTool {
+    /// Map, duration, players and kills of a .dm_3.
+    Info {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(tool: DemoTool) -> anyhow::Result<()> {
+    match tool {
+        DemoTool::Info { file, json } => {
+            let summary = summary(&file)?;
+            if json {
+                out(serde_json::to_string_pretty(&summary)?)?;
+            } else {
+                out(summary_text(&summary).trim_end())?;
+            }
+        }
+    }
+    Ok(())
 }

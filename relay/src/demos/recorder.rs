@@ -22,6 +22,14 @@ pub struct DemoFile {
     pub started: u64,
 }
 
+/// Hub recording (`--record-dir`, `--record-max-mb`).
+#[derive(Clone, Debug)]
+pub struct RecordConfig {
+    pub dir: PathBuf,
+    /// One recording's files together stay under this.
+    pub max_bytes: u64,
+}
+
 /// Where a recording writes and how much it may.
 #[derive(Clone, Debug)]
 pub struct RecordTarget {
@@ -199,7 +207,7 @@ impl Recorder {
 }
 
 /// The finished demos under `dir`, newest first: every `.dm_3` not being written.
-pub fn list(dir: &Path, busy: &[PathBuf]) -> Vec<DemoFile> {
+pub fn finished(dir: &Path, busy: &[PathBuf]) -> Vec<DemoFile> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

@@ -11,7 +11,73 @@ use protocol::cod::master_server::{MasterConfig, MasterEvent, MasterServer, Orig
 use serde_json::{json, Value};
 use tokio::net::UdpSocket;
 
-use crate::query::EngineConfig;
+use crate::browse::query::results::masters;
+use crate::browse::query::EngineConfig;
+use crate::net::resolve;
+use crate::seams::OwnMasterBoard;
+
+/// The master's limits and federation, for `muster master-server` and `muster serve
+/// --master-listen`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MasterArgs {
+    /// Servers listed at once, in all.
+    #[arg(long = "master-max-servers", value_name = "N", default_value_t = 4096)]
+    pub max_servers: usize,
+    /// Servers listed at once from one IP address.
+    #[arg(
+        long = "master-max-per-address",
+        value_name = "N",
+        default_value_t = 32
+    )]
+    pub max_per_address: usize,
+    /// Seconds a server stays listed after its last verified answer.
+    #[arg(long = "master-timeout", value_name = "SECS", default_value_t = 900)]
+    pub timeout: u64,
+    /// getservers a client address may send at once, then one a second; 0 turns the flood
+    /// limit off.
+    #[arg(long = "master-flood-burst", value_name = "N", default_value_t = 4)]
+    pub flood_burst: u32,
+    /// Also list the servers this master lists, each verified by our own challenge first;
+    /// repeat for more.
+    #[arg(long = "federate", value_name = "HOST:PORT")]
+    pub federate: Vec<String>,
+}
+
+impl MasterArgs {
+    /// The master's settings; `allow_private` lists servers on private and loopback
+    /// addresses (a LAN, the lab).
+    pub fn config(&self, allow_private: bool) -> MasterConfig {
+        use protocol::cod::master_server::Flood;
+        MasterConfig {
+            max_servers: self.max_servers,
+            max_per_address: self.max_per_address,
+            timeout_ms: self.timeout.max(1).saturating_mul(1000),
+            flood: (self.flood_burst > 0).then_some(Flood {
+                burst: self.flood_burst,
+                refill_ms: 1000,
+            }),
+            allow_private,
+            ..MasterConfig::default()
+        }
+    }
+
+    /// A master beside the relay on `listen`.
+    pub fn listen(&self, listen: SocketAddr, allow_private: bool) -> MasterListen {
+        MasterListen {
+            listen,
+            config: self.config(allow_private),
+            federate: self.federate.clone(),
+        }
+    }
+}
+
+/// The master a relay runs beside itself (`--master-listen`).
+#[derive(Clone, Debug)]
+pub struct MasterListen {
+    pub listen: SocketAddr,
+    pub config: MasterConfig,
+    pub federate: Vec<String>,
+}
 
 /// How often the other masters are asked for their lists.
 pub const FEDERATE_EVERY: Duration = Duration::from_secs(300);
@@ -107,6 +173,45 @@ pub async fn start(
     Ok((shared, task))
 }
 
+/// A master started beside the relay.
+pub struct BesideRelay {
+    pub shared: SharedMaster,
+    pub task: tokio::task::JoinHandle<()>,
+    /// Its address as the relay's poller asks it: over loopback, which it trusts for lists.
+    pub polled_as: String,
+}
+
+impl BesideRelay {
+    /// Shows what the master holds on the masters panel, every few seconds, forever.
+    pub fn show_on(
+        &self,
+        board: Arc<dyn OwnMasterBoard>,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let (shared, polled_as) = (self.shared.clone(), self.polled_as.clone());
+        async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(2));
+            loop {
+                tick.tick().await;
+                board.post_own_master(&polled_as, shared.summary());
+            }
+        }
+    }
+}
+
+/// Starts the master of `muster serve --master-listen`; the relay's poller asks it over
+/// loopback, which the master trusts for lists.
+pub async fn start_beside_relay(listen: MasterListen) -> anyhow::Result<BesideRelay> {
+    let mut config = listen.config;
+    config.trusted.push(std::net::Ipv4Addr::LOCALHOST);
+    let (shared, task) = start(listen.listen, config, listen.federate).await?;
+    let polled_as = format!("127.0.0.1:{}", shared.addr.port());
+    Ok(BesideRelay {
+        shared,
+        task,
+        polled_as,
+    })
+}
+
 fn log(event: MasterEvent) {
     match event {
         MasterEvent::Registered { addr, origin } => {
@@ -180,12 +285,12 @@ async fn federation(
         tick.tick().await;
         let mut resolved = Vec::new();
         for name in &names {
-            match crate::cli::resolve(name, protocol::cod::MASTER_PORT).await {
+            match resolve(name, protocol::cod::MASTER_PORT).await {
                 Ok(addrs) => resolved.push((name.clone(), addrs)),
                 Err(e) => tracing::warn!(master = %name, "federation: {e}"),
             }
         }
-        let listing = match crate::cli::masters(&resolved, EngineConfig::default()).await {
+        let listing = match masters(&resolved, EngineConfig::default()).await {
             Ok(listing) => listing,
             Err(e) => {
                 tracing::warn!("federation: {e}");
@@ -235,4 +340,31 @@ pub fn routes(master: Option<SharedMaster>) -> axum::Router {
             }
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::StatusCode;
+
+    use super::*;
+    use crate::http::oneshot::{call, get};
+
+    #[tokio::test]
+    async fn the_master_api_says_when_there_is_no_master() {
+        let (status, body) = call(&routes(None), get("/api/master")).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert!(body.contains("--master-listen"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn the_master_api_lists_what_the_master_holds() {
+        let listen = SocketAddr::from(([127, 0, 0, 1], 0));
+        let (master, _task) = start(listen, MasterConfig::default(), Vec::new())
+            .await
+            .unwrap();
+        let (status, body) = call(&routes(Some(master)), get("/api/master")).await;
+        assert_eq!(status, StatusCode::OK);
+        let listing: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(listing["servers"], serde_json::json!([]), "{listing}");
+    }
 }

@@ -1,5 +1,5 @@
 //! The one in-memory directory of servers and masters. Writers record what changed; the page
-//! feed ([`crate::feed`]) takes the changes once per tick and turns them into one message for
+//! feed ([`super::feed`]) takes the changes once per tick and turns them into one message for
 //! every page.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -347,5 +347,27 @@ impl Directory {
             guard.pending.masters = true;
         }
         self.changed.notify_one();
+    }
+}
+
+impl crate::seams::KnownServers for Directory {
+    fn knows(&self, addr: std::net::SocketAddrV4) -> bool {
+        self.contains(&addr.to_string())
+    }
+}
+
+impl crate::seams::WulframBoard for Directory {
+    fn post(&self, server: WulframServer) {
+        self.set_wulfram(server);
+    }
+
+    fn wulfram(&self) -> Vec<WulframServer> {
+        Directory::wulfram(self)
+    }
+}
+
+impl crate::seams::OwnMasterBoard for Directory {
+    fn post_own_master(&self, polled_as: &str, own: OwnMaster) {
+        self.set_own_master(polled_as, own);
     }
 }

@@ -5,7 +5,10 @@
 //! the challenge, bodies are un-XORed and decompressed, and the reliable commands they carry
 //! are remembered, because each direction's XOR key stream uses the other direction's commands.
 
+pub mod wulfram;
+
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use protocol::cod::client_records::{read_client_body, BundleContext, ClientRecord};
 use protocol::cod::download::DownloadRecord;
@@ -20,7 +23,8 @@ use protocol::cod::usercmd::{bundle_key, default_usercmd};
 use protocol::cod::{xor, MAX_MSGLEN};
 use serde_json::{json, Value};
 
-use crate::spectate::cli::{describe_command, obituaries_json};
+use super::out;
+use super::spectate::{describe_command, obituaries_json};
 use protocol::cod::fields::Named;
 use protocol::cod::spectator::PSF_FOLLOWING;
 
@@ -371,4 +375,86 @@ impl Dissector {
         }
         Value::Array(found)
     }
+}
+
+/// Dissect captured datagrams (hex on stdin, one per line, optionally prefixed c2s or s2c)
+/// into JSON, one object per datagram.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    tool: Option<WireTool>,
+    /// Who sent the lines that carry no c2s/s2c prefix.
+    #[arg(long, value_enum, default_value_t = Sender::Client)]
+    from: Sender,
+    /// The connection's challenge: un-XOR and decompress sequenced bodies.
+    #[arg(long, allow_hyphen_values = true)]
+    challenge: Option<i32>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Sender {
+    Client,
+    Server,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum WireTool {
+    /// Run a Huffman codec over hex on stdin; prints hex.
+    Huffman {
+        #[arg(value_enum)]
+        direction: HuffmanDirection,
+        /// The adaptive codec of the connect tail (2-byte length header).
+        #[arg(long, conflicts_with = "fixed", required_unless_present = "fixed")]
+        adaptive: bool,
+        /// The fixed tree of sequenced message bodies.
+        #[arg(long)]
+        fixed: bool,
+    },
+    /// Dissect Wulfram II traffic: TCP frames or UDP records, as JSON lines.
+    Wulfram(wulfram::Args),
+    /// Dissect a .dm_3 demo: each record's server message as JSON, one object per line.
+    Demo { file: PathBuf },
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum HuffmanDirection {
+    Encode,
+    Decode,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    use std::io::{BufRead, Read};
+    match args.tool {
+        Some(WireTool::Huffman {
+            direction,
+            adaptive,
+            ..
+        }) => {
+            let mut input = String::new();
+            std::io::stdin().read_to_string(&mut input)?;
+            let codec = if adaptive {
+                Codec::Adaptive
+            } else {
+                Codec::Fixed
+            };
+            let encode = matches!(direction, HuffmanDirection::Encode);
+            let hex = huffman(codec, encode, &input).map_err(anyhow::Error::msg)?;
+            out(&hex)?;
+        }
+        Some(WireTool::Wulfram(args)) => wulfram::run(args)?,
+        Some(WireTool::Demo { file }) => super::demo::dissect(&file, out)?,
+        None => {
+            let from = match args.from {
+                Sender::Client => protocol::cod::netchan::Side::Client,
+                Sender::Server => protocol::cod::netchan::Side::Server,
+            };
+            let mut dissector = Dissector::new(from, args.challenge);
+            for line in std::io::stdin().lock().lines() {
+                if let Some(value) = dissector.line(&line?) {
+                    out(&value)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }

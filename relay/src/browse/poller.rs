@@ -7,15 +7,17 @@
 use std::collections::{BTreeSet, HashMap};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use crate::net::unix_ms;
 
 use protocol::cod::info::InfoString;
 use protocol::cod::oob::Status;
 use protocol::relay_api::{MasterState, Progress, Reachability, ServerInfo};
 use tokio::sync::mpsc;
 
-use crate::directory::Directory;
-use crate::query::{driver, EngineConfig, Event, MasterReply, Outcome, ServerReply};
+use super::directory::Directory;
+use super::query::{driver, EngineConfig, Event, MasterReply, Outcome, ServerReply};
 
 /// What to poll and how often.
 #[derive(Clone, Debug)]
@@ -47,13 +49,6 @@ impl Default for PollerConfig {
             engine: EngineConfig::default(),
         }
     }
-}
-
-/// Unix time in milliseconds, for the page's freshness display.
-pub fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 struct Poller {

@@ -21,7 +21,7 @@ use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 
-use crate::directory::Directory;
+use super::directory::Directory;
 
 /// Changes are gathered this long before they go out as one message.
 pub const TICK: Duration = Duration::from_millis(25);
@@ -211,7 +211,7 @@ impl PageFeed {
     }
 
     /// One tick out to every page, and kept for the pages that join.
-    fn tick(&self, changes: crate::directory::Changes) {
+    fn tick(&self, changes: super::directory::Changes) {
         let tick = Arc::new(Tick {
             seq: changes.seq,
             bytes: changes.message.encode().into(),
@@ -407,7 +407,7 @@ mod tests {
 
     fn server(i: u32, clients: u32) -> protocol::relay_api::ServerInfo {
         let addr = std::net::SocketAddrV4::new([10, 0, 0, 1].into(), 28960 + i as u16);
-        let mut s = crate::poller::pending_server(addr, vec!["lan".into()]);
+        let mut s = crate::browse::poller::pending_server(addr, vec!["lan".into()]);
         s.reachability = Reachability::Online;
         s.clients = clients;
         s.updated_ms = Some(u64::from(clients));

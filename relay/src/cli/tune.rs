@@ -7,7 +7,8 @@ use protocol::cod::tuning::{
 };
 use serde::Serialize;
 
-use crate::cli::QueryResult;
+use super::out;
+use crate::browse::query::results::QueryResult;
 
 /// The server's settings and where each came from: `server` (published in its status),
 /// `flag`, or `stock default`.
@@ -124,4 +125,65 @@ pub fn text(r: &Report) -> String {
     let names: Vec<&str> = r.recommended_profiles.iter().map(|p| p.name).collect();
     out += &format!("recommended here: {}\n", names.join(", "));
     out
+}
+
+/// What a server will deliver to a player: packets, user commands and snapshots per
+/// second from the cvars, with the tuning guide's advice. Stock defaults where a flag is
+/// absent; with a server address, its published sv_fps and sv_maxRate.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A server to read sv_fps and sv_maxRate from (HOST[:PORT]); flags still override.
+    server: Option<String>,
+    #[arg(long = "com-maxfps", allow_hyphen_values = true)]
+    com_maxfps: Option<i32>,
+    #[arg(long = "cl-maxpackets", allow_hyphen_values = true)]
+    cl_maxpackets: Option<i32>,
+    #[arg(long = "cl-packetdup", allow_hyphen_values = true)]
+    cl_packetdup: Option<i32>,
+    #[arg(long, allow_hyphen_values = true)]
+    rate: Option<i32>,
+    #[arg(long, allow_hyphen_values = true)]
+    snaps: Option<i32>,
+    #[arg(long = "cl-timenudge", allow_hyphen_values = true)]
+    cl_timenudge: Option<i32>,
+    #[arg(long = "sv-fps", allow_hyphen_values = true)]
+    sv_fps: Option<i32>,
+    #[arg(long = "sv-maxrate", allow_hyphen_values = true)]
+    sv_maxrate: Option<i32>,
+    /// Compressed snapshot size in bytes (the scheduler charges at most 1,500).
+    #[arg(long = "packet-size", default_value_t = 1500)]
+    packet_size: u32,
+    /// The server is on the LAN or loopback: both pacing gates are bypassed.
+    #[arg(long)]
+    lan: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    use protocol::cod::tuning::ClientSettings;
+    let stock = ClientSettings::default();
+    let client = ClientSettings {
+        com_maxfps: args.com_maxfps.unwrap_or(stock.com_maxfps),
+        cl_maxpackets: args.cl_maxpackets.unwrap_or(stock.cl_maxpackets),
+        cl_packetdup: args.cl_packetdup.unwrap_or(stock.cl_packetdup),
+        rate: args.rate.unwrap_or(stock.rate),
+        snaps: args.snaps.unwrap_or(stock.snaps),
+        cl_time_nudge: args.cl_timenudge.unwrap_or(stock.cl_time_nudge),
+        lan: args.lan,
+    };
+    let mut server = ServerSource::stock();
+    if let Some(target) = &args.server {
+        let addrs = crate::net::resolve(target, protocol::cod::DEFAULT_SERVER_PORT).await?;
+        let results = crate::browse::query::results::query(&addrs[..1], Default::default()).await?;
+        server = ServerSource::from_query(&results[0])?;
+    }
+    server.override_with(args.sv_fps, args.sv_maxrate);
+    let report = report(&client, &server, args.packet_size);
+    if args.json {
+        out(serde_json::to_string_pretty(&report)?)?;
+    } else {
+        out(text(&report).trim_end())?;
+    }
+    Ok(())
 }

@@ -1,43 +1,17 @@
-//! `muster query`, `muster master` and `muster scan`: the query engine for admins and scripts.
-//! `--json` output is one stable document; text output is for people.
+//! Whole answers from the query engine: query a set of servers once, survey masters and the
+//! servers they list, merge master lists, scan the LAN. The CLI's `query`, `master` and `scan`
+//! print these; the replacement master federates with [`masters`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::net::{Ipv4Addr, SocketAddrV4};
 
-use anyhow::{bail, Context};
 use protocol::cod::info::InfoString;
 use protocol::cod::oob::Status;
-use protocol::cod::text::strip;
 use protocol::relay_api::ServerInfo;
 use serde::Serialize;
 
-use crate::poller::server_info;
-use crate::query::{collect, EngineConfig, Event, Outcome};
-
-/// Resolves `HOST[:PORT]` to IPv4 addresses, `default_port` when none is given.
-pub async fn resolve(target: &str, default_port: u16) -> anyhow::Result<Vec<SocketAddrV4>> {
-    let target = target.trim();
-    let with_port = if target
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-    {
-        target.to_owned()
-    } else {
-        format!("{target}:{default_port}")
-    };
-    let addrs: Vec<SocketAddrV4> = tokio::net::lookup_host(&with_port)
-        .await
-        .with_context(|| format!("cannot resolve {target}"))?
-        .filter_map(|a| match a {
-            SocketAddr::V4(v4) => Some(v4),
-            SocketAddr::V6(_) => None,
-        })
-        .collect();
-    if addrs.is_empty() {
-        bail!("{target} has no IPv4 address");
-    }
-    Ok(addrs)
-}
+use super::{collect, EngineConfig, Event, Outcome};
+use crate::browse::poller::server_info;
 
 /// One server's result, as `muster query --json` prints it.
 #[derive(Clone, Debug, Serialize)]
@@ -83,7 +57,7 @@ pub async fn survey(
     config: EngineConfig,
 ) -> anyhow::Result<(MasterListing, Vec<QueryResult>)> {
     let by_addr = master_names(names);
-    let (engine, mut events) = crate::query::driver::start(config)?;
+    let (engine, mut events) = super::driver::start(config)?;
     by_addr.keys().for_each(|a| engine.master(*a));
     let mut asked: BTreeSet<SocketAddrV4> = extra.iter().copied().collect();
     asked.iter().for_each(|a| engine.server(*a));
@@ -146,60 +120,6 @@ fn server_results(events: Vec<Event>) -> BTreeMap<SocketAddrV4, QueryResult> {
         );
     }
     results
-}
-
-/// `muster query` for people: a line per server, its players beneath.
-pub fn query_text(results: &[QueryResult], cvars: bool) -> String {
-    let mut out = String::new();
-    for r in results {
-        match &r.server {
-            Some(s) => {
-                out += &format!(
-                    "{:<21} {:>4} ms  {:>2}/{:<2}  {:<16} {:<5} {}\n",
-                    r.addr,
-                    r.ping_ms.unwrap_or(0),
-                    s.clients,
-                    s.max_clients,
-                    s.map,
-                    s.gametype,
-                    strip(&s.hostname)
-                );
-                for p in &s.players {
-                    let ping = if p.bot {
-                        "bot".to_owned()
-                    } else {
-                        p.ping.to_string()
-                    };
-                    out += &format!("    {:<24} {:>5} {:>5}\n", strip(&p.name), p.score, ping);
-                }
-                if cvars {
-                    for (k, v) in &s.cvars {
-                        out += &format!("    {k} = {v}\n");
-                    }
-                }
-            }
-            None => {
-                let why = match &r.error {
-                    Some(e) => format!("malformed reply: {e}"),
-                    None => format!("no reply after {} attempts", r.attempts),
-                };
-                out += &format!("{:<21} {why}\n", r.addr);
-            }
-        }
-    }
-    out
-}
-
-/// A one-line tally for stderr.
-pub fn query_summary(results: &[QueryResult]) -> String {
-    let count = |o: &str| results.iter().filter(|r| r.outcome == o).count();
-    format!(
-        "{} servers: {} answered, {} timed out, {} malformed",
-        results.len(),
-        count("answered"),
-        count("timed_out"),
-        count("malformed")
-    )
 }
 
 /// One master's part of `muster master --json`.

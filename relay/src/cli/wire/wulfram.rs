@@ -7,7 +7,7 @@ use protocol::wulfram::frame::FrameReader;
 use protocol::wulfram::record::{ModeTable, StreamMode, Walker};
 use serde_json::{json, Value};
 
-use crate::wire::{parse_hex, to_hex};
+use super::{out, parse_hex, to_hex};
 
 /// The stock names of the stream modes.
 pub fn mode_name(mode: StreamMode) -> &'static str {
@@ -159,4 +159,63 @@ impl TcpDissector {
             json!({"error": format!("stream ended inside a frame ({} bytes held)", self.reader.pending())})
         })
     }
+}
+
+/// Dissect Wulfram II traffic: TCP frames or UDP records, as JSON lines.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["tcp", "udp"])))]
+pub struct Args {
+    /// A TCP byte stream in hex (lines may split it between any two bytes): one object per frame.
+    #[arg(long)]
+    tcp: bool,
+    /// One hex datagram per line: one object per record.
+    #[arg(long)]
+    udp: bool,
+    /// An opcode's stream mode, as OPCODE=MODE (0x35=latest, 31=3); repeat. Others are raw.
+    #[arg(long = "mode", value_name = "OPCODE=MODE", value_parser = parse_mode)]
+    modes: Vec<(u8, protocol::wulfram::record::StreamMode)>,
+    /// Mode 2's header layout, an open question: seq-and-length (as modes 1 and 3) or seq-only.
+    #[arg(long = "mode2-header", value_enum, default_value_t = Mode2Layout::SeqAndLength)]
+    mode2_header: Mode2Layout,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Mode2Layout {
+    SeqAndLength,
+    SeqOnly,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    use std::io::BufRead;
+    if args.tcp {
+        let mut dissector = TcpDissector::default();
+        for line in std::io::stdin().lock().lines() {
+            for value in dissector.line(&line?) {
+                out(value)?;
+            }
+        }
+        if let Some(value) = dissector.finish() {
+            out(value)?;
+        }
+        return Ok(());
+    }
+    let mut table = protocol::wulfram::record::ModeTable::default();
+    for (opcode, mode) in args.modes {
+        table.set(opcode, mode);
+    }
+    table.mode2 = match args.mode2_header {
+        Mode2Layout::SeqAndLength => protocol::wulfram::record::Mode2Header::SeqAndLength,
+        Mode2Layout::SeqOnly => protocol::wulfram::record::Mode2Header::SeqOnly,
+    };
+    let lines = std::io::stdin().lock().lines();
+    for (index, line) in lines.enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        for value in udp_line(index, &line, &table) {
+            out(value)?;
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,192 @@
+//! Browsing: the query engine, the poller that drives it over masters, the LAN and the
+//! operator's servers, the one directory of what they answered, and the page feed that pushes
+//! the directory's changes to every page. Routes: `/ws` (a page's feed), `GET /api/servers`,
+//! `GET /api/masters`, `GET /api/feed`.
+
+pub mod directory;
+pub mod feed;
+pub mod poller;
+pub mod query;
+
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use futures_util::StreamExt;
+
+pub use directory::Directory;
+pub use feed::PageFeed;
+pub use poller::PollerConfig;
+
+/// The stock master and the community UO masters.
+pub const DEFAULT_MASTERS: &[&str] = &[
+    "coduomaster.activision.com:20610",
+    "master.cod.pm:20610",
+    "codmaster.comu-mvzg.com:20610",
+];
+
+/// What `muster serve` polls and how often.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BrowseArgs {
+    /// A master to poll, as HOST:PORT; repeat for more.
+    #[arg(long = "master", value_name = "HOST:PORT")]
+    pub masters: Vec<String>,
+    /// Poll only the masters given with --master.
+    #[arg(long)]
+    pub no_default_masters: bool,
+    /// Where the LAN scan sends `getinfo xxx` (ports 28960-28963); repeat for more.
+    #[arg(long = "lan", value_name = "ADDR", default_value = "255.255.255.255")]
+    pub lan: Vec<Ipv4Addr>,
+    /// Do not scan the LAN.
+    #[arg(long)]
+    pub no_lan: bool,
+    /// A server to poll even if no master lists it; repeat for more.
+    #[arg(long = "server", value_name = "IP:PORT")]
+    pub servers: Vec<SocketAddrV4>,
+    /// Seconds between master polls.
+    #[arg(long, default_value_t = 300)]
+    pub master_interval: u64,
+    /// Seconds between refreshes of every server.
+    #[arg(long, default_value_t = 20)]
+    pub refresh_interval: u64,
+    /// Seconds between LAN scans.
+    #[arg(long, default_value_t = 60)]
+    pub lan_interval: u64,
+}
+
+impl BrowseArgs {
+    pub fn config(&self) -> PollerConfig {
+        let mut masters: Vec<String> = if self.no_default_masters {
+            Vec::new()
+        } else {
+            DEFAULT_MASTERS.iter().map(|m| m.to_string()).collect()
+        };
+        masters.extend(self.masters.iter().cloned());
+        PollerConfig {
+            masters,
+            lan: if self.no_lan {
+                Vec::new()
+            } else {
+                self.lan.clone()
+            },
+            servers: self.servers.clone(),
+            master_interval: Duration::from_secs(self.master_interval.max(10)),
+            refresh_interval: Duration::from_secs(self.refresh_interval.max(1)),
+            lan_interval: Duration::from_secs(self.lan_interval.max(5)),
+            ..PollerConfig::default()
+        }
+    }
+}
+
+#[derive(Clone)]
+struct BrowseState {
+    directory: Arc<Directory>,
+    feed: Arc<PageFeed>,
+}
+
+/// The browsing routes (the HTTP assembly puts the Origin check in front of `/ws`).
+pub fn routes(directory: Arc<Directory>, feed: Arc<PageFeed>) -> Router {
+    Router::new()
+        .route("/ws", get(feed_upgrade))
+        .route("/api/servers", get(servers))
+        .route("/api/masters", get(masters))
+        .route("/api/feed", get(feed_counters))
+        .with_state(BrowseState { directory, feed })
+}
+
+async fn servers(State(state): State<BrowseState>) -> impl IntoResponse {
+    Json(state.directory.servers())
+}
+
+async fn masters(State(state): State<BrowseState>) -> impl IntoResponse {
+    Json(state.directory.masters())
+}
+
+async fn feed_counters(State(state): State<BrowseState>) -> impl IntoResponse {
+    Json(serde_json::to_value(&state.feed.counters).unwrap_or_default())
+}
+
+/// `/ws?hold`: the page opened its feed before its code ran; the players index and the ticks
+/// wait for its first message.
+#[derive(serde::Deserialize)]
+struct FeedQuery {
+    hold: Option<String>,
+}
+
+/// A page's socket buffers: it sends a few bytes, and the relay writes whole frames straight
+/// through, so an idle one costs little.
+const PAGE_BUFFER: usize = 4096;
+
+/// Opens a page's feed.
+async fn feed_upgrade(
+    ws: WebSocketUpgrade,
+    Query(query): Query<FeedQuery>,
+    State(state): State<BrowseState>,
+) -> Response {
+    // A page only ever sends a short watch message, and takes whole frames as they come.
+    ws.max_message_size(4096)
+        .max_frame_size(4096)
+        .read_buffer_size(PAGE_BUFFER)
+        .write_buffer_size(0)
+        .on_upgrade(move |socket: WebSocket| {
+            let (sink, stream) = socket.split();
+            state.feed.serve(sink, stream, query.hold.is_some())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, SocketAddrV4};
+
+    use axum::http::StatusCode;
+    use protocol::relay_api::{MasterStatus, ServerInfo};
+
+    use super::*;
+    use crate::http::oneshot::{call, get, upgrade};
+
+    fn browse() -> Router {
+        let directory = Arc::new(Directory::new(&["master.test:20610".into()]));
+        let addr = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 28960);
+        directory.upsert(poller::pending_server(addr, vec!["operator".into()]));
+        let feed = PageFeed::new(directory.clone());
+        routes(directory, feed)
+    }
+
+    #[tokio::test]
+    async fn the_api_answers_the_directory() {
+        let app = browse();
+        let (status, body) = call(&app, get("/api/servers")).await;
+        assert_eq!(status, StatusCode::OK);
+        let servers: Vec<ServerInfo> = serde_json::from_str(&body).unwrap();
+        assert_eq!(servers.len(), 1);
+        assert_eq!(servers[0].addr, "10.0.0.7:28960");
+        assert_eq!(servers[0].sources, ["operator"]);
+        let (status, body) = call(&app, get("/api/masters")).await;
+        assert_eq!(status, StatusCode::OK);
+        let masters: Vec<MasterStatus> = serde_json::from_str(&body).unwrap();
+        assert_eq!(masters[0].addr, "master.test:20610");
+        let (status, body) = call(&app, get("/api/feed")).await;
+        assert_eq!(status, StatusCode::OK);
+        let counters: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(counters["pages"], 0);
+    }
+
+    #[tokio::test]
+    async fn the_feed_is_a_websocket() {
+        let app = browse();
+        // A plain GET is no handshake.
+        assert_eq!(call(&app, get("/ws")).await.0, StatusCode::BAD_REQUEST);
+        // A whole handshake passes every check; only the missing connection stops it here.
+        let handshake = call(&app, upgrade("/ws?hold", None)).await;
+        assert_eq!(handshake.0, StatusCode::UPGRADE_REQUIRED);
+        assert_eq!(
+            call(&app, get("/api/nothing")).await.0,
+            StatusCode::NOT_FOUND
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! The command-line tools, one module per subcommand, each with its `Args` and `run`. They use
+//! the capabilities; no capability uses them (a test below holds the line).
+
+pub mod demo;
+pub mod master;
+pub mod master_server;
+pub mod query;
+pub mod record;
+pub mod scan;
+pub mod serve;
+pub mod spectate;
+pub mod tune;
+pub mod wire;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Muster: a server browser and spectator relay for CoD:UO 1.51"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    Serve(Box<serve::Args>),
+    Query(query::Args),
+    Master(master::Args),
+    Scan(scan::Args),
+    Tune(tune::Args),
+    Spectate(spectate::Args),
+    Wire(wire::Args),
+    Record(record::Args),
+    MasterServer(master_server::Args),
+    /// Read demo files.
+    Demo {
+        #[command(subcommand)]
+        tool: demo::DemoTool,
+    },
+}
+
+impl Command {
+    /// Runs the subcommand to its end.
+    pub async fn run(self) -> anyhow::Result<()> {
+        match self {
+            Self::Serve(args) => serve::run(*args).await,
+            Self::Query(args) => query::run(args).await,
+            Self::Master(args) => master::run(args).await,
+            Self::Scan(args) => scan::run(args).await,
+            Self::Tune(args) => tune::run(args).await,
+            Self::Spectate(args) => spectate::run(args).await,
+            Self::Wire(args) => wire::run(args),
+            Self::Record(args) => record::run(args).await,
+            Self::MasterServer(args) => master_server::run(args).await,
+            Self::Demo { tool } => demo::run(tool),
+        }
+    }
+
+    /// The relay serves many pages at once; a one-shot tool does its work on one thread,
+    /// which costs less CPU than handing every datagram between threads.
+    pub fn wants_many_threads(&self) -> bool {
+        matches!(self, Self::Serve(_))
+    }
+}
+
+/// Writes command output; a reader that went away (`| head`) ends the output quietly instead
+/// of panicking as `println!` does.
+pub fn out(text: impl std::fmt::Display) -> anyhow::Result<()> {
+    use std::io::Write;
+    match writeln!(std::io::stdout().lock(), "{text}") {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        result => Ok(result?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Every source file of the relay outside `cli/`, with its path.
+    fn service_sources(dir: &Path, found: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "cli") {
+                    service_sources(&path, found);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && path.file_name().is_some_and(|n| n != "main.rs")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                found.push((path.display().to_string(), text));
+            }
+        }
+    }
+
+    #[test]
+    fn no_capability_imports_the_command_line_tools() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut sources = Vec::new();
+        service_sources(&src, &mut sources);
+        assert!(sources.len() > 20, "found only {} files", sources.len());
+        let offenders: Vec<&str> = sources
+            .iter()
+            .filter(|(path, text)| {
+                !path.ends_with("lib.rs")
+                    && (text.contains("crate::cli") || text.contains("super::cli"))
+            })
+            .map(|(path, _)| path.as_str())
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "services import the CLI: {offenders:?}"
+        );
+    }
+}

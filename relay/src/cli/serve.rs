@@ -1,0 +1,78 @@
+//! `muster serve`: the relay. Each capability brings its own flags; the ones here are the
+//! relay's own or shared by several capabilities.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+
+use super::out;
+use crate::bridge::BridgeArgs;
+use crate::browse::BrowseArgs;
+use crate::demos::DemosArgs;
+use crate::master::MasterArgs;
+use crate::spectate::SpectateArgs;
+use crate::wulfram::WulframArgs;
+use crate::{Relay, ServeConfig};
+
+/// Poll masters and servers, and serve the page, the JSON API and the live feed.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Address for the page, the API and the WebSocket.
+    #[arg(long, env = "MUSTER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// The directory the page was built into.
+    #[arg(long, env = "MUSTER_DIST", default_value = "dist")]
+    dist: PathBuf,
+    /// An origin (`https://example.org`) besides the relay's own whose pages may open its
+    /// WebSockets; repeat for more.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
+    /// Let the bridge reach private and loopback servers (a LAN, the lab on 127.0.0.1), and
+    /// the master list them; multicast, broadcast and reflector ports stay refused.
+    #[arg(long = "allow-private")]
+    allow_private: bool,
+    /// A reverse proxy whose `X-Forwarded-For` names the client; repeat for more.
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    trusted_proxies: Vec<IpAddr>,
+    /// Also be a master server on this address (stock: 0.0.0.0:20610); the relay lists its
+    /// servers too, and `GET /api/master` shows them. `--allow-private` applies to it.
+    #[arg(long = "master-listen", value_name = "ADDR")]
+    master_listen: Option<SocketAddr>,
+    #[command(flatten)]
+    browse: BrowseArgs,
+    #[command(flatten)]
+    spectate: SpectateArgs,
+    #[command(flatten)]
+    demos: DemosArgs,
+    #[command(flatten)]
+    bridge: BridgeArgs,
+    #[command(flatten)]
+    wulfram: WulframArgs,
+    #[command(flatten)]
+    master: MasterArgs,
+}
+
+impl Args {
+    /// The relay's configuration, each capability's from its own flags.
+    pub async fn config(self) -> anyhow::Result<ServeConfig> {
+        Ok(ServeConfig {
+            listen: self.listen,
+            dist: self.dist,
+            allowed_origins: self.allowed_origins,
+            poller: self.browse.config(),
+            spectate: self.spectate.config(self.demos.recording()),
+            operator_token: self.demos.operator_token(),
+            bridge: self.bridge.config(self.allow_private, self.trusted_proxies),
+            wulfram: self.wulfram.config().await?,
+            master: self
+                .master_listen
+                .map(|listen| self.master.listen(listen, self.allow_private)),
+        })
+    }
+}
+
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    let relay = Relay::start(args.config().await?).await?;
+    out(format_args!("muster: serving http://{}/", relay.addr))?;
+    tokio::signal::ctrl_c().await?;
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! The HTTP assembly: merges each capability's router and applies what they share: the Origin
+//! check on every WebSocket upgrade, and the page's static files for every other path.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::{HOST, ORIGIN, UPGRADE};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use tower_http::services::{ServeDir, ServeFile};
+
+/// The relay's whole surface: the capabilities' routes, the Origin check, the page.
+pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<String>) -> Router {
+    // The page's files go gzipped where the build left a .gz beside them.
+    let page = ServeDir::new(dist)
+        .precompressed_gzip()
+        .fallback(ServeFile::new(dist.join("index.html")).precompressed_gzip());
+    let routes = capabilities
+        .into_iter()
+        .fold(Router::new(), |all, routes| all.merge(routes));
+    routes
+        .fallback_service(page)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(allowed_origins),
+            same_origin,
+        ))
+}
+
+/// Refuses with 403 a WebSocket upgrade from a foreign origin; other requests pass (a script
+/// may read the JSON API from anywhere).
+async fn same_origin(
+    State(allowed): State<Arc<Vec<String>>>,
+    request: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    // HTTP/1.1 upgrades carry `Upgrade`; HTTP/2 WebSockets are an extended CONNECT.
+    let upgrade =
+        request.headers().contains_key(UPGRADE) || request.method() == axum::http::Method::CONNECT;
+    if !upgrade || origin_allowed(request.headers(), &allowed) {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::FORBIDDEN,
+            "this origin may not open the relay's sockets",
+        )
+            .into_response()
+    }
+}
+
+/// Whether a browser's `Origin` may open the relay's sockets: the relay's own origin (the
+/// `Host` the page reached it at) or one the operator allowed. Tools that are not browsers send
+/// no `Origin`; a web page cannot leave it out.
+pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return true;
+    };
+    let host = headers.get(HOST).and_then(|h| h.to_str().ok());
+    let own = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    (own.is_some() && own == host) || allowed.iter().any(|a| a.trim_end_matches('/') == origin)
+}
+
+/// Requests for in-process route tests (`tower::ServiceExt::oneshot`), shared by every
+/// capability's tests.
+#[cfg(test)]
+pub(crate) mod oneshot {
+    use axum::body::Body;
+    use axum::http::{Method, Request, StatusCode};
+    use axum::Router;
+    use tower::ServiceExt;
+
+    pub fn get(uri: &str) -> Request<Body> {
+        request(Method::GET, uri, &[])
+    }
+
+    /// A request with `headers`; `uri` as the client wrote it.
+    pub fn request(method: Method, uri: &str, headers: &[(&str, &str)]) -> Request<Body> {
+        let mut builder = Request::builder().method(method).uri(uri);
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.body(Body::empty()).expect("a valid request")
+    }
+
+    /// A browser's WebSocket handshake. In-process there is no connection to upgrade, so a
+    /// route that accepts it answers 426: that status shows every check before it passed.
+    pub fn upgrade(uri: &str, origin: Option<&str>) -> Request<Body> {
+        let mut headers = vec![
+            ("host", "relay.test"),
+            ("connection", "upgrade"),
+            ("upgrade", "websocket"),
+            ("sec-websocket-version", "13"),
+            ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
+        ];
+        if let Some(origin) = origin {
+            headers.push(("origin", origin));
+        }
+        request(Method::GET, uri, &headers)
+    }
+
+    /// The status and body text of one request.
+    pub async fn call(router: &Router, request: Request<Body>) -> (StatusCode, String) {
+        let response = router.clone().oneshot(request).await.expect("infallible");
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 16 << 20)
+            .await
+            .expect("a body");
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::StatusCode;
+    use axum::routing::get;
+
+    use super::oneshot::{call, get as get_request, upgrade};
+    use super::*;
+
+    fn app(dist: &Path) -> Router {
+        let sockets = Router::new().route("/socket", get(|| async { "opened" }));
+        let api = Router::new().route("/api/thing", get(|| async { "thing" }));
+        assemble(
+            vec![sockets, api],
+            dist,
+            vec!["https://friend.example".into()],
+        )
+    }
+
+    #[tokio::test]
+    async fn upgrades_from_foreign_origins_are_refused_and_others_pass() {
+        let dist = tempfile::tempdir().unwrap();
+        let app = app(dist.path());
+        let foreign = call(&app, upgrade("/socket", Some("https://evil.example"))).await;
+        assert_eq!(foreign.0, StatusCode::FORBIDDEN, "{foreign:?}");
+        for origin in [
+            None,
+            Some("http://relay.test"),
+            Some("https://friend.example"),
+        ] {
+            let (status, body) = call(&app, upgrade("/socket", origin)).await;
+            assert_eq!((status, body.as_str()), (StatusCode::OK, "opened"));
+        }
+        // A script on any origin may read the API: only upgrades are checked.
+        let mut request = get_request("/api/thing");
+        request
+            .headers_mut()
+            .insert("origin", "https://evil.example".parse().unwrap());
+        assert_eq!(call(&app, request).await.0, StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn every_other_path_is_the_page() {
+        let dist = tempfile::tempdir().unwrap();
+        std::fs::write(dist.path().join("index.html"), "<p>the page</p>").unwrap();
+        std::fs::write(dist.path().join("app.js"), "run()").unwrap();
+        let app = app(dist.path());
+        let page = call(&app, get_request("/#/server/1.2.3.4:28960")).await;
+        assert_eq!(page, (StatusCode::OK, "<p>the page</p>".into()));
+        let deep = call(&app, get_request("/some/route")).await;
+        assert_eq!(deep, (StatusCode::OK, "<p>the page</p>".into()));
+        let asset = call(&app, get_request("/app.js")).await;
+        assert_eq!(asset, (StatusCode::OK, "run()".into()));
+    }
+}

@@ -152,3 +152,132 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use futures::channel::mpsc;
+    use tokio::net::UdpSocket;
+
+    use super::*;
+    use crate::bridge::{Bridge, BridgeConfig};
+
+    fn oob(text: &str) -> Vec<u8> {
+        let mut datagram = vec![0xff; 4];
+        datagram.extend_from_slice(text.as_bytes());
+        datagram
+    }
+
+    fn report(message: Message) -> BridgeReport {
+        match message {
+            Message::Text(text) => BridgeReport::decode(&text).expect("a report"),
+            other => panic!("expected a report, got {other:?}"),
+        }
+    }
+
+    async fn next(page: &mut mpsc::UnboundedReceiver<Message>) -> Message {
+        tokio::time::timeout(Duration::from_secs(5), page.next())
+            .await
+            .expect("the bridge answers in time")
+            .expect("the session is open")
+    }
+
+    /// A session between channels (the page's side) and a UDP socket on loopback (the game
+    /// server's side).
+    #[tokio::test]
+    async fn datagrams_pass_both_ways_refusals_are_reported_and_the_end_is_said() {
+        let server = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let target = match server.local_addr().unwrap() {
+            SocketAddr::V4(v4) => v4,
+            SocketAddr::V6(_) => unreachable!("bound to 127.0.0.1"),
+        };
+        let config = BridgeConfig {
+            allow_private: true,
+            ..BridgeConfig::default()
+        };
+        let bridge = Bridge::new(config, Arc::new(vec![target]));
+        let client = Ipv4Addr::new(192, 0, 2, 1).into();
+        let session = bridge.open_session(client, target).await.unwrap();
+        let (to_page, mut page) = mpsc::unbounded::<Message>();
+        let (page_says, from_page) = mpsc::unbounded::<Result<Message, axum::Error>>();
+        let running = tokio::spawn(session.run(to_page, from_page));
+
+        let BridgeReport::Session {
+            target: said,
+            kind,
+            qport,
+            max_datagram,
+        } = report(next(&mut page).await)
+        else {
+            panic!("the session report comes first");
+        };
+        assert_eq!(said, target.to_string());
+        assert_eq!(kind, protocol::bridge::TargetKind::Server);
+        assert_ne!(qport, 0);
+        assert_eq!(max_datagram, MAX_DATAGRAM);
+
+        // The page's query reaches the server byte for byte; its answer reaches the page.
+        page_says
+            .unbounded_send(Ok(Message::Binary(oob("getinfo xxx").into())))
+            .unwrap();
+        let mut buf = [0u8; 2048];
+        let (len, from) = tokio::time::timeout(Duration::from_secs(5), server.recv_from(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(&buf[..len], oob("getinfo xxx").as_slice());
+        let answer = oob("infoResponse\n\\protocol\\22\\challenge\\xxx");
+        server.send_to(&answer, from).await.unwrap();
+        assert_eq!(next(&mut page).await, Message::Binary(answer.into()));
+
+        // rcon never leaves the relay; the page is told why and the session stays.
+        page_says
+            .unbounded_send(Ok(Message::Binary(oob("rcon secret status").into())))
+            .unwrap();
+        let BridgeReport::Refused { kind, .. } = report(next(&mut page).await) else {
+            panic!("a refusal");
+        };
+        assert_eq!(kind, "rcon");
+        assert_eq!(
+            bridge.counters.datagrams_to_targets.load(Ordering::Relaxed),
+            1
+        );
+
+        // The page leaves: the session says so and ends.
+        drop(page_says);
+        let BridgeReport::Closed { kind, .. } = report(next(&mut page).await) else {
+            panic!("the end is said");
+        };
+        assert_eq!(kind, "page_left");
+        assert!(matches!(next(&mut page).await, Message::Close(None)));
+        running.await.unwrap();
+        assert_eq!(bridge.counters.sessions.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn a_refused_session_is_told_why() {
+        let config = BridgeConfig {
+            allow_private: true,
+            ..BridgeConfig::default()
+        };
+        let bridge = Bridge::new(config, Arc::new(Vec::new()));
+        let unknown = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 28960);
+        let refusal = match bridge
+            .open_session(Ipv4Addr::LOCALHOST.into(), unknown)
+            .await
+        {
+            Err(refusal) => refusal,
+            Ok(_) => panic!("an unknown target opened"),
+        };
+        let (to_page, mut page) = mpsc::unbounded::<Message>();
+        refuse(to_page, refusal).await;
+        let BridgeReport::Closed { kind, reason } = report(next(&mut page).await) else {
+            panic!("the refusal is said");
+        };
+        assert_eq!(kind, "unknown_target", "{reason}");
+        assert!(matches!(next(&mut page).await, Message::Close(None)));
+    }
+}

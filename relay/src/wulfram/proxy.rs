@@ -177,3 +177,114 @@ where
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, SocketAddr};
+    use std::time::Duration;
+
+    use futures::channel::mpsc;
+    use tokio::net::TcpListener;
+
+    use super::*;
+
+    fn report(message: Message) -> ProxyReport {
+        match message {
+            Message::Text(text) => ProxyReport::decode(&text).expect("a report"),
+            other => panic!("expected a report, got {other:?}"),
+        }
+    }
+
+    async fn next(page: &mut mpsc::UnboundedReceiver<Message>) -> Message {
+        tokio::time::timeout(Duration::from_secs(5), page.next())
+            .await
+            .expect("the proxy answers in time")
+            .expect("the session is open")
+    }
+
+    /// The page's side through channels, the server's a TCP listener on loopback.
+    #[tokio::test]
+    async fn a_tcp_payload_is_framed_a_bad_one_reported_and_the_end_said() {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let target = WulframTarget {
+            name: "arena".into(),
+            addr: listener.local_addr().unwrap(),
+        };
+        let (to_page, mut page) = mpsc::unbounded::<Message>();
+        let (page_says, from_page) = mpsc::unbounded::<Result<Message, axum::Error>>();
+        let running = tokio::spawn(proxy(to_page, from_page, target.clone()));
+        let (mut server, _) = listener.accept().await.unwrap();
+        assert_eq!(
+            report(next(&mut page).await),
+            ProxyReport::Connected {
+                name: "arena".into(),
+                addr: target.addr.to_string(),
+            }
+        );
+        let payload = [CHANNEL_TCP, 0x35, 0, 0, 0, 42];
+        page_says
+            .unbounded_send(Ok(Message::Binary(payload.to_vec().into())))
+            .unwrap();
+        let mut framed = vec![0u8; 7];
+        server.read_exact(&mut framed).await.unwrap();
+        assert_eq!(framed, frame::encode(0x35, &[0, 0, 0, 42]).unwrap());
+
+        page_says
+            .unbounded_send(Ok(Message::Binary(vec![CHANNEL_TCP].into())))
+            .unwrap();
+        let ProxyReport::Dropped {
+            direction,
+            transport,
+            ..
+        } = report(next(&mut page).await)
+        else {
+            panic!("an empty payload is reported");
+        };
+        assert_eq!(
+            (direction.as_str(), transport.as_str()),
+            ("to_server", "tcp")
+        );
+
+        // The server's frame comes back to the page without its size prefix.
+        server
+            .write_all(&frame::encode(0x19, &[7, 7]).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            next(&mut page).await,
+            Message::Binary(vec![CHANNEL_TCP, 0x19, 7, 7].into())
+        );
+
+        drop(page_says);
+        assert_eq!(
+            report(next(&mut page).await),
+            ProxyReport::Closed {
+                reason: "the page closed".into()
+            }
+        );
+        assert!(matches!(next(&mut page).await, Message::Close(None)));
+        running.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_server_that_cannot_be_reached_is_said() {
+        // Bound and closed: nothing listens on this port now.
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let target = WulframTarget {
+            name: "gone".into(),
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+        };
+        let (to_page, mut page) = mpsc::unbounded::<Message>();
+        let (_page_says, from_page) = mpsc::unbounded::<Result<Message, axum::Error>>();
+        proxy(to_page, from_page, target).await;
+        let ProxyReport::Closed { reason } = report(next(&mut page).await) else {
+            panic!("the failure is said");
+        };
+        assert!(reason.starts_with("cannot reach 127.0.0.1:"), "{reason}");
+    }
+}

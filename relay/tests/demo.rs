@@ -14,7 +14,7 @@ use lab::{Lab, LabConfig};
 use protocol::cod::demo::{Playback, Records, END_MARKER};
 use protocol::cod::stream::Heard;
 use protocol::cod::timeline::Timeline;
-use relay::cli::spectate::{event_json, SpectateOptions};
+use relay::cli::spectate::{event_lines, Line, SpectateOptions};
 use relay::demos::RecordConfig;
 use relay::demos::RecordTarget;
 use relay::spectate::SpectateConfig;
@@ -69,7 +69,7 @@ fn soldiers(path: &Path) -> std::collections::BTreeSet<String> {
 }
 
 /// Every session event as `muster spectate --json` prints it, from each of a demo's records.
-fn played_events(file: &[u8]) -> Vec<Vec<Value>> {
+fn played_events(file: &[u8]) -> Vec<Vec<Line>> {
     let mut playback = Playback::new();
     Records::new(file)
         .map(|r| r.unwrap())
@@ -79,7 +79,7 @@ fn played_events(file: &[u8]) -> Vec<Vec<Value>> {
                 .unwrap()
                 .into_iter()
                 .filter_map(|h| match h {
-                    Heard::Event(e) => Some(event_json(&e)),
+                    Heard::Event(e) => Some(event_lines(&e)),
                     _ => None,
                 })
                 .flatten()
@@ -121,17 +121,19 @@ async fn a_recording_reads_back_to_what_the_session_heard_and_its_kills_are_the_
     // The first record is the gamestate as the session held it; from the first recorded
     // snapshot on, playback hears exactly what the live session heard.
     let records = played_events(&file);
-    assert_eq!(records[0][0]["type"], "gamestate");
-    assert!(records[0][1..].iter().all(|e| e["type"] == "configstring"));
-    let played: Vec<&Value> = records[1..].iter().flatten().collect();
+    assert!(matches!(records[0][0], Line::Gamestate { .. }));
+    assert!(records[0][1..]
+        .iter()
+        .all(|e| matches!(e, Line::Configstring { .. })));
+    let played: Vec<&Line> = records[1..].iter().flatten().collect();
     let first = played[0];
     let from = live
         .iter()
         .position(|e| e == first)
         .expect("the first snapshot was live");
-    let heard: Vec<&Value> = live[from..]
+    let heard: Vec<&Line> = live[from..]
         .iter()
-        .filter(|e| !matches!(e["type"].as_str(), Some("state" | "disconnect")))
+        .filter(|e| !matches!(e, Line::State { .. } | Line::Disconnect { .. }))
         .collect();
     assert_eq!(played.len(), heard.len());
     assert_eq!(played, heard);

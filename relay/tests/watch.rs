@@ -167,8 +167,8 @@ async fn with_a_three_second_delay_nothing_reaches_a_viewer_early() {
             ..Default::default()
         };
         relay::cli::spectate::spectate(std::net::SocketAddr::V4(server), options, move |line| {
-            if line["type"] == "snapshot" {
-                let time = line["server_time"].as_i64().unwrap_or_default();
+            if let relay::cli::spectate::Line::Snapshot(snapshot) = line {
+                let time = i64::from(snapshot.server_time);
                 seen.lock()
                     .unwrap()
                     .insert(time, tokio::time::Instant::now());

@@ -12,7 +12,6 @@ use serde_json::{json, Value};
 
 use super::out;
 use super::wire::Dissector;
-use crate::demos::DemoFile;
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
@@ -90,27 +89,6 @@ pub fn dissect(
         emit(line)?;
     }
     emit(json!({"end": if records.ended { "end marker" } else { "end of file" }}))
-}
-
-/// What `muster record` prints: each file written, read back.
-pub fn recorded_json(files: &[DemoFile], stopped: Option<&str>) -> anyhow::Result<Value> {
-    let demos = files
-        .iter()
-        .map(|f| {
-            let s = summary(&f.path)?;
-            Ok(json!({
-                "path": f.path.display().to_string(),
-                "map": f.map,
-                "bytes": f.bytes,
-                "records": s.records,
-                "snapshots": s.snapshots,
-                "duration_ms": s.duration_ms,
-                "players": s.players,
-                "kills": s.kills.len(),
-            }))
-        })
-        .collect::<anyhow::Result<Vec<Value>>>()?;
-    Ok(json!({"demos": demos, "stopped": stopped}))
 }
 
 #[derive(clap::Subcommand, Debug)]

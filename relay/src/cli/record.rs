@@ -7,8 +7,10 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::out;
-use super::spectate::{spectate, SpectateOptions};
-use crate::demos::RecordTarget;
+use super::spectate::{spectate, Line, SpectateOptions};
+use serde::Serialize;
+
+use crate::demos::{DemoFile, RecordTarget};
 
 /// Join a server as a spectator and record the match as a stock .dm_3 demo (one file per
 /// map), then print what was written.
@@ -52,8 +54,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut reason = None;
     let recorder = spectate(server, options, |line| {
-        if line["type"] == "disconnect" {
-            reason = line["reason"].as_str().map(String::from);
+        if let Line::Disconnect { reason: why } = line {
+            reason = Some(why);
         }
         Ok(())
     })
@@ -67,25 +69,76 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 .unwrap_or("the session never became active")
         );
     }
-    let summary = super::demo::recorded_json(recorder.written(), recorder.stopped.as_deref())?;
+    let recorded = Recorded::read_back(recorder.written(), recorder.stopped.clone())?;
     if args.json {
-        out(serde_json::to_string_pretty(&summary)?)?;
+        out(serde_json::to_string_pretty(&recorded)?)
     } else {
-        for demo in summary["demos"].as_array().into_iter().flatten() {
-            out(format!(
-                "{}: {}, {} bytes, {} records, {:.1} s, {} players, {} kills",
-                demo["path"].as_str().unwrap_or_default(),
-                demo["map"].as_str().unwrap_or_default(),
-                demo["bytes"],
-                demo["records"],
-                demo["duration_ms"].as_f64().unwrap_or(0.0) / 1000.0,
-                demo["players"].as_array().map_or(0, Vec::len),
-                demo["kills"],
-            ))?;
-        }
-        if let Some(stopped) = &recorder.stopped {
-            out(format!("stopped: {stopped}"))?;
-        }
+        out(recorded)
     }
-    Ok(())
+}
+
+/// What `muster record` prints: each file written, read back.
+#[derive(Clone, Debug, Serialize)]
+pub struct Recorded {
+    pub demos: Vec<RecordedDemo>,
+    /// Why the recording stopped itself, if it did.
+    pub stopped: Option<String>,
+}
+
+/// One file of a recording, as read back from disk.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordedDemo {
+    pub path: String,
+    pub map: String,
+    pub bytes: u64,
+    pub records: u32,
+    pub snapshots: u32,
+    pub duration_ms: u32,
+    pub players: Vec<String>,
+    pub kills: usize,
+}
+
+impl Recorded {
+    /// Reads every written file back, so what is printed is what a player will play.
+    pub fn read_back(files: &[DemoFile], stopped: Option<String>) -> anyhow::Result<Self> {
+        let demos = files
+            .iter()
+            .map(|f| {
+                let s = super::demo::summary(&f.path)?;
+                Ok(RecordedDemo {
+                    path: f.path.display().to_string(),
+                    map: f.map.clone(),
+                    bytes: f.bytes,
+                    records: s.records,
+                    snapshots: s.snapshots,
+                    duration_ms: s.duration_ms,
+                    players: s.players,
+                    kills: s.kills.len(),
+                })
+            })
+            .collect::<anyhow::Result<_>>()?;
+        Ok(Self { demos, stopped })
+    }
+}
+
+impl std::fmt::Display for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut lines = Vec::new();
+        for demo in &self.demos {
+            lines.push(format!(
+                "{}: {}, {} bytes, {} records, {:.1} s, {} players, {} kills",
+                demo.path,
+                demo.map,
+                demo.bytes,
+                demo.records,
+                f64::from(demo.duration_ms) / 1000.0,
+                demo.players.len(),
+                demo.kills,
+            ));
+        }
+        if let Some(stopped) = &self.stopped {
+            lines.push(format!("stopped: {stopped}"));
+        }
+        f.write_str(&lines.join("\n"))
+    }
 }

@@ -24,7 +24,7 @@ use protocol::cod::{xor, MAX_MSGLEN};
 use serde_json::{json, Value};
 
 use super::out;
-use super::spectate::{describe_command, obituaries_json};
+use super::spectate::{describe_command, obituaries};
 use protocol::cod::fields::Named;
 use protocol::cod::spectator::PSF_FOLLOWING;
 
@@ -333,7 +333,9 @@ impl Dissector {
             Record::ServerCommand { sequence, text } => {
                 seen.insert(sequence, text.clone());
                 let mut line = json!({"type": "svc_serverCommand", "sequence": sequence, "text": text});
-                if let (Value::Object(line), Value::Object(read)) = (&mut line, describe_command(&text)) {
+                if let (Value::Object(line), Ok(Value::Object(read))) =
+                    (&mut line, serde_json::to_value(describe_command(&text)))
+                {
                     line.extend(read);
                 }
                 line
@@ -356,7 +358,7 @@ impl Dissector {
                 "clients": snapshot.clients.len(),
                 "following": (snapshot.player.get("pm_flags") & PSF_FOLLOWING != 0)
                     .then(|| snapshot.player.get("clientNum")),
-                "obituaries": obituaries_json(&snapshot),
+                "obituaries": obituaries(&snapshot),
             }),
             Record::Download(DownloadRecord::Block { number, total_size, data }) => json!({
                 "type": "svc_download", "block": number, "total_size": total_size, "length": data.len(),

@@ -13,20 +13,97 @@ use std::fmt::Write as _;
 /// Bits resolved by one lookup of the decode table.
 const LOOKUP_BITS: u32 = 12;
 
-/// The ordered delta descriptor tables, one `.tsv` each: (file, constant name).
-const FIELD_TABLES: &[(&str, &str)] = &[
-    ("entity_fields.tsv", "ENTITY_FIELDS"),
-    ("entity_fields_vehicle.tsv", "VEHICLE_FIELDS"),
-    ("client_fields.tsv", "CLIENT_FIELDS"),
-    ("playerstate_fields.tsv", "PLAYER_STATE_FIELDS"),
-    ("objective_fields.tsv", "OBJECTIVE_FIELDS"),
-    ("hudelem_fields.tsv", "HUD_FIELDS"),
+/// The ordered delta descriptor tables, one `.tsv` each: (file, constant name, the typed field
+/// id a record held in that order is read with). The vehicle table has the entity table's
+/// members in another wire order, and entities are held in the entity table's order, so it
+/// needs no id of its own.
+const FIELD_TABLES: &[(&str, &str, Option<&str>)] = &[
+    ("entity_fields.tsv", "ENTITY_FIELDS", Some("EntityField")),
+    ("entity_fields_vehicle.tsv", "VEHICLE_FIELDS", None),
+    ("client_fields.tsv", "CLIENT_FIELDS", Some("ClientField")),
+    (
+        "playerstate_fields.tsv",
+        "PLAYER_STATE_FIELDS",
+        Some("PlayerStateField"),
+    ),
+    (
+        "objective_fields.tsv",
+        "OBJECTIVE_FIELDS",
+        Some("ObjectiveField"),
+    ),
+    ("hudelem_fields.tsv", "HUD_FIELDS", Some("HudField")),
 ];
 
-/// Turns the descriptor tables into `const` arrays of `Field`, in wire order, as data.
+/// The constant an engine field name becomes: `apos.trBase[1]` is `APOS_TR_BASE_1`, `eType`
+/// `E_TYPE`.
+fn const_name(field: &str) -> String {
+    let mut out = String::new();
+    let mut after_lower = false;
+    for c in field.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && after_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_uppercase());
+            after_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            after_lower = false;
+        }
+    }
+    out.trim_end_matches('_').to_owned()
+}
+
+/// A typed id per table: one constant per field, so a misspelt or foreign field is a compile
+/// error, and reading one is an index, not a search.
+fn field_id(out: &mut String, file: &str, table: &str, id: &str, rows: &[(String, i32)]) {
+    writeln!(
+        out,
+        "/// A field of `{file}` ([`{table}`]), by its position in wire order."
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub struct {id}(u8);"
+    )
+    .unwrap();
+    writeln!(out, "impl {id} {{").unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for (index, (field, _)) in rows.iter().enumerate() {
+        let name = const_name(field);
+        assert!(seen.insert(name.clone()), "{file}: {name} twice");
+        writeln!(
+            out,
+            "    /// `{field}`.\n    pub const {name}: Self = Self({index});"
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "    /// Every field, in wire order.\n    pub const ALL: [Self; {n}] = {{ let mut all = [Self(0); {n}]; let mut i = 0; while i < {n} {{ all[i] = Self(i as u8); i += 1; }} all }};",
+        n = rows.len()
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "    /// The engine's name for it.\n    pub const fn name(self) -> &'static str {{ {table}[self.0 as usize].name }}"
+    )
+    .unwrap();
+    writeln!(out, "}}").unwrap();
+    writeln!(
+        out,
+        "impl FieldId for {id} {{ fn index(self) -> usize {{ usize::from(self.0) }} }}"
+    )
+    .unwrap();
+}
+
+/// Turns the descriptor tables into `const` arrays of `Field`, in wire order, as data, and a
+/// typed id per table.
 fn field_tables() {
     let mut out = String::new();
-    for (file, name) in FIELD_TABLES {
+    for (file, name, id) in FIELD_TABLES {
         let path = format!("data/{file}");
         println!("cargo:rerun-if-changed={path}");
         let text = std::fs::read_to_string(&path).expect("descriptor table");
@@ -46,10 +123,13 @@ fn field_tables() {
             .collect();
         writeln!(out, "/// From `{file}`, in wire order.").unwrap();
         write!(out, "pub const {name}: [Field; {}] = [", rows.len()).unwrap();
-        for (field, bits) in rows {
+        for (field, bits) in &rows {
             write!(out, "Field {{ name: {field:?}, bits: {bits} }},").unwrap();
         }
         writeln!(out, "];").unwrap();
+        if let Some(id) = id {
+            field_id(&mut out, file, name, id, &rows);
+        }
     }
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("fields.rs");
     std::fs::write(dest, out).unwrap();

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use protocol::cod::demo::{Playback, Records};
-use protocol::cod::timeline::Timeline;
+use protocol::cod::watch::timeline::Timeline;
 
 fuzz_target!(|data: &[u8]| {
     let mut playback = Playback::new();

@@ -19,8 +19,8 @@ fuzz_target!(|data: &[u8]| {
             server.handle_datagram(now, from, &d);
         }
         server.frame(now, &Frame::default());
-        while let Some((_, d)) = server.poll_transmit() {
-            client.handle_datagram(now, &d);
+        while let Some(transmit) = server.poll_transmit() {
+            client.handle_datagram(now, &transmit.payload);
         }
     }
     // Then the input: one-byte lengths, each followed by a datagram for both ends.

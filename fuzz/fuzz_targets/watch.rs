@@ -6,8 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use protocol::cod::client::Event;
-use protocol::cod::commands::{display_text, ServerCommand};
-use protocol::cod::spectator::MatchModel;
+use protocol::cod::watch::commands::{display_text, ServerCommand};
+use protocol::cod::watch::spectator::MatchModel;
 use protocol::relay_api::feed::{FeedList, FeedMessage};
 use protocol::relay_api::watch::{apply, ViewerMessage, WatchMessage, FEED_KEPT};
 

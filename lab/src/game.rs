@@ -4,19 +4,22 @@
 //! 5 and 6, the scoreboard a `b` command, chat `h`. Deterministic for a seed; time is the
 //! server's.
 
+use protocol::cod::fields::ClientField;
+use protocol::cod::fields::EntityField;
+use protocol::cod::fields::PlayerStateField;
 use std::collections::BTreeMap;
 
 use protocol::cod::entity::{EntityState, ET_VEHICLE};
 use protocol::cod::fields::Named;
 use protocol::cod::msg::{angle16_decode, angle16_encode};
-use protocol::cod::obituary::{
-    cause_of, Obituary, EV_DEATH, MOD_HEAD_SHOT, MOD_MELEE, MOD_RIFLE_BULLET, SVF_BROADCAST,
-};
 use protocol::cod::playerstate::PlayerState;
 use protocol::cod::server::visibility::SVF_OBJECTIVE;
 use protocol::cod::server::{Frame, Map};
 use protocol::cod::snapshot::ClientState;
-use protocol::cod::spectator::{
+use protocol::cod::watch::obituary::{
+    cause_of, Obituary, EV_DEATH, MOD_HEAD_SHOT, MOD_MELEE, MOD_RIFLE_BULLET, SVF_BROADCAST,
+};
+use protocol::cod::watch::spectator::{
     CS_ALLIES_SCORE, CS_AXIS_SCORE, CS_FOG, CS_LEVEL_START, CS_WEAPONS, EF_DEAD, ET_PLAYER,
     PM_DEAD, PSF_ACTIVE_PLAYER,
 };
@@ -207,8 +210,8 @@ impl Match {
         {
             let number = FIRST_STATIC + i as u16;
             let mut e = EntityState::zero(number);
-            e.set("eType", ET_GENERAL);
-            e.set("index", 40 + i as u32);
+            e.set(EntityField::E_TYPE, ET_GENERAL);
+            e.set(EntityField::INDEX, 40 + i as u32);
             e.set_origin(*at);
             game.statics.insert(number, e);
         }
@@ -458,16 +461,20 @@ impl Match {
     pub fn soldier_state(&self, number: u8) -> Option<PlayerState> {
         let s = self.soldiers.iter().find(|s| s.number == number)?;
         let mut ps = PlayerState::default();
-        ps.set("commandTime", self.time as u32);
-        ps.set("pm_type", if s.alive() { 0 } else { PM_DEAD });
-        ps.set("pm_flags", PSF_ACTIVE_PLAYER);
-        ps.set("clientNum", u32::from(number));
-        for (i, v) in s.origin.iter().enumerate() {
-            ps.set_f32(["origin[0]", "origin[1]", "origin[2]"][i], v.trunc());
-        }
-        ps.set_f32("viewHeightCurrent", VIEW_HEIGHT);
-        ps.set("viewangles[1]", angle(s.yaw));
-        ps.set("weapon", u32::from(weapon_index(CARRIED[s.weapon])));
+        ps.set(PlayerStateField::COMMAND_TIME, self.time as u32);
+        ps.set(
+            PlayerStateField::PM_TYPE,
+            if s.alive() { 0 } else { PM_DEAD },
+        );
+        ps.set(PlayerStateField::PM_FLAGS, PSF_ACTIVE_PLAYER);
+        ps.set(PlayerStateField::CLIENT_NUM, u32::from(number));
+        ps.set_origin(s.origin.map(f32::trunc));
+        ps.set_f32(PlayerStateField::VIEW_HEIGHT_CURRENT, VIEW_HEIGHT);
+        ps.set(PlayerStateField::VIEWANGLES_1, angle(s.yaw));
+        ps.set(
+            PlayerStateField::WEAPON,
+            u32::from(weapon_index(CARRIED[s.weapon])),
+        );
         Some(ps)
     }
 
@@ -502,20 +509,23 @@ impl Match {
 
 fn soldier_entity(s: &Soldier, time: i32) -> EntityState {
     let mut e = EntityState::zero(u16::from(s.number));
-    e.set("eType", ET_PLAYER);
-    e.set("clientNum", u32::from(s.number));
-    e.set("pos.trType", 1);
-    e.set("pos.trTime", time as u32);
+    e.set(EntityField::E_TYPE, ET_PLAYER);
+    e.set(EntityField::CLIENT_NUM, u32::from(s.number));
+    e.set(EntityField::POS_TR_TYPE, 1);
+    e.set(EntityField::POS_TR_TIME, time as u32);
     // Stock snaps player origins to whole units.
     e.set_origin(s.origin.map(f32::trunc));
-    e.set("apos.trBase[1]", angle(s.yaw));
-    e.set("weapon", u32::from(weapon_index(CARRIED[s.weapon])));
+    e.set(EntityField::APOS_TR_BASE_1, angle(s.yaw));
+    e.set(
+        EntityField::WEAPON,
+        u32::from(weapon_index(CARRIED[s.weapon])),
+    );
     let dead = !s.alive();
-    e.set("eFlags", if dead { EF_DEAD } else { 0 });
-    e.set("legsAnim", if dead { 20 } else { 3 });
-    e.set("torsoAnim", if dead { 20 } else { 5 });
-    e.set("eventSequence", s.events & 0xff);
-    e.set("events[0]", s.last_event);
+    e.set(EntityField::E_FLAGS, if dead { EF_DEAD } else { 0 });
+    e.set(EntityField::LEGS_ANIM, if dead { 20 } else { 3 });
+    e.set(EntityField::TORSO_ANIM, if dead { 20 } else { 5 });
+    e.set(EntityField::EVENT_SEQUENCE, s.events & 0xff);
+    e.set(EntityField::EVENTS_0, s.last_event);
     e
 }
 
@@ -523,11 +533,11 @@ fn vehicle_entity(v: &Vehicle) -> EntityState {
     let mut e = EntityState::zero(v.number);
     let radius = if v.tank { 900.0 } else { 1300.0 };
     let (sin, cos) = v.phase.sin_cos();
-    e.set("eType", ET_VEHICLE);
-    e.set("index", if v.tank { 2 } else { 1 });
+    e.set(EntityField::E_TYPE, ET_VEHICLE);
+    e.set(EntityField::INDEX, if v.tank { 2 } else { 1 });
     e.set_origin([(radius * cos).trunc(), (radius * sin).trunc(), 0.0]);
     let heading = (v.phase.to_degrees() + 90.0).rem_euclid(360.0);
-    e.set("apos.trBase[1]", angle(heading));
+    e.set(EntityField::APOS_TR_BASE_1, angle(heading));
     e.vehicle = true;
     e
 }
@@ -535,7 +545,7 @@ fn vehicle_entity(v: &Vehicle) -> EntityState {
 /// A clientState with a team and a name.
 pub fn client_state(name: &str, team: u32) -> ClientState {
     let mut c = ClientState::default();
-    c.set("team", team);
+    c.set(ClientField::TEAM, team);
     c.set_name(name);
     c
 }
@@ -543,7 +553,7 @@ pub fn client_state(name: &str, team: u32) -> ClientState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use protocol::cod::obituary::ET_OBITUARY;
+    use protocol::cod::watch::obituary::ET_OBITUARY;
 
     #[test]
     fn names_round_trip_through_client_state_words() {
@@ -571,7 +581,7 @@ mod tests {
                 .frame()
                 .entities
                 .values()
-                .filter(|e| e.get("eType") == ET_OBITUARY)
+                .filter(|e| e.get(EntityField::E_TYPE) == ET_OBITUARY)
                 .count();
         }
         let last = game.frame();
@@ -601,6 +611,9 @@ mod tests {
             "{b}"
         );
         let ps = game.soldier_state(game.numbers()[0]).unwrap();
-        assert_eq!(ps.get("clientNum"), u32::from(game.numbers()[0]));
+        assert_eq!(
+            ps.get(PlayerStateField::CLIENT_NUM),
+            u32::from(game.numbers()[0])
+        );
     }
 }

@@ -181,8 +181,8 @@ fn garbage(datagram: &[u8]) -> Option<Vec<u8>> {
 
 /// Sends whatever the session host has queued.
 async fn flush(socket: &UdpSocket, host: &mut Sessions) {
-    while let Some((to, datagram)) = host.poll_transmit() {
-        let _ = socket.send_to(&datagram, to).await;
+    while let Some(transmit) = host.poll_transmit() {
+        let _ = socket.send_to(&transmit.payload, transmit.to).await;
     }
 }
 

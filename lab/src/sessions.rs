@@ -4,6 +4,7 @@
 //! when the followed player dies, and the idle-spectator kick. Sessions join as spectators; the
 //! match runs only while someone watches.
 
+use protocol::cod::fields::PlayerStateField;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -15,12 +16,13 @@ use protocol::cod::msg::angle16_decode;
 use protocol::cod::playerstate::PlayerState;
 use protocol::cod::server::{Server, ServerConfig, ServerEvent};
 use protocol::cod::snapshot::Snapshot;
-use protocol::cod::spectator::{
+use protocol::cod::tuning;
+use protocol::cod::usercmd::UserCmd;
+use protocol::cod::watch::spectator::{
     BUTTON_ADS, BUTTON_FIRE, BUTTON_MELEE, PM_SPECTATOR, PSF_FOLLOWABLE, PSF_FOLLOWING,
     PSF_FREELOOK,
 };
-use protocol::cod::tuning;
-use protocol::cod::usercmd::UserCmd;
+use protocol::Transmit;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
@@ -390,7 +392,7 @@ impl Sessions {
     }
 
     /// SpectatorThink for one user command.
-    fn think(&mut self, client: u8, cmd: &UserCmd, now: u64) {
+    fn think(&mut self, now: u64, client: u8, cmd: &UserCmd) {
         let targets = self.game.numbers();
         let game = &self.game;
         let Some(w) = self.watchers.get_mut(&client) else {
@@ -413,9 +415,9 @@ impl Sessions {
         if (cmd.buttons ^ w.buttons) & BUTTON_ADS != 0 {
             if let Some(ps) = current.and_then(|n| game.soldier_state(n)) {
                 // Free-fly from the target's eye, 40 units back and 10 up.
-                let yaw = ps.get_f32("viewangles[1]");
+                let yaw = ps.get_f32(PlayerStateField::VIEWANGLES_1);
                 let (sin, cos) = yaw.to_radians().sin_cos();
-                let eye = ["origin[0]", "origin[1]", "origin[2]"].map(|n| ps.get_f32(n));
+                let eye = ps.origin();
                 let origin = [
                     eye[0] - 40.0 * cos,
                     eye[1] - 40.0 * sin,
@@ -499,7 +501,7 @@ impl Sessions {
                 }
                 ServerEvent::Moves { client, commands } => {
                     for cmd in &commands {
-                        self.think(client, cmd, now);
+                        self.think(now, client, cmd);
                     }
                 }
             }
@@ -551,7 +553,7 @@ impl Sessions {
         }
     }
 
-    pub fn poll_transmit(&mut self) -> Option<(SocketAddr, Vec<u8>)> {
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
         self.server.poll_transmit()
     }
 }
@@ -561,7 +563,10 @@ impl Sessions {
 fn spectator_state(game: &Match, number: u8, w: &Watcher) -> PlayerState {
     if let Mode::Follow(target) = w.mode {
         if let Some(mut ps) = game.soldier_state(target) {
-            ps.set("pm_flags", PSF_FOLLOWING | PSF_FOLLOWABLE | PSF_FREELOOK);
+            ps.set(
+                PlayerStateField::PM_FLAGS,
+                PSF_FOLLOWING | PSF_FOLLOWABLE | PSF_FREELOOK,
+            );
             return ps;
         }
     }
@@ -570,18 +575,13 @@ fn spectator_state(game: &Match, number: u8, w: &Watcher) -> PlayerState {
         Mode::Follow(_) => (SPECTATOR_SPAWN, 90.0),
     };
     let mut ps = PlayerState::default();
-    ps.set("commandTime", game.time() as u32);
-    ps.set("pm_type", PM_SPECTATOR);
-    ps.set("pm_flags", PSF_FOLLOWABLE);
-    ps.set("speed", SPECTATOR_SPEED as u32);
-    ps.set("clientNum", u32::from(number));
-    for (name, v) in ["origin[0]", "origin[1]", "origin[2]"]
-        .into_iter()
-        .zip(origin)
-    {
-        ps.set_f32(name, v);
-    }
-    ps.set("viewangles[1]", angle(yaw));
+    ps.set(PlayerStateField::COMMAND_TIME, game.time() as u32);
+    ps.set(PlayerStateField::PM_TYPE, PM_SPECTATOR);
+    ps.set(PlayerStateField::PM_FLAGS, PSF_FOLLOWABLE);
+    ps.set(PlayerStateField::SPEED, SPECTATOR_SPEED as u32);
+    ps.set(PlayerStateField::CLIENT_NUM, u32::from(number));
+    ps.set_origin(origin);
+    ps.set(PlayerStateField::VIEWANGLES_1, angle(yaw));
     ps
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use protocol::wulfram::frame::{self, FrameReader};
-use protocol::wulfram::session::{Session, SessionConfig, SessionEvent, Transmit};
+use protocol::wulfram::session::{Outbound, Session, SessionConfig, SessionEvent};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 
@@ -59,7 +59,7 @@ async fn echo_frames(mut stream: TcpStream) {
                 Err(frame::FrameError::ControlOnTcp { .. }) => continue,
                 Err(_) => return,
             };
-            let Ok(bytes) = frame::encode(f.opcode, &f.body) else {
+            let Ok(bytes) = frame::emit(f.opcode, &f.body) else {
                 continue;
             };
             if stream.write_all(&bytes).await.is_err() {
@@ -99,7 +99,7 @@ async fn datagrams(udp: Arc<UdpSocket>) {
                 if let Some(peer) = peers.get_mut(&from) {
                     peer.heard = tokio::time::Instant::now();
                     peer.session.handle_datagram(now, &buf[..n]);
-                    echo(&mut peer.session, now);
+                    echo(now, &mut peer.session);
                     flush(&udp, from, &mut peer.session).await;
                 }
             }
@@ -116,7 +116,7 @@ async fn datagrams(udp: Arc<UdpSocket>) {
 }
 
 /// Sends every delivered game packet back.
-fn echo(session: &mut Session, now: u64) {
+fn echo(now: u64, session: &mut Session) {
     let packets: Vec<(u8, Vec<u8>)> = std::iter::from_fn(|| session.poll_event())
         .filter_map(|e| match e {
             SessionEvent::Packet { opcode, body, .. } => Some((opcode, body)),
@@ -131,7 +131,7 @@ fn echo(session: &mut Session, now: u64) {
 
 async fn flush(udp: &UdpSocket, to: SocketAddr, session: &mut Session) {
     while let Some(transmit) = session.poll_transmit() {
-        if let Transmit::Udp(datagram) = transmit {
+        if let Outbound::Udp(datagram) = transmit {
             let _ = udp.send_to(&datagram, to).await;
         }
     }

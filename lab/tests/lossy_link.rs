@@ -9,71 +9,26 @@ use lab::sessions::{readme, SessionConfig, Sessions, README};
 use lab::ServerProfile;
 use protocol::cod::client::{Client, ClientConfig, DownloadEvent, Event, State};
 use protocol::cod::snapshot::Snapshot;
+use protocol::sim::{LinkProfile, LossyLink};
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 const CLIENT: &str = "127.0.0.1:40000";
 const STEP_MS: u64 = 5;
 
-/// One direction of the link: a datagram is lost, delivered once, or delivered twice, each copy
-/// after its own random delay, so copies overtake one another.
-struct Wire {
-    rng: SmallRng,
-    loss: f64,
-    duplication: f64,
-    max_delay_ms: u64,
-    in_flight: Vec<(u64, Vec<u8>)>,
-    sent: usize,
-    lost: usize,
-    duplicated: usize,
-}
-
-impl Wire {
-    fn new(seed: u64) -> Self {
-        Self {
-            rng: SmallRng::seed_from_u64(seed),
-            loss: 0.15,
-            duplication: 0.10,
-            max_delay_ms: 60,
-            in_flight: Vec::new(),
-            sent: 0,
-            lost: 0,
-            duplicated: 0,
-        }
-    }
-
-    fn send(&mut self, now: u64, datagram: Vec<u8>) {
-        self.sent += 1;
-
-        if self.rng.random_bool(self.loss) {
-            self.lost += 1;
-            return;
-        }
-        let copies = if self.rng.random_bool(self.duplication) {
-            self.duplicated += 1;
-            2
-        } else {
-            1
-        };
-        for _ in 0..copies {
-            let at = now + self.rng.random_range(0..=self.max_delay_ms);
-            self.in_flight.push((at, datagram.clone()));
-        }
-    }
-
-    fn due(&mut self, now: u64) -> Vec<Vec<u8>> {
-        let (due, later): (Vec<_>, Vec<_>) =
-            self.in_flight.drain(..).partition(|(at, _)| *at <= now);
-        self.in_flight = later;
-        due.into_iter().map(|(_, d)| d).collect()
-    }
-}
+/// 15% lost, 10% twice, up to 60 ms late: copies overtake one another.
+const LINK: LinkProfile = LinkProfile {
+    loss: 0.15,
+    duplication: 0.10,
+    min_delay_ms: 0,
+    max_delay_ms: 60,
+};
 
 struct Run {
     events: Vec<Event>,
     sent: BTreeMap<i32, Snapshot>,
-    up: Wire,
-    down: Wire,
+    up: LossyLink,
+    down: LossyLink,
     client: Client,
     map_of_server: protocol::cod::server::Map,
 }
@@ -115,8 +70,8 @@ fn run(seed: u64, duration_ms: u64, map_time_ms: Option<u64>, download_at: Optio
         },
         0,
     );
-    let mut up = Wire::new(seed ^ 1);
-    let mut down = Wire::new(seed ^ 2);
+    let mut up = LossyLink::new(LINK, seed ^ 1);
+    let mut down = LossyLink::new(LINK, seed ^ 2);
     let mut events = Vec::new();
     let mut sent = BTreeMap::new();
     let mut now = 0;
@@ -133,9 +88,9 @@ fn run(seed: u64, duration_ms: u64, map_time_ms: Option<u64>, download_at: Optio
             sessions.handle_datagram(now, from, &d, &mut profile);
         }
         sessions.tick(now, &mut profile);
-        for (to, d) in std::iter::from_fn(|| sessions.poll_transmit()) {
-            assert_eq!(to, from);
-            down.send(now, d);
+        for transmit in std::iter::from_fn(|| sessions.poll_transmit()) {
+            assert_eq!(transmit.to, from);
+            down.send(now, transmit.payload);
         }
         for d in down.due(now) {
             client.handle_datagram(now, &d);

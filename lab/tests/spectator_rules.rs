@@ -2,16 +2,18 @@
 //! link: free-fly on arrival, fire steps through follow targets, `follownext`, ADS back to
 //! free-fly, the 800 ms flood control, fog culling, and the idle-spectator kick.
 
+use protocol::cod::fields::EntityField;
+use protocol::cod::fields::PlayerStateField;
 use std::net::SocketAddr;
 
 use lab::sessions::{SessionConfig, Sessions};
 use lab::ServerProfile;
 use protocol::cod::client::{Client, ClientConfig, Event, State};
-use protocol::cod::commands::ServerCommand;
 use protocol::cod::fields::Named;
 use protocol::cod::server::visibility::view_point;
 use protocol::cod::snapshot::Snapshot;
-use protocol::cod::spectator::{BUTTON_ADS, BUTTON_FIRE, PM_SPECTATOR, PSF_FOLLOWING};
+use protocol::cod::watch::commands::ServerCommand;
+use protocol::cod::watch::spectator::{BUTTON_ADS, BUTTON_FIRE, PM_SPECTATOR, PSF_FOLLOWING};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
@@ -49,8 +51,8 @@ impl Link {
                 .handle_datagram(self.now, from, &datagram, &mut self.profile);
         }
         self.sessions.tick(self.now, &mut self.profile);
-        while let Some((_, datagram)) = self.sessions.poll_transmit() {
-            self.client.handle_datagram(self.now, &datagram);
+        while let Some(transmit) = self.sessions.poll_transmit() {
+            self.client.handle_datagram(self.now, &transmit.payload);
         }
         self.events
             .extend(std::iter::from_fn(|| self.client.poll_event()));
@@ -95,7 +97,8 @@ impl Link {
 }
 
 fn followed(s: &Snapshot) -> Option<u32> {
-    (s.player.get("pm_flags") & PSF_FOLLOWING != 0).then(|| s.player.get("clientNum"))
+    (s.player.get(PlayerStateField::PM_FLAGS) & PSF_FOLLOWING != 0)
+        .then(|| s.player.get(PlayerStateField::CLIENT_NUM))
 }
 
 #[test]
@@ -105,8 +108,8 @@ fn fire_follows_the_next_player_and_ads_returns_to_free_fly() {
     link.run_ms(200);
     let free = link.last_snapshot();
     assert_eq!(followed(&free), None);
-    assert_eq!(free.player.get("pm_type"), PM_SPECTATOR);
-    let own = free.player.get("clientNum");
+    assert_eq!(free.player.get(PlayerStateField::PM_TYPE), PM_SPECTATOR);
+    let own = free.player.get(PlayerStateField::CLIENT_NUM);
 
     link.client.press(BUTTON_FIRE);
     link.run_ms(200);
@@ -169,7 +172,7 @@ fn fog_culls_what_the_view_point_cannot_see() {
         let d =
             ((at[0] - eye[0]).powi(2) + (at[1] - eye[1]).powi(2) + (at[2] - eye[2]).powi(2)).sqrt();
         // The flags (objectives) and obituaries are always sent; everything else is in sight.
-        let always = e.get("eType") >= 16 || e.number >= 80;
+        let always = e.get(EntityField::E_TYPE) >= 16 || e.number >= 80;
         assert!(always || d <= 600.0, "entity {} at {d} units", e.number);
     }
     // Names and teams arrive for everyone regardless.

@@ -12,5 +12,16 @@ pub mod bridge;
 pub mod browse;
 pub mod cod;
 pub mod relay_api;
+pub mod sim;
 pub mod watching;
 pub mod wulfram;
+
+/// A datagram for the socket and where it goes: what an endpoint that talks to many peers (a
+/// server, a master, the relay's query engine) yields from `poll_transmit`. A session with one
+/// peer (`cod::client`, `cod::netchan`, `wulfram::session`) yields the bytes alone, since its
+/// socket is connected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    pub to: core::net::SocketAddr,
+    pub payload: alloc::vec::Vec<u8>,
+}

@@ -5,6 +5,7 @@
 mod common;
 
 use common::{hex, unhex};
+use protocol::cod::fields::EntityField;
 
 use protocol::cod::client_records::{
     read_client_body, write_client_body, BundleContext, ClientRecord,
@@ -104,7 +105,7 @@ fn gamestate() {
         .configstrings
         .insert(1, "\\sv_serverid\\33".into());
     let mut baseline = EntityState::zero(5);
-    baseline.set("eType", 3);
+    baseline.set(EntityField::E_TYPE, 3);
     gamestate.baselines.insert(5, baseline);
     let mut w = MsgWriter::new();
     gamestate.write(&mut w);

@@ -5,10 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use protocol::sim::{LinkProfile, LossyLink};
 use protocol::wulfram::record::{ModeTable, StreamMode, Walker};
-use protocol::wulfram::session::{Session, SessionConfig, SessionEvent, Transmit};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use protocol::wulfram::session::{Outbound, Session, SessionConfig, SessionEvent};
 
 const CHAT: u8 = 0x1f;
 const VIEWPOINT: u8 = 0x35;
@@ -35,29 +34,13 @@ fn client_config() -> SessionConfig {
     }
 }
 
-struct Wire {
-    rng: SmallRng,
-    in_flight: Vec<(u64, Vec<u8>)>,
-}
-
-impl Wire {
-    fn send(&mut self, now: u64, datagram: Vec<u8>) {
-        if self.rng.random_bool(0.2) {
-            return;
-        }
-        let copies = if self.rng.random_bool(0.1) { 2 } else { 1 };
-        for _ in 0..copies {
-            let at = now + self.rng.random_range(5..=80);
-            self.in_flight.push((at, datagram.clone()));
-        }
-    }
-
-    fn due(&mut self, now: u64) -> Vec<Vec<u8>> {
-        let (due, later) = self.in_flight.drain(..).partition(|(at, _)| *at <= now);
-        self.in_flight = later;
-        due.into_iter().map(|(_, d)| d).collect()
-    }
-}
+/// 20% lost, 10% twice, 5 to 80 ms late.
+const LINK: LinkProfile = LinkProfile {
+    loss: 0.2,
+    duplication: 0.1,
+    min_delay_ms: 5,
+    max_delay_ms: 80,
+};
 
 /// Every (opcode, seq) of a sequenced record in a datagram.
 fn sequenced(datagram: &[u8], table: &ModeTable) -> Vec<(u8, u16)> {
@@ -76,14 +59,8 @@ fn sessions_stay_correct_over_a_lossy_link() {
     for seed in [1u64, 2, 3, 4] {
         let mut server = Session::new(server_config(), 0);
         let mut client = Session::new(client_config(), 0);
-        let mut up = Wire {
-            rng: SmallRng::seed_from_u64(seed),
-            in_flight: vec![],
-        };
-        let mut down = Wire {
-            rng: SmallRng::seed_from_u64(seed ^ 0xff),
-            in_flight: vec![],
-        };
+        let mut up = LossyLink::new(LINK, seed);
+        let mut down = LossyLink::new(LINK, seed ^ 0xff);
         let (mut chat, mut views, mut squad) = (Vec::new(), Vec::new(), Vec::new());
         // When each sequenced record was sent, to check the retry spacing.
         let mut sent_at: BTreeMap<(u8, u16), Vec<u64>> = BTreeMap::new();
@@ -118,7 +95,7 @@ fn sessions_stay_correct_over_a_lossy_link() {
                 .max(server.in_flight(VIEWPOINT));
             // Everything queued during this step leaves at this step's time.
             while let Some(t) = server.poll_transmit() {
-                let Transmit::Udp(d) = t else {
+                let Outbound::Udp(d) = t else {
                     panic!("UDP only")
                 };
                 assert!(d.len() <= 3072);
@@ -127,7 +104,7 @@ fn sessions_stay_correct_over_a_lossy_link() {
                 }
                 down.send(now, d);
             }
-            while let Some(Transmit::Udp(d)) = client.poll_transmit() {
+            while let Some(Outbound::Udp(d)) = client.poll_transmit() {
                 up.send(now, d);
             }
             for e in std::iter::from_fn(|| client.poll_event()) {

@@ -2,7 +2,7 @@
 //!
 //! A long demo is recorded first, in virtual time: `cod::client` recording a lab server's
 //! 32-player match (the lab's own sans-IO sessions), so ten minutes of match take seconds.
-//! Natively it is decoded whole (`cod::timeline`: records, Huffman, service records,
+//! Natively it is decoded whole (`cod::watch::timeline`: records, Huffman, service records,
 //! snapshots and the match model, keeping seek positions) and, apart, read record by record
 //! with only the Huffman stage; seeks are timed. In Chromium the page opens the same file from
 //! a relay (`/playback/#/demo/NAME`) and its session worker reports how long the whole decode took.
@@ -20,13 +20,14 @@ use lab::sessions::{SessionConfig, Sessions};
 use lab::ServerProfile;
 use protocol::cod::client::{Client, ClientConfig, DemoOutput, State};
 use protocol::cod::demo::Records;
-use protocol::cod::spectator::SpectatorInput;
-use protocol::cod::timeline::Timeline;
+use protocol::cod::watch::spectator::SpectatorInput;
+use protocol::cod::watch::timeline::Timeline;
 use rand::SeedableRng;
 use relay::{PollerConfig, Relay, ServeConfig};
 use serde_json::json;
 
 /// jemalloc, as the relay runs, so its statistics can say what a decoded demo holds.
+#[path = "../tests/common/browser.rs"]
 mod browser;
 
 #[global_allocator]
@@ -61,8 +62,8 @@ fn record(seconds: u64) -> Vec<u8> {
             sessions.handle_datagram(now, CLIENT, &datagram, &mut profile);
         }
         sessions.tick(now, &mut profile);
-        while let Some((_, datagram)) = sessions.poll_transmit() {
-            client.handle_datagram(now, &datagram);
+        while let Some(transmit) = sessions.poll_transmit() {
+            client.handle_datagram(now, &transmit.payload);
         }
         while client.poll_event().is_some() {}
         if started.is_none() && client.state() == State::Active {
@@ -96,7 +97,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// The page's decode of `name`, in ms, as its status line reports it.
 async fn wasm_decode_ms(relay: &Relay, name: &str, runs: usize) -> anyhow::Result<Vec<f64>> {
     let driver = browser::Driver::start().await?;
-    let client = driver.browser("muster-demo-bench").await?;
+    let client = driver.browser(1400, 900).await?;
     let mut times = Vec::new();
     for _ in 0..runs {
         client.goto(&format!("http://{}/#/", relay.addr)).await?;

@@ -11,6 +11,7 @@ use lab::{FaultPlan, Lab, LabConfig, ListEnd};
 use relay::{PollerConfig, Relay, ServeConfig};
 use serde_json::{json, Value};
 
+#[path = "../tests/common/browser.rs"]
 mod browser;
 
 const SERVERS: usize = 5000;
@@ -89,7 +90,7 @@ async fn main() -> anyhow::Result<()> {
     }
 
     let driver = browser::Driver::start().await?;
-    let client = driver.browser("muster-bench").await?;
+    let client = driver.browser(1400, 900).await?;
     client.goto(&format!("http://{}/", relay.addr)).await?;
     // Load: navigation start to the full list on screen (wasm, WebSocket, JSON, render).
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -142,7 +143,7 @@ async fn main() -> anyhow::Result<()> {
     client.close().await?;
     // A fresh browser on a throttled link: 1 Mbit/s each way, 40 ms of latency, nothing
     // cached. Navigation start to the whole list on screen.
-    let slow = driver.browser("muster-bench-slow").await?;
+    let slow = driver.browser(1400, 900).await?;
     slow.issue_cmd(NetworkConditions {
         latency_ms: 40,
         bytes_per_second: 125_000,

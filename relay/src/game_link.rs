@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use protocol::cod::client::{Client, ClientConfig};
-use protocol::cod::spectator::SpectatorInput;
+use protocol::cod::watch::spectator::SpectatorInput;
 use tokio::net::UdpSocket;
 
 /// How long the farewell packets get to leave before the socket closes.

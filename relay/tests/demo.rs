@@ -13,7 +13,7 @@ use std::time::Duration;
 use lab::{Lab, LabConfig};
 use protocol::cod::demo::{Playback, Records, END_MARKER};
 use protocol::cod::stream::Heard;
-use protocol::cod::timeline::Timeline;
+use protocol::cod::watch::timeline::Timeline;
 use relay::cli::spectate::{event_lines, Line, SpectateOptions};
 use relay::demos::RecordConfig;
 use relay::demos::RecordTarget;

@@ -380,9 +380,9 @@ fn live_capture() -> (String, i32, Vec<i32>) {
             lines.push(format!("c2s {}", to_hex(&d)));
             server.handle_datagram(now, from, &d);
         }
-        while let Some((_, d)) = server.poll_transmit() {
-            lines.push(format!("s2c {}", to_hex(&d)));
-            client.handle_datagram(now, &d);
+        while let Some(transmit) = server.poll_transmit() {
+            lines.push(format!("s2c {}", to_hex(&transmit.payload)));
+            client.handle_datagram(now, &transmit.payload);
         }
         for e in std::iter::from_fn(|| server.poll_event()) {
             if let ServerEvent::Moves { commands, .. } = e {

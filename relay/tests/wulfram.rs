@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use protocol::relay_api::Reachability;
 use protocol::wulfram::frame::{self, FrameReader};
-use protocol::wulfram::record::{encode, Mode2Header, StreamMode};
+use protocol::wulfram::record::{emit, Mode2Header, StreamMode};
 use relay::wulfram::{parse_target, CHANNEL_TCP, CHANNEL_UDP};
 use relay::{PollerConfig, Relay, ServeConfig};
 use serde_json::Value;
@@ -62,7 +62,7 @@ async fn echo_peer() -> std::net::SocketAddr {
                     }
                     reader.push(&buf[..n]);
                     while let Some(Ok(f)) = reader.next_frame() {
-                        let bytes = frame::encode(f.opcode, &f.body).unwrap();
+                        let bytes = frame::emit(f.opcode, &f.body).unwrap();
                         if stream.write_all(&bytes).await.is_err() {
                             return;
                         }
@@ -161,9 +161,9 @@ async fn packets_cross_the_proxy_both_ways_within_the_size_policy() {
         .contains("refused on TCP"));
 
     // UDP: a datagram of several records, and the 3,072-byte limit both ways.
-    let mut datagram = encode(0x19, StreamMode::Ordered, 1, &[], Mode2Header::default()).unwrap();
+    let mut datagram = emit(0x19, StreamMode::Ordered, 1, &[], Mode2Header::default()).unwrap();
     datagram.extend(
-        encode(
+        emit(
             0x35,
             StreamMode::Latest,
             2,
@@ -266,7 +266,7 @@ async fn an_unreachable_server_is_reported_and_a_session_to_it_closes_cleanly() 
 /// proxy: handshakes both ways, ordered chat echoed back complete and in order, and a TCP frame.
 #[tokio::test]
 async fn a_session_through_the_proxy_to_the_lab_endpoint() {
-    use protocol::wulfram::session::{Session, SessionConfig, SessionEvent, Transmit, Via, CHAT};
+    use protocol::wulfram::session::{Outbound, Session, SessionConfig, SessionEvent, Via, CHAT};
     let mut config = common::lab_config(1, 10);
     config.wulfram_port = Some(0);
     let lab = lab::Lab::start(config).await.unwrap();
@@ -297,8 +297,8 @@ async fn a_session_through_the_proxy_to_the_lab_endpoint() {
         session.handle_timeout(now());
         while let Some(t) = session.poll_transmit() {
             let message = match t {
-                Transmit::Udp(d) => binary(CHANNEL_UDP, &d),
-                Transmit::Tcp(frame) => binary(CHANNEL_TCP, &frame[2..]),
+                Outbound::Udp(d) => binary(CHANNEL_UDP, &d),
+                Outbound::Tcp(frame) => binary(CHANNEL_TCP, &frame[2..]),
             };
             ws.send(message).await.unwrap();
         }
@@ -310,7 +310,7 @@ async fn a_session_through_the_proxy_to_the_lab_endpoint() {
                     session.handle_datagram(now(), &data[1..])
                 }
                 Message::Binary(data) => {
-                    let framed = frame::encode(data[1], &data[2..]).unwrap();
+                    let framed = frame::emit(data[1], &data[2..]).unwrap();
                     session.handle_tcp(now(), &framed);
                 }
                 other => panic!("nothing is dropped on this path: {other:?}"),

@@ -1,4 +1,4 @@
-//! Demo playback in the worker: a `.dm_3` decoded by `protocol` (`cod::timeline`: the demo
+//! Demo playback in the worker: a `.dm_3` decoded by `protocol` (`cod::watch::timeline`: the demo
 //! reader, the service records, snapshots and the hubs' match model), played on the page's
 //! clock at the chosen speed, each view posted as a hub would send it. And the relay's
 //! recordings: their list, and the operator's start and stop.
@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use gloo_net::http::Request as Http;
-use protocol::cod::timeline::Timeline;
+use protocol::cod::watch::timeline::Timeline;
 use protocol::relay_api::demos::DemoListing;
 use protocol::relay_api::watch::WatchMessage;
 use serde::{Deserialize, Serialize};

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use futures::{FutureExt, SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
+use protocol::cod::client::JoinAnswer;
 use protocol::cod::client::{Client, ClientConfig, Event, State};
-use protocol::cod::join::JoinAnswer;
-use protocol::cod::spectator::{MatchModel, SpectatorInput};
+use protocol::cod::watch::spectator::{MatchModel, SpectatorInput};
 use protocol::relay_api::bridge::BridgeReport as Report;
 use protocol::relay_api::watch::{HubState, HubStatus, WatchMessage};
 use serde::{Deserialize, Serialize};
@@ -70,7 +70,7 @@ pub enum Reply {
     Watch(WatchMessage),
     /// The demo decoded: what it holds, and how long decoding it whole took.
     DemoOpened {
-        summary: Box<protocol::cod::timeline::DemoSummary>,
+        summary: Box<protocol::cod::watch::timeline::DemoSummary>,
         decode_ms: f64,
     },
     /// The demo could not be opened, and why.

@@ -4,7 +4,7 @@
 //! kill list to jump to a kill. Also the operator's Record button for a hub.
 
 use leptos::prelude::*;
-use protocol::cod::timeline::DemoSummary;
+use protocol::cod::watch::timeline::DemoSummary;
 use session::demo::{DemoSource, RelayDemo, SPEEDS};
 use session::{Reply, Request};
 use wasm_bindgen::JsCast;

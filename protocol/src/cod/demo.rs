@@ -16,8 +16,8 @@ use super::huffman::{fixed, HuffmanError};
 use super::info::InfoString;
 use super::msg::MsgWriter;
 use super::sequenced::SERVER_HEADER_LEN;
-use super::spectator::CS_SERVERINFO;
 use super::stream::{Heard, ServerStream};
+use super::watch::spectator::CS_SERVERINFO;
 use super::MAX_MSGLEN;
 
 /// The demo protocol in the extension: `.dm_3`, not the network protocol 22.

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::delta::{read_field, write_field, Codec};
-use super::fields::{Field, Named, ENTITY_FIELDS, VEHICLE_FIELDS};
+use super::fields::{EntityField, Field, Named, ENTITY_FIELDS, VEHICLE_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 
 /// Bits of an entity number.
@@ -16,10 +16,6 @@ pub const ENTITY_NUMBER_NONE: u16 = 1023;
 pub const ENTITY_FIELD_COUNT: usize = 60;
 /// The `eType` of a vehicle, which the writer sends with the vehicle table.
 pub const ET_VEHICLE: u32 = 12;
-/// Index of `eType` in both entity tables.
-fn etype_index(table: &[Field]) -> Option<usize> {
-    table.iter().position(|f| f.name == "eType")
-}
 
 /// Why an entity record was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,20 +60,24 @@ fn slots(vehicle: bool) -> [usize; ENTITY_FIELD_COUNT] {
     slots
 }
 
-super::fields::named_by!(EntityState, ENTITY_FIELDS);
+super::fields::named_by!(EntityState, ENTITY_FIELDS, super::fields::EntityField);
+
+/// `pos.trBase`, the entity's position.
+const POS_TR_BASE: [EntityField; 3] = [
+    EntityField::POS_TR_BASE_0,
+    EntityField::POS_TR_BASE_1,
+    EntityField::POS_TR_BASE_2,
+];
 
 impl EntityState {
     /// `pos.trBase`: where the entity is.
     pub fn origin(&self) -> [f32; 3] {
-        ["pos.trBase[0]", "pos.trBase[1]", "pos.trBase[2]"].map(|n| self.get_f32(n))
+        POS_TR_BASE.map(|f| self.get_f32(f))
     }
 
     pub fn set_origin(&mut self, origin: [f32; 3]) {
-        for (name, v) in ["pos.trBase[0]", "pos.trBase[1]", "pos.trBase[2]"]
-            .into_iter()
-            .zip(origin)
-        {
-            self.set_f32(name, v);
+        for (field, v) in POS_TR_BASE.into_iter().zip(origin) {
+            self.set_f32(field, v);
         }
     }
 
@@ -100,9 +100,7 @@ impl EntityState {
 
     /// Whether the writer sends this state with the vehicle table (`eType` is a vehicle).
     pub fn is_vehicle(&self) -> bool {
-        etype_index(&ENTITY_FIELDS)
-            .and_then(|i| self.fields.get(i))
-            .is_some_and(|&t| t == ET_VEHICLE)
+        self.get(EntityField::E_TYPE) == ET_VEHICLE
     }
 }
 
@@ -232,9 +230,8 @@ mod tests {
         #[test]
         fn any_state_round_trips(words in proptest::collection::vec(proptest::num::u32::ANY, ENTITY_FIELD_COUNT), vehicle in proptest::bool::ANY) {
             let mut new = EntityState { number: 77, vehicle: false, fields: words };
-            if let Some(i) = etype_index(&ENTITY_FIELDS) {
-                new.fields[i] = if vehicle { ET_VEHICLE } else { new.fields[i] % 12 };
-            }
+            let e_type = new.get(EntityField::E_TYPE);
+            new.set(EntityField::E_TYPE, if vehicle { ET_VEHICLE } else { e_type % 12 });
             let new = normalized(new);
             let old = EntityState::zero(77);
             let mut w = MsgWriter::new();

@@ -28,6 +28,7 @@ use super::master::{ListEnd, ServerList, RECORD_LEN, RESPONSE_COMMAND};
 use super::oob::{Packet, Status, MARKER};
 use super::PROTOCOL_VERSION;
 use crate::bridge::check_address;
+use crate::Transmit;
 
 /// What a master allows.
 #[derive(Clone, Debug, PartialEq)]
@@ -547,8 +548,11 @@ impl MasterServer {
         self.pending_count -= removed;
     }
 
-    pub fn poll_transmit(&mut self) -> Option<(SocketAddrV4, Vec<u8>)> {
-        self.transmits.pop_front()
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front().map(|(to, payload)| Transmit {
+            to: core::net::SocketAddr::V4(to),
+            payload,
+        })
     }
 
     pub fn poll_event(&mut self) -> Option<MasterEvent> {
@@ -599,7 +603,12 @@ mod tests {
                 *next
             };
             self.m.handle_datagram(self.now, from, datagram, &mut draw);
-            core::iter::from_fn(|| self.m.poll_transmit()).collect()
+            core::iter::from_fn(|| self.m.poll_transmit())
+                .map(|t| match t.to {
+                    core::net::SocketAddr::V4(to) => (to, t.payload),
+                    core::net::SocketAddr::V6(_) => unreachable!("the master speaks IPv4"),
+                })
+                .collect()
         }
 
         /// Heartbeats from `server` and answers the challenge as a server would.

@@ -2,7 +2,6 @@
 
 pub mod client;
 pub mod client_records;
-pub mod commands;
 pub mod delta;
 pub mod demo;
 pub mod download;
@@ -11,12 +10,10 @@ pub mod fields;
 pub mod gamestate;
 pub mod huffman;
 pub mod info;
-pub mod join;
 pub mod master;
 pub mod master_server;
 pub mod msg;
 pub mod netchan;
-pub mod obituary;
 pub mod oob;
 pub mod playerstate;
 pub mod reliable;
@@ -24,12 +21,11 @@ pub mod sequenced;
 pub mod server;
 pub mod service;
 pub mod snapshot;
-pub mod spectator;
 pub mod stream;
 pub mod text;
-pub mod timeline;
 pub mod tuning;
 pub mod usercmd;
+pub mod watch;
 pub mod xor;
 
 /// The protocol number UO 1.51 advertises and requires.

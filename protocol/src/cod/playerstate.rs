@@ -5,7 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::delta::{read_field, write_field, Codec};
-use super::fields::{HUD_FIELDS, OBJECTIVE_FIELDS, PLAYER_STATE_FIELDS};
+use super::fields::{Named, PlayerStateField, HUD_FIELDS, OBJECTIVE_FIELDS, PLAYER_STATE_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 
 pub const STATS: usize = 6;
@@ -53,7 +53,31 @@ impl Default for PlayerState {
     }
 }
 
-super::fields::named_by!(PlayerState, PLAYER_STATE_FIELDS);
+super::fields::named_by!(
+    PlayerState,
+    PLAYER_STATE_FIELDS,
+    super::fields::PlayerStateField
+);
+
+/// `origin`, the player's position.
+const ORIGIN: [PlayerStateField; 3] = [
+    PlayerStateField::ORIGIN_0,
+    PlayerStateField::ORIGIN_1,
+    PlayerStateField::ORIGIN_2,
+];
+
+impl PlayerState {
+    /// `origin`: where the player stands.
+    pub fn origin(&self) -> [f32; 3] {
+        ORIGIN.map(|f| self.get_f32(f))
+    }
+
+    pub fn set_origin(&mut self, origin: [f32; 3]) {
+        for (field, v) in ORIGIN.into_iter().zip(origin) {
+            self.set_f32(field, v);
+        }
+    }
+}
 
 fn write_stat(w: &mut MsgWriter, index: usize, value: i32) {
     match index {

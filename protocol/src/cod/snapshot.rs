@@ -9,7 +9,7 @@ use super::delta::{read_field, write_field, Codec};
 use super::entity::{
     read_entity, write_entity, EntityError, EntityState, ENTITY_NUMBER_BITS, ENTITY_NUMBER_NONE,
 };
-use super::fields::{Named, CLIENT_FIELDS};
+use super::fields::{ClientField, Named, CLIENT_FIELDS};
 use super::msg::{MsgError, MsgReader, MsgWriter};
 use super::playerstate::{read_player_state, write_player_state, PlayerState};
 
@@ -69,11 +69,18 @@ impl Default for ClientState {
     }
 }
 
-super::fields::named_by!(ClientState, CLIENT_FIELDS);
+super::fields::named_by!(ClientState, CLIENT_FIELDS, super::fields::ClientField);
 
 /// The `name[k]` fields: four name bytes each, little-endian, 32 bytes in all.
-const NAME_WORDS: [&str; 8] = [
-    "name[0]", "name[4]", "name[8]", "name[12]", "name[16]", "name[20]", "name[24]", "name[28]",
+const NAME_WORDS: [ClientField; 8] = [
+    ClientField::NAME_0,
+    ClientField::NAME_4,
+    ClientField::NAME_8,
+    ClientField::NAME_12,
+    ClientField::NAME_16,
+    ClientField::NAME_20,
+    ClientField::NAME_24,
+    ClientField::NAME_28,
 ];
 
 impl ClientState {
@@ -81,7 +88,7 @@ impl ClientState {
     pub fn name(&self) -> alloc::string::String {
         NAME_WORDS
             .iter()
-            .flat_map(|n| self.get(n).to_le_bytes())
+            .flat_map(|&n| self.get(n).to_le_bytes())
             .take_while(|&b| b != 0)
             .map(char::from)
             .collect()
@@ -100,7 +107,7 @@ impl ClientState {
                 bytes[i * 4 + 2],
                 bytes[i * 4 + 3],
             ];
-            self.set(n, u32::from_le_bytes(word));
+            self.set(*n, u32::from_le_bytes(word));
         }
     }
 }

@@ -7,11 +7,11 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::client::Event;
-use super::commands::ServerCommand;
 use super::download::DownloadRecord;
 use super::gamestate::Gamestate;
 use super::reliable::{IncomingCommands, ReliableError};
 use super::service::{read_records, Record, ServiceError, World};
+use super::watch::commands::ServerCommand;
 
 /// One thing a server message said, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! bits choose "unchanged", the compact form or the full form. Every command of a bundle starts
 //! from the same bundle key; the key is XORed with the command time part-way, as stock does.
 
-use super::fields::{index_of, PLAYER_STATE_FIELDS};
+use super::fields::{Named, PlayerStateField};
 use super::msg::{angle16_encode, MsgError, MsgReader, MsgWriter};
 use super::playerstate::PlayerState;
 
@@ -46,14 +46,9 @@ pub struct UserCmd {
 
 /// `MSG_SetDefaultUserCmd`: the first delta base of a bundle, derived from a player state.
 pub fn default_usercmd(ps: &PlayerState) -> UserCmd {
-    let field = |name: &str| {
-        index_of(&PLAYER_STATE_FIELDS, name)
-            .and_then(|i| ps.fields.get(i))
-            .copied()
-            .unwrap_or(0)
-    };
+    let field = |f: PlayerStateField| ps.get(f);
     let mut cmd = UserCmd {
-        weapon: field("weapon") as u8,
+        weapon: field(PlayerStateField::WEAPON) as u8,
         ..UserCmd::default()
     };
     for (i, angle) in cmd.angles.iter_mut().take(2).enumerate() {
@@ -61,8 +56,8 @@ pub fn default_usercmd(ps: &PlayerState) -> UserCmd {
         let delta = field(DELTA_ANGLES[i]);
         *angle = (u32::from(view).wrapping_sub(delta) & 0xffff) as i32;
     }
-    if field("pm_flags") & 0x80000 != 0 {
-        let e_flags = field("eFlags");
+    if field(PlayerStateField::PM_FLAGS) & 0x80000 != 0 {
+        let e_flags = field(PlayerStateField::E_FLAGS);
         if e_flags & 0x40 != 0 {
             cmd.wbuttons |= 0x40;
             cmd.up = -127;
@@ -70,24 +65,30 @@ pub fn default_usercmd(ps: &PlayerState) -> UserCmd {
             cmd.wbuttons |= 0x80;
             cmd.up = -127;
         }
-        let lean = f32::from_bits(field("leanf"));
+        let lean = f32::from_bits(field(PlayerStateField::LEANF));
         if lean > 0.0 {
             cmd.wbuttons |= 0x20;
         } else if lean < 0.0 {
             cmd.wbuttons |= 0x10;
         }
-        if f32::from_bits(field("fWeaponPosFrac")) != 0.0 {
+        if f32::from_bits(field(PlayerStateField::F_WEAPON_POS_FRAC)) != 0.0 {
             cmd.buttons |= 0x10;
         }
-        if field("pm_flags") & 0x10000 != 0 {
+        if field(PlayerStateField::PM_FLAGS) & 0x10000 != 0 {
             cmd.buttons |= 0x08;
         }
     }
     cmd
 }
 
-const VIEWANGLES: [&str; 2] = ["viewangles[0]", "viewangles[1]"];
-const DELTA_ANGLES: [&str; 2] = ["delta_angles[0]", "delta_angles[1]"];
+const VIEWANGLES: [PlayerStateField; 2] = [
+    PlayerStateField::VIEWANGLES_0,
+    PlayerStateField::VIEWANGLES_1,
+];
+const DELTA_ANGLES: [PlayerStateField; 2] = [
+    PlayerStateField::DELTA_ANGLES_0,
+    PlayerStateField::DELTA_ANGLES_1,
+];
 
 /// Movement is quantized before it is compared: past ±10 it is full, otherwise none.
 pub fn quantize(move_: i8) -> i8 {
@@ -306,12 +307,11 @@ mod tests {
     #[test]
     fn the_default_base_follows_the_player_state() {
         let mut ps = PlayerState::default();
-        let at = |name| index_of(&PLAYER_STATE_FIELDS, name).unwrap();
-        ps.fields[at("weapon")] = 5;
-        ps.fields[at("viewangles[1]")] = 90.0f32.to_bits();
-        ps.fields[at("delta_angles[1]")] = 0x1000;
-        ps.fields[at("pm_flags")] = 0x80000;
-        ps.fields[at("eFlags")] = 0x20;
+        ps.set(PlayerStateField::WEAPON, 5);
+        ps.set_f32(PlayerStateField::VIEWANGLES_1, 90.0);
+        ps.set(PlayerStateField::DELTA_ANGLES_1, 0x1000);
+        ps.set(PlayerStateField::PM_FLAGS, 0x80000);
+        ps.set(PlayerStateField::E_FLAGS, 0x20);
         let cmd = default_usercmd(&ps);
         assert_eq!(cmd.weapon, 5);
         assert_eq!(cmd.angles, [0, 0x4000 - 0x1000, 0]);

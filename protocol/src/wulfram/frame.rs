@@ -61,7 +61,7 @@ pub fn refused_on_tcp(opcode: u8) -> bool {
 
 /// Encodes one frame; a payload (opcode and body) over 10,240 bytes or a refused control is an
 /// error, never truncated.
-pub fn encode(opcode: u8, body: &[u8]) -> Result<Vec<u8>, FrameError> {
+pub fn emit(opcode: u8, body: &[u8]) -> Result<Vec<u8>, FrameError> {
     if refused_on_tcp(opcode) {
         return Err(FrameError::ControlOnTcp { opcode });
     }
@@ -146,26 +146,23 @@ mod tests {
 
     #[test]
     fn golden_frames() {
-        assert_eq!(encode(0x19, &[]).unwrap(), [0x00, 0x03, 0x19]);
+        assert_eq!(emit(0x19, &[]).unwrap(), [0x00, 0x03, 0x19]);
         assert_eq!(
-            encode(0x35, &[0, 0, 0, 7]).unwrap(),
+            emit(0x35, &[0, 0, 0, 7]).unwrap(),
             [0x00, 0x07, 0x35, 0, 0, 0, 7]
         );
-        assert_eq!(
-            encode(0x02, &[]),
-            Err(FrameError::ControlOnTcp { opcode: 2 })
-        );
+        assert_eq!(emit(0x02, &[]), Err(FrameError::ControlOnTcp { opcode: 2 }));
         // Diagnostic 0x00 has its own handling, not the control refusal.
-        assert!(encode(0x00, &[0]).is_ok());
+        assert!(emit(0x00, &[0]).is_ok());
     }
 
     #[test]
     fn the_largest_frame_is_10242_bytes() {
-        let largest = encode(0x20, &vec![0xab; MAX_PAYLOAD - 1]).unwrap();
+        let largest = emit(0x20, &vec![0xab; MAX_PAYLOAD - 1]).unwrap();
         assert_eq!(largest.len(), 10_242);
         assert_eq!(&largest[..3], [0x28, 0x02, 0x20]);
         assert_eq!(
-            encode(0x20, &vec![0; MAX_PAYLOAD]),
+            emit(0x20, &vec![0; MAX_PAYLOAD]),
             Err(FrameError::TooLong { size: 10_243 })
         );
         let mut reader = FrameReader::new();
@@ -181,7 +178,7 @@ mod tests {
             reader.next_frame(),
             Some(Err(FrameError::TooLong { size: 10_243 }))
         );
-        reader.push(&encode(0x20, &[]).unwrap());
+        reader.push(&emit(0x20, &[]).unwrap());
         assert!(matches!(reader.next_frame(), Some(Err(_))));
     }
 
@@ -189,7 +186,7 @@ mod tests {
     fn frames_come_out_whatever_the_chunking() {
         let mut stream = Vec::new();
         for (op, body) in [(0x10u8, &b"abc"[..]), (0x11, b""), (0x12, &[9; 300])] {
-            stream.extend(encode(op, body).unwrap());
+            stream.extend(emit(op, body).unwrap());
         }
         for chunk in [1, 2, 3, 7, 64, stream.len()] {
             let mut reader = FrameReader::new();
@@ -244,7 +241,7 @@ mod tests {
         #[test]
         fn frames_round_trip(op in 8u8..=0x56, body in proptest::collection::vec(proptest::num::u8::ANY, 0..2000)) {
             let mut reader = FrameReader::new();
-            reader.push(&encode(op, &body).unwrap());
+            reader.push(&emit(op, &body).unwrap());
             proptest::prop_assert_eq!(reader.next_frame(), Some(Ok(Frame { opcode: op, body })));
         }
     }

@@ -153,14 +153,9 @@ mod tests {
         table.set(0x1f, StreamMode::Ordered);
         // A length past the datagram's end is malformed, not oversized.
         assert_eq!(check_datagram(&[0x1f, 0, 1, 0x0b, 0xfe, 0], &table), Ok(()));
-        let ok = super::super::record::encode(
-            0x1f,
-            StreamMode::Ordered,
-            1,
-            &[1; 100],
-            Default::default(),
-        )
-        .unwrap();
+        let ok =
+            super::super::record::emit(0x1f, StreamMode::Ordered, 1, &[1; 100], Default::default())
+                .unwrap();
         assert_eq!(check_datagram(&ok, &table), Ok(()));
         assert_eq!(
             check_datagram(&vec![0x40; 3073], &table),

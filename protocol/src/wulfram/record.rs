@@ -322,7 +322,7 @@ impl core::error::Error for SizeError {}
 
 /// Encodes one record in `mode` (a sequence for sequenced modes). Oversized records are an
 /// error, never truncated.
-pub fn encode(
+pub fn emit(
     opcode: u8,
     mode: StreamMode,
     seq: u16,
@@ -366,10 +366,10 @@ mod tests {
     #[test]
     fn golden_records_from_the_spec() {
         // An empty 0x19 tank resend request is five bytes.
-        let tank = encode(0x19, StreamMode::Ordered, 1, &[], Mode2Header::default()).unwrap();
+        let tank = emit(0x19, StreamMode::Ordered, 1, &[], Mode2Header::default()).unwrap();
         assert_eq!(tank, [0x19, 0x00, 0x01, 0x00, 0x05]);
         // A 0x35 viewpoint record carrying one i32 is nine.
-        let view = encode(
+        let view = emit(
             0x35,
             StreamMode::Latest,
             0x0203,
@@ -403,20 +403,20 @@ mod tests {
     #[test]
     fn sizes_are_enforced_never_truncated() {
         let m = Mode2Header::default();
-        assert!(encode(0x30, StreamMode::Ordered, 1, &vec![0; 3067], m).is_ok());
+        assert!(emit(0x30, StreamMode::Ordered, 1, &vec![0; 3067], m).is_ok());
         assert_eq!(
-            encode(0x30, StreamMode::Ordered, 1, &vec![0; 3068], m),
+            emit(0x30, StreamMode::Ordered, 1, &vec![0; 3068], m),
             Err(SizeError::SequencedPayload { size: 3069 })
         );
         assert_eq!(
-            encode(0x30, StreamMode::Ordered, 1, &vec![0; 3067], m)
+            emit(0x30, StreamMode::Ordered, 1, &vec![0; 3067], m)
                 .unwrap()
                 .len(),
             3072
         );
-        assert!(encode(0x30, StreamMode::Raw, 0, &vec![0; 3071], m).is_ok());
+        assert!(emit(0x30, StreamMode::Raw, 0, &vec![0; 3071], m).is_ok());
         assert_eq!(
-            encode(0x30, StreamMode::Raw, 0, &vec![0; 3072], m),
+            emit(0x30, StreamMode::Raw, 0, &vec![0; 3072], m),
             Err(SizeError::Datagram { size: 3073 })
         );
     }
@@ -450,10 +450,10 @@ mod tests {
     fn mode2_layout_is_configurable() {
         let mut t = table();
         t.set(0x50, StreamMode::Mode2);
-        let five = encode(0x50, StreamMode::Mode2, 3, &[7], Mode2Header::SeqAndLength).unwrap();
+        let five = emit(0x50, StreamMode::Mode2, 3, &[7], Mode2Header::SeqAndLength).unwrap();
         assert_eq!(five, [0x50, 0, 3, 0, 6, 7]);
         t.mode2 = Mode2Header::SeqOnly;
-        let three = encode(0x50, StreamMode::Mode2, 3, &[7, 8], Mode2Header::SeqOnly).unwrap();
+        let three = emit(0x50, StreamMode::Mode2, 3, &[7, 8], Mode2Header::SeqOnly).unwrap();
         assert_eq!(three, [0x50, 0, 3, 7, 8]);
         let record = Walker::new(&three, &t).next().unwrap().unwrap();
         assert_eq!(

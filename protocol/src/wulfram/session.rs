@@ -23,7 +23,7 @@ pub enum Via {
 
 /// Bytes for the socket.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Transmit {
+pub enum Outbound {
     Udp(Vec<u8>),
     Tcp(Vec<u8>),
 }
@@ -84,7 +84,7 @@ pub struct Session {
     epoch: u64,
     /// Encoded UDP records waiting to be packed into datagrams.
     records: VecDeque<Vec<u8>>,
-    transmits: VecDeque<Transmit>,
+    transmits: VecDeque<Outbound>,
     events: VecDeque<SessionEvent>,
     frames: FrameReader,
     closed: bool,
@@ -163,7 +163,7 @@ impl Session {
 
     /// Queues a transport control; ours travel raw.
     fn control(&mut self, control: Control) {
-        if let Ok(bytes) = record::encode(
+        if let Ok(bytes) = record::emit(
             control.opcode(),
             StreamMode::Raw,
             0,
@@ -185,13 +185,13 @@ impl Session {
     pub fn send(&mut self, now: u64, opcode: u8, body: &[u8]) -> Result<(), SizeError> {
         let mode = self.config.outgoing.mode(opcode);
         // Checked before anything is queued: an oversized packet is reported, not cut.
-        if let Err(error) = record::encode(opcode, mode, 0, body, self.config.outgoing.mode2) {
+        if let Err(error) = record::emit(opcode, mode, 0, body, self.config.outgoing.mode2) {
             self.events
                 .push_back(SessionEvent::Dropped { opcode, error });
             return Err(error);
         }
         if mode == StreamMode::Raw {
-            if let Ok(bytes) = record::encode(opcode, mode, 0, body, self.config.outgoing.mode2) {
+            if let Ok(bytes) = record::emit(opcode, mode, 0, body, self.config.outgoing.mode2) {
                 self.records.push_back(bytes);
             }
         } else {
@@ -219,9 +219,9 @@ impl Session {
 
     /// Sends a packet over TCP (stream modes do not apply there).
     pub fn send_tcp(&mut self, opcode: u8, body: &[u8]) -> Result<(), SizeError> {
-        match frame::encode(opcode, body) {
+        match frame::emit(opcode, body) {
             Ok(bytes) => {
-                self.transmits.push_back(Transmit::Tcp(bytes));
+                self.transmits.push_back(Outbound::Tcp(bytes));
                 Ok(())
             }
             Err(_) => {
@@ -243,7 +243,7 @@ impl Session {
         self.send
             .entry(stream)
             .or_insert_with(|| SendStream::new(mode))
-            .set_start(opcode, start, now);
+            .set_start(now, opcode, start);
         self.control(Control::SetStart { opcode, start });
     }
 
@@ -264,8 +264,7 @@ impl Session {
             return;
         }
         let mode = self.config.outgoing.mode(r.opcode);
-        if let Ok(bytes) =
-            record::encode(r.opcode, mode, r.seq, &r.body, self.config.outgoing.mode2)
+        if let Ok(bytes) = record::emit(r.opcode, mode, r.seq, &r.body, self.config.outgoing.mode2)
         {
             self.records.push_back(bytes);
         }
@@ -395,7 +394,7 @@ impl Session {
                 if let Some(rtt) = self
                     .send
                     .get_mut(&stream)
-                    .and_then(|s| s.acknowledge(seq, now))
+                    .and_then(|s| s.acknowledge(now, seq))
                 {
                     self.timer.sample(rtt);
                 }
@@ -465,7 +464,7 @@ impl Session {
 
     /// The next bytes to send: queued records packed into datagrams of at most 3,072 bytes,
     /// then TCP frames.
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+    pub fn poll_transmit(&mut self) -> Option<Outbound> {
         if let Some(first) = self.records.pop_front() {
             let mut datagram = first;
             while let Some(next) = self.records.front() {
@@ -476,7 +475,7 @@ impl Session {
                     datagram.extend_from_slice(&next);
                 }
             }
-            return Some(Transmit::Udp(datagram));
+            return Some(Outbound::Udp(datagram));
         }
         self.transmits.pop_front()
     }

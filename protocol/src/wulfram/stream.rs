@@ -300,7 +300,7 @@ impl SendStream {
 
     /// D_ACK subtype 1 for `seq`: retires it (in a latest stream, everything up to it, which
     /// the receiver has moved past). Returns the round trip of a record sent only once.
-    pub fn acknowledge(&mut self, seq: u16, now: u64) -> Option<u32> {
+    pub fn acknowledge(&mut self, now: u64, seq: u16) -> Option<u32> {
         let index = self.in_flight.iter().position(|r| r.seq == seq)?;
         let record = self.in_flight.remove(index)?;
         if self.mode == StreamMode::Latest {
@@ -322,7 +322,7 @@ impl SendStream {
 
     /// Restarts a latest stream's numbering at `start` (sent as D_SET_START for `opcode`);
     /// sending pauses until the matching subtype 2 acknowledgement.
-    pub fn set_start(&mut self, opcode: u8, start: u16, now: u64) {
+    pub fn set_start(&mut self, now: u64, opcode: u8, start: u16) {
         self.next_seq = start;
         self.in_flight.clear();
         self.paused_at = Some(start);
@@ -429,7 +429,7 @@ mod tests {
         let first = s.due(0, 500);
         assert_eq!((first.records.len(), first.timeouts), (15, 0));
         assert_eq!(first.records[0].seq, 1);
-        assert_eq!(s.acknowledge(1, 80), Some(80));
+        assert_eq!(s.acknowledge(80, 1), Some(80));
         let next = s.due(100, 500);
         assert_eq!(next.records.iter().map(|r| r.seq).collect::<Vec<_>>(), [16]);
         let resent = s.due(500, 500);
@@ -439,7 +439,7 @@ mod tests {
             "2..=15 timed out; 16 not yet"
         );
         assert_eq!(
-            s.acknowledge(2, 600),
+            s.acknowledge(600, 2),
             None,
             "no sample from a resent record"
         );
@@ -453,9 +453,9 @@ mod tests {
             s.push(0x35, vec![i]).unwrap();
         }
         s.due(0, 500);
-        s.acknowledge(4, 10);
+        s.acknowledge(10, 4);
         assert_eq!(s.in_flight(), 1, "only 5 remains");
-        s.set_start(0x35, 300, 15);
+        s.set_start(15, 0x35, 300);
         s.push(0x35, vec![9]).unwrap();
         assert!(
             s.due(20, 500).records.is_empty(),

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use protocol::cod::demo::Records;
 use protocol::cod::netchan::Side;
-use protocol::cod::timeline::{DemoSummary, Timeline};
+use protocol::cod::watch::timeline::{DemoSummary, Timeline};
 use serde_json::{json, Value};
 
 use super::out;

@@ -261,13 +261,13 @@ async fn run(socket: Arc<UdpSocket>, shared: SharedMaster, federate: Vec<String>
                 Vec::new()
             }
         };
-        for (to, datagram) in sends {
-            let _ = socket.send_to(&datagram, to).await;
+        for transmit in sends {
+            let _ = socket.send_to(&transmit.payload, transmit.to).await;
         }
     }
 }
 
-fn drain(master: &mut MasterServer) -> Vec<(SocketAddrV4, Vec<u8>)> {
+fn drain(master: &mut MasterServer) -> Vec<protocol::Transmit> {
     while let Some(event) = master.poll_event() {
         log(event);
     }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use protocol::cod::client::{ClientConfig, Event, State};
-use protocol::cod::spectator::MatchModel;
+use protocol::cod::watch::spectator::MatchModel;
 use protocol::relay_api::watch::{
     apply, diff, HubState, HubStatus, MatchView, Overview, RecordingStatus, Update, WatchMessage,
 };

@@ -105,7 +105,7 @@ where
                 let refusal = match channel {
                     CHANNEL_TCP => match payload.split_first() {
                         None => Some(report("to_server", "tcp", "an empty TCP payload".into())),
-                        Some((&opcode, body)) => match frame::encode(opcode, body) {
+                        Some((&opcode, body)) => match frame::emit(opcode, body) {
                             Ok(bytes) => {
                                 if let Err(e) = tcp.write_all(&bytes).await {
                                     return format!("TCP write: {e}");
@@ -227,7 +227,7 @@ mod tests {
             .unwrap();
         let mut framed = vec![0u8; 7];
         server.read_exact(&mut framed).await.unwrap();
-        assert_eq!(framed, frame::encode(0x35, &[0, 0, 0, 42]).unwrap());
+        assert_eq!(framed, frame::emit(0x35, &[0, 0, 0, 42]).unwrap());
 
         page_says
             .unbounded_send(Ok(Message::Binary(vec![CHANNEL_TCP].into())))
@@ -247,7 +247,7 @@ mod tests {
 
         // The server's frame comes back to the page without its size prefix.
         server
-            .write_all(&frame::encode(0x19, &[7, 7]).unwrap())
+            .write_all(&frame::emit(0x19, &[7, 7]).unwrap())
             .await
             .unwrap();
         assert_eq!(

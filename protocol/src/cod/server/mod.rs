@@ -16,6 +16,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::net::SocketAddr;
 
+use crate::Transmit;
+
 use super::entity::EntityState;
 use super::info::{InfoString, MAX_INFO_STRING};
 use super::oob::{Packet, MARKER};
@@ -406,7 +408,7 @@ impl Server {
             let mut datagram = MARKER.to_vec();
             datagram.extend_from_slice(notice.as_bytes());
             self.transmits.push_back((slot.addr, datagram));
-            slot.send_gamestate(&self.map, now, &mut self.transmits);
+            slot.send_gamestate(now, &self.map, &mut self.transmits);
         }
     }
 
@@ -447,8 +449,10 @@ impl Server {
         }
     }
 
-    pub fn poll_transmit(&mut self) -> Option<(SocketAddr, Vec<u8>)> {
-        self.transmits.pop_front()
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits
+            .pop_front()
+            .map(|(to, payload)| Transmit { to, payload })
     }
 
     pub fn poll_event(&mut self) -> Option<ServerEvent> {

@@ -22,9 +22,9 @@ use crate::cod::service::SVC_SERVER_COMMAND;
 use crate::cod::snapshot::{
     Base, History, Snapshot, MAX_DELTA_DISTANCE, SNAPFLAG_RATE_DELAYED, SNAPFLAG_SERVERCOUNT,
 };
-use crate::cod::spectator::FLOOD_MS;
 use crate::cod::tuning;
 use crate::cod::usercmd::{bundle_key, default_usercmd, UserCmd};
+use crate::cod::watch::spectator::FLOOD_MS;
 
 /// Server-side connection states, numbered as stock numbers them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -160,8 +160,8 @@ impl Slot {
     /// text (the usercmd and XOR keys hash it).
     pub fn send_gamestate(
         &mut self,
-        map: &Map,
         now: u64,
+        map: &Map,
         out: &mut VecDeque<(SocketAddr, Vec<u8>)>,
     ) {
         let mut w = MsgWriter::new();
@@ -219,7 +219,7 @@ impl Slot {
             if self.state == SlotState::Connected
                 || header.message_acknowledge as u32 > self.gamestate_sequence
             {
-                self.send_gamestate(map, now, out);
+                self.send_gamestate(now, map, out);
             }
             return Outcome::Continue;
         }
@@ -242,7 +242,7 @@ impl Slot {
                     match self.commands_in.receive(sequence, &text) {
                         Ok(true) => {
                             if let Outcome::Drop(why) =
-                                self.execute(&text, now, map, files, out, events)
+                                self.execute(now, &text, map, files, out, events)
                             {
                                 return Outcome::Drop(why);
                             }
@@ -282,8 +282,8 @@ impl Slot {
     /// Runs one new client command: the engine's own, or hands it to the game.
     fn execute(
         &mut self,
-        text: &str,
         now: u64,
+        text: &str,
         map: &Map,
         files: &[(String, Arc<Vec<u8>>)],
         out: &mut VecDeque<(SocketAddr, Vec<u8>)>,
@@ -321,7 +321,7 @@ impl Slot {
                 }
             }
             Some(DownloadCommand::Stop) => self.upload = None,
-            Some(DownloadCommand::Done) => self.send_gamestate(map, now, out),
+            Some(DownloadCommand::Done) => self.send_gamestate(now, map, out),
             // No redirects are offered, so there is nothing to acknowledge.
             Some(DownloadCommand::Www(_)) => {}
             None => {

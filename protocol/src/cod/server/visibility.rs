@@ -4,13 +4,14 @@
 //! map's opaque fog distance from the view point. Stock also culls by PVS and area portals,
 //! which a world without BSP data cannot model; fog distance is the part that can.
 
+use crate::cod::fields::PlayerStateField;
 use alloc::collections::BTreeMap;
 
 use crate::cod::entity::EntityState;
 use crate::cod::fields::Named;
-use crate::cod::obituary::SVF_BROADCAST;
 use crate::cod::playerstate::PlayerState;
-use crate::cod::spectator::{fog_distance, CS_FOG};
+use crate::cod::watch::obituary::SVF_BROADCAST;
+use crate::cod::watch::spectator::{fog_distance, CS_FOG};
 
 /// svFlags: never sent to anyone.
 pub const SVF_NOCLIENT: u32 = 0x1;
@@ -19,8 +20,8 @@ pub const SVF_OBJECTIVE: u32 = 0x10;
 
 /// The view point: the player state's origin raised by its current view height.
 pub fn view_point(ps: &PlayerState) -> [f32; 3] {
-    let mut eye = ["origin[0]", "origin[1]", "origin[2]"].map(|n| ps.get_f32(n));
-    eye[2] += ps.get_f32("viewHeightCurrent");
+    let mut eye = ps.origin();
+    eye[2] += ps.get_f32(PlayerStateField::VIEW_HEIGHT_CURRENT);
     eye
 }
 
@@ -31,7 +32,7 @@ pub fn visible_entities(
     configstrings: &BTreeMap<u16, alloc::string::String>,
     ps: &PlayerState,
 ) -> BTreeMap<u16, EntityState> {
-    let own = ps.get("clientNum") as u16;
+    let own = ps.get(PlayerStateField::CLIENT_NUM) as u16;
     let fog = configstrings.get(&CS_FOG).and_then(|cs| fog_distance(cs));
     let eye = view_point(ps);
     entities
@@ -71,7 +72,7 @@ mod tests {
         let mut cs = BTreeMap::new();
         cs.insert(CS_FOG, "0 1500 1 0.5 0.5 0.5 0".into());
         let mut ps = PlayerState::default();
-        ps.set("clientNum", 7);
+        ps.set(PlayerStateField::CLIENT_NUM, 7);
         let seen = visible_entities(&entities, &flags, &cs, &ps);
         assert_eq!(seen.keys().copied().collect::<alloc::vec::Vec<_>>(), [1, 3]);
         cs.clear();

@@ -5,7 +5,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::oob::tokenize;
+use crate::cod::oob::tokenize;
 
 /// `\x14`: localize the next token.
 pub const LOCALIZE: char = '\x14';

@@ -1,8 +1,9 @@
 //! The kill feed as stock sends it: not a server command but a temporary entity of type
 //! `ET_EVENTS + EV_OBITUARY` (SPECTATOR-NOTES §3), and the means-of-death table.
 
-use super::entity::EntityState;
-use super::fields::Named;
+use crate::cod::entity::EntityState;
+use crate::cod::fields::EntityField;
+use crate::cod::fields::Named;
 
 /// `eType` of entity events: `ET_EVENTS + n` carries event `n`.
 pub const ET_EVENTS: u32 = 16;
@@ -76,15 +77,15 @@ impl Obituary {
     /// Reads an obituary temp entity; any other entity is `None`. Victims of 64 and above are
     /// ignored, as the cgame ignores them.
     pub fn from_entity(e: &EntityState) -> Option<Self> {
-        if e.get("eType") != ET_OBITUARY {
+        if e.get(EntityField::E_TYPE) != ET_OBITUARY {
             return None;
         }
-        let victim = e.get("otherEntityNum") as u16;
+        let victim = e.get(EntityField::OTHER_ENTITY_NUM) as u16;
         if victim >= 64 {
             return None;
         }
-        let attacker = e.get("attackerEntityNum") as u16;
-        let parm = e.get("eventParm") & 0xff;
+        let attacker = e.get(EntityField::ATTACKER_ENTITY_NUM) as u16;
+        let parm = e.get(EntityField::EVENT_PARM) & 0xff;
         let cause = if parm & MOD_FLAG != 0 {
             Cause::Means((parm & 0x7f) as u8)
         } else {
@@ -100,13 +101,13 @@ impl Obituary {
     /// The temp entity a server spawns for this death (`script obituary()`).
     pub fn to_entity(&self, number: u16) -> EntityState {
         let mut e = EntityState::zero(number);
-        e.set("eType", ET_OBITUARY);
-        e.set("otherEntityNum", u32::from(self.victim));
+        e.set(EntityField::E_TYPE, ET_OBITUARY);
+        e.set(EntityField::OTHER_ENTITY_NUM, u32::from(self.victim));
         e.set(
-            "attackerEntityNum",
+            EntityField::ATTACKER_ENTITY_NUM,
             u32::from(self.attacker.unwrap_or(ENTITYNUM_WORLD)),
         );
-        e.set("eventParm", event_parm(self.cause));
+        e.set(EntityField::EVENT_PARM, event_parm(self.cause));
         e
     }
 }
@@ -149,7 +150,7 @@ mod tests {
                 cause,
             };
             let e = o.to_entity(300);
-            assert_eq!(e.get("eType"), 225);
+            assert_eq!(e.get(EntityField::E_TYPE), 225);
             assert_eq!(Obituary::from_entity(&e), Some(o));
         }
         let world = Obituary {
@@ -158,11 +159,11 @@ mod tests {
             cause: Cause::Means(20),
         };
         let e = world.to_entity(301);
-        assert_eq!(e.get("attackerEntityNum"), 1022);
-        assert_eq!(e.get("eventParm"), 20 | 0x80);
+        assert_eq!(e.get(EntityField::ATTACKER_ENTITY_NUM), 1022);
+        assert_eq!(e.get(EntityField::EVENT_PARM), 20 | 0x80);
         assert_eq!(Obituary::from_entity(&e), Some(world));
         let mut beyond = e.clone();
-        beyond.set("otherEntityNum", 64);
+        beyond.set(EntityField::OTHER_ENTITY_NUM, 64);
         assert_eq!(Obituary::from_entity(&beyond), None);
     }
 

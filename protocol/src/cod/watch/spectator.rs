@@ -8,19 +8,22 @@
 //! of the field as one slot can: each followed player shows what it sees, and itself through
 //! the player state (the followed player is never sent as an entity).
 
+use crate::cod::fields::ClientField;
+use crate::cod::fields::EntityField;
+use crate::cod::fields::PlayerStateField;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::client::{Client, Event, State};
 use super::commands::{display_text, ServerCommand};
-use super::entity::{EntityState, ET_VEHICLE};
-use super::fields::Named;
-use super::gamestate::Gamestate;
-use super::info::InfoString;
 use super::obituary::{weapon_name, Cause, Obituary, MEANS_OF_DEATH};
-use super::playerstate::PlayerState;
-use super::snapshot::Snapshot;
+use crate::cod::client::{Client, Event, State};
+use crate::cod::entity::{EntityState, ET_VEHICLE};
+use crate::cod::fields::Named;
+use crate::cod::gamestate::Gamestate;
+use crate::cod::info::InfoString;
+use crate::cod::playerstate::PlayerState;
+use crate::cod::snapshot::Snapshot;
 use crate::relay_api::watch::{
     yaw_byte, FeedItem, MatchView, Team, WatchPlayer, WatchVehicle, FEED_KEPT,
 };
@@ -261,14 +264,14 @@ impl MatchModel {
                 ..WatchPlayer::default()
             });
             p.name = c.name();
-            p.team = Team::from_wire(c.get("team"));
+            p.team = Team::from_wire(c.get(ClientField::TEAM));
         }
         self.followed = None;
         self.follow_view(&s.player, time);
         let mut events = BTreeSet::new();
         self.vehicles.retain(|n, _| s.entities.contains_key(n));
         for e in s.entities.values() {
-            match e.get("eType") {
+            match e.get(EntityField::E_TYPE) {
                 ET_PLAYER if e.number < 64 => self.seen_entity(e, time),
                 ET_VEHICLE => {
                     self.vehicles.insert(e.number, vehicle(e, time));
@@ -288,19 +291,19 @@ impl MatchModel {
 
     /// While following, the player state is the followed player's own.
     fn follow_view(&mut self, ps: &PlayerState, time: i32) {
-        if ps.get("pm_flags") & PSF_FOLLOWING == 0 {
+        if ps.get(PlayerStateField::PM_FLAGS) & PSF_FOLLOWING == 0 {
             return;
         }
-        let number = ps.get("clientNum") as u8;
+        let number = ps.get(PlayerStateField::CLIENT_NUM) as u8;
         if Some(number) == self.own_client {
             return;
         }
         self.followed = Some(number);
         if let Some(p) = self.players.get_mut(&number) {
-            p.origin = ["origin[0]", "origin[1]", "origin[2]"].map(|n| ps.get_f32(n) as i32);
-            p.yaw = yaw_byte(ps.get_f32("viewangles[1]"));
-            p.weapon = ps.get("weapon") as u8;
-            p.alive = ps.get("pm_type") < PM_DEAD;
+            p.origin = ps.origin().map(|v| v as i32);
+            p.yaw = yaw_byte(ps.get_f32(PlayerStateField::VIEWANGLES_1));
+            p.weapon = ps.get(PlayerStateField::WEAPON) as u8;
+            p.alive = ps.get(PlayerStateField::PM_TYPE) < PM_DEAD;
             p.seen = Some(time);
         }
     }
@@ -308,9 +311,9 @@ impl MatchModel {
     fn seen_entity(&mut self, e: &EntityState, time: i32) {
         if let Some(p) = self.players.get_mut(&(e.number as u8)) {
             p.origin = e.origin().map(|v| v as i32);
-            p.yaw = yaw_byte(e.get_f32("apos.trBase[1]"));
-            p.weapon = e.get("weapon") as u8;
-            p.alive = e.get("eFlags") & EF_DEAD == 0;
+            p.yaw = yaw_byte(e.get_f32(EntityField::APOS_TR_BASE_1));
+            p.weapon = e.get(EntityField::WEAPON) as u8;
+            p.alive = e.get(EntityField::E_FLAGS) & EF_DEAD == 0;
             p.seen = Some(time);
         }
     }
@@ -342,9 +345,9 @@ impl MatchModel {
 fn vehicle(e: &EntityState, time: i32) -> WatchVehicle {
     WatchVehicle {
         number: e.number,
-        model: e.get("index") as u16,
+        model: e.get(EntityField::INDEX) as u16,
         origin: e.origin().map(|v| v as i32),
-        yaw: yaw_byte(e.get_f32("apos.trBase[1]")),
+        yaw: yaw_byte(e.get_f32(EntityField::APOS_TR_BASE_1)),
         seen: time,
     }
 }
@@ -358,15 +361,15 @@ mod tests {
     fn client(name: &str, team: u32) -> ClientState {
         let mut c = ClientState::default();
         c.set_name(name);
-        c.set("team", team);
+        c.set(ClientField::TEAM, team);
         c
     }
 
     fn soldier(number: u16, x: f32, dead: bool) -> EntityState {
         let mut e = EntityState::zero(number);
-        e.set("eType", ET_PLAYER);
+        e.set(EntityField::E_TYPE, ET_PLAYER);
         e.set_origin([x, 2.0, 0.0]);
-        e.set("eFlags", u32::from(dead));
+        e.set(EntityField::E_FLAGS, u32::from(dead));
         e
     }
 
@@ -404,10 +407,10 @@ mod tests {
         s.clients.insert(5, client("^2Ghost", 1));
         s.clients.insert(9, client("Dutch", 2));
         // Following 9: its own state carries its position; 5 is in sight.
-        s.player.set("pm_flags", PSF_FOLLOWING);
-        s.player.set("clientNum", 9);
-        s.player.set_f32("origin[0]", 300.0);
-        s.player.set_f32("viewangles[1]", 90.0);
+        s.player.set(PlayerStateField::PM_FLAGS, PSF_FOLLOWING);
+        s.player.set(PlayerStateField::CLIENT_NUM, 9);
+        s.player.set_f32(PlayerStateField::ORIGIN_0, 300.0);
+        s.player.set_f32(PlayerStateField::VIEWANGLES_1, 90.0);
         s.entities.insert(5, soldier(5, -40.0, false));
         m.handle(&Event::Snapshot(Box::new(s.clone())));
         let view = m.view();
@@ -482,7 +485,7 @@ mod tests {
         assert_eq!(fog_distance("0 1500 0 0.5 0.5 0.6 0"), None);
         assert_eq!(fog_distance("garbage"), None);
         let mut input = SpectatorInput::new(true);
-        let mut client = Client::new(super::super::client::ClientConfig::default(), 0);
+        let mut client = Client::new(crate::cod::client::ClientConfig::default(), 0);
         // Not active yet: nothing is pressed or asked.
         input.drive(0, &mut client);
         assert_eq!(input.next_press, 0);

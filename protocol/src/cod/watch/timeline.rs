@@ -12,11 +12,11 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use super::client::Event;
-use super::demo::{map_name, DemoError, DemoRecord, Playback, Records};
-use super::snapshot::SNAPFLAG_NOT_ACTIVE;
 use super::spectator::MatchModel;
-use super::stream::Heard;
+use crate::cod::client::Event;
+use crate::cod::demo::{map_name, DemoError, DemoRecord, Playback, Records};
+use crate::cod::snapshot::SNAPFLAG_NOT_ACTIVE;
+use crate::cod::stream::Heard;
 use crate::relay_api::watch::{FeedItem, MatchView};
 
 /// How much of the match lies between kept positions.
@@ -295,7 +295,7 @@ impl Timeline {
             let needed: BTreeSet<u32> = bases
                 .iter()
                 .filter(|(index, _)| *index >= checkpoint.next)
-                .take_while(|(index, _)| *index < checkpoint.next + super::snapshot::HISTORY)
+                .take_while(|(index, _)| *index < checkpoint.next + crate::cod::snapshot::HISTORY)
                 .map(|(_, base)| *base)
                 .collect();
             checkpoint.playback.retain_history(|s| needed.contains(&s));

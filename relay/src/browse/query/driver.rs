@@ -89,7 +89,10 @@ async fn run(
     mut requests: mpsc::UnboundedReceiver<Request>,
     events: mpsc::UnboundedSender<Event>,
 ) {
-    let mut engine = Engine::new(config, Instant::now());
+    // The engine's clock: milliseconds since this driver started.
+    let epoch = Instant::now();
+    let now = || epoch.elapsed().as_millis() as u64;
+    let mut engine = Engine::new(config, now());
     let mut buf = vec![0u8; 64 * 1024];
     let mut buffers = batch::ReceiveBuffers::default();
     let mut outgoing: Vec<Vec<(SocketAddrV4, Vec<u8>)>> = vec![Vec::new(); sockets.len()];
@@ -98,37 +101,41 @@ async fn run(
     let sleep = tokio::time::sleep_until(far());
     tokio::pin!(sleep);
     loop {
-        let wake = engine
-            .poll_timeout(Instant::now())
-            .map_or_else(far, tokio::time::Instant::from_std);
+        let wake = engine.poll_timeout(now()).map_or_else(far, |at| {
+            tokio::time::Instant::from_std(epoch + std::time::Duration::from_millis(at))
+        });
         if sleep.deadline() != wake {
             sleep.as_mut().reset(wake);
         }
         tokio::select! {
             (from, len) = std::future::poll_fn(|cx| poll_any(&sockets, cx, &mut buf)) => {
-                let now = Instant::now();
+                let at = now();
                 if let SocketAddr::V4(from) = from {
-                    engine.handle_datagram(from, &buf[..len], now);
+                    engine.handle_datagram(at, from, &buf[..len]);
                 }
                 // Drain whatever else is waiting before the housekeeping below.
                 for socket in &sockets {
                     batch::receive(socket, &mut buffers, |from, datagram| {
-                        engine.handle_datagram(from, datagram, now);
+                        engine.handle_datagram(at, from, datagram);
                     });
                 }
             }
             request = requests.recv(), if open => match request {
-                Some(Request::Server(addr)) => engine.query_server(addr, Instant::now()),
-                Some(Request::Master(addr)) => engine.query_master(addr, Instant::now()),
-                Some(Request::Lan(targets)) => engine.scan_lan(&targets, Instant::now()),
+                Some(Request::Server(addr)) => engine.query_server(now(), addr),
+                Some(Request::Master(addr)) => engine.query_master(now(), addr),
+                Some(Request::Lan(targets)) => engine.scan_lan(now(), &targets),
                 None => open = false,
             },
-            _ = &mut sleep => engine.handle_timeout(Instant::now()),
+            _ = &mut sleep => engine.handle_timeout(now()),
         }
-        let now = Instant::now();
-        while let Some(transmit) = engine.poll_transmit(now) {
-            let index = usize::from(transmit.to.port()) % sockets.len();
-            outgoing[index].push((transmit.to, transmit.payload));
+        let at = now();
+        while let Some(transmit) = engine.poll_transmit(at) {
+            // UO addresses are IPv4: masters list nothing else, and the LAN probe is IPv4.
+            let SocketAddr::V4(to) = transmit.to else {
+                continue;
+            };
+            let index = usize::from(to.port()) % sockets.len();
+            outgoing[index].push((to, transmit.payload));
         }
         for (socket, datagrams) in sockets.iter().zip(&mut outgoing) {
             if !datagrams.is_empty() {

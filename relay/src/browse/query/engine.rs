@@ -8,8 +8,8 @@
 //! that ioquake3-family servers allow one address.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::net::{Ipv4Addr, SocketAddrV4};
-use std::time::{Duration, Instant};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::time::Duration;
 
 use protocol::cod::info::InfoString;
 use protocol::cod::master::{GetServers, ListEnd};
@@ -56,12 +56,7 @@ impl Default for EngineConfig {
     }
 }
 
-/// A datagram to send.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Transmit {
-    pub to: SocketAddrV4,
-    pub payload: Vec<u8>,
-}
+pub use protocol::Transmit;
 
 /// How one server query ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,12 +114,13 @@ pub enum Event {
 
 struct Attempt {
     challenge: String,
-    sent: Instant,
+    /// The engine's clock (ms) when it went.
+    sent: u64,
 }
 
 struct ServerQuery {
     attempts: Vec<Attempt>,
-    deadline: Instant,
+    deadline: u64,
     info: Option<InfoString>,
     status: Option<Status>,
     rtt: Option<Duration>,
@@ -133,30 +129,35 @@ struct ServerQuery {
 
 struct MasterQuery {
     attempts: u32,
-    deadline: Instant,
+    deadline: u64,
     packets: usize,
     servers: BTreeSet<SocketAddrV4>,
 }
 
-/// The engine.
+fn millis(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+/// The engine: sans-IO, its clock `now` in milliseconds from any epoch the caller keeps,
+/// always the first argument.
 pub struct Engine {
     config: EngineConfig,
     servers: HashMap<SocketAddrV4, ServerQuery>,
     masters: HashMap<SocketAddrV4, MasterQuery>,
-    lan_until: Option<Instant>,
+    lan_until: Option<u64>,
     lan_seen: BTreeSet<SocketAddrV4>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
     tokens: f64,
-    refilled: Instant,
+    refilled: u64,
     /// A batch is being handed out (see [`Self::poll_transmit`]).
     draining: bool,
     /// Server query deadlines in order, so timers cost O(log n) however many are in flight.
-    timers: BTreeSet<(Instant, SocketAddrV4)>,
+    timers: BTreeSet<(u64, SocketAddrV4)>,
 }
 
 impl Engine {
-    pub fn new(config: EngineConfig, now: Instant) -> Self {
+    pub fn new(config: EngineConfig, now: u64) -> Self {
         Self {
             tokens: config.burst,
             config,
@@ -178,7 +179,7 @@ impl Engine {
     }
 
     /// Starts a query of `addr` (getinfo and getstatus); a query already running is kept.
-    pub fn query_server(&mut self, addr: SocketAddrV4, now: Instant) {
+    pub fn query_server(&mut self, now: u64, addr: SocketAddrV4) {
         if self.servers.contains_key(&addr) {
             return;
         }
@@ -193,10 +194,10 @@ impl Engine {
                 malformed: None,
             },
         );
-        self.attempt_server(addr, now);
+        self.attempt_server(now, addr);
     }
 
-    fn attempt_server(&mut self, addr: SocketAddrV4, now: Instant) {
+    fn attempt_server(&mut self, now: u64, addr: SocketAddrV4) {
         // Unpredictable per attempt, so an off-path forger cannot answer for a server.
         let challenge = rand::random::<u32>().to_string();
         let Some(query) = self.servers.get_mut(&addr) else {
@@ -208,26 +209,32 @@ impl Engine {
             sent: now,
         });
         self.timers.remove(&(query.deadline, addr));
-        query.deadline = now + wait;
+        query.deadline = now + millis(wait);
         self.timers.insert((query.deadline, addr));
         if query.info.is_none() {
             let payload = Packet::GetInfo {
                 challenge: Some(challenge.clone()),
             }
             .emit();
-            self.transmits.push_back(Transmit { to: addr, payload });
+            self.transmits.push_back(Transmit {
+                to: SocketAddr::V4(addr),
+                payload,
+            });
         }
         if query.status.is_none() {
             let payload = Packet::GetStatus {
                 challenge: Some(challenge),
             }
             .emit();
-            self.transmits.push_back(Transmit { to: addr, payload });
+            self.transmits.push_back(Transmit {
+                to: SocketAddr::V4(addr),
+                payload,
+            });
         }
     }
 
     /// Asks a master for every protocol-22 server, full and empty ones included.
-    pub fn query_master(&mut self, addr: SocketAddrV4, now: Instant) {
+    pub fn query_master(&mut self, now: u64, addr: SocketAddrV4) {
         if self.masters.contains_key(&addr) {
             return;
         }
@@ -240,21 +247,24 @@ impl Engine {
                 servers: BTreeSet::new(),
             },
         );
-        self.attempt_master(addr, now);
+        self.attempt_master(now, addr);
     }
 
-    fn attempt_master(&mut self, addr: SocketAddrV4, now: Instant) {
+    fn attempt_master(&mut self, now: u64, addr: SocketAddrV4) {
         if let Some(query) = self.masters.get_mut(&addr) {
             query.attempts += 1;
-            query.deadline = now + self.config.master_idle;
+            query.deadline = now + millis(self.config.master_idle);
             let payload = Packet::GetServers(GetServers::full_and_empty()).emit();
-            self.transmits.push_back(Transmit { to: addr, payload });
+            self.transmits.push_back(Transmit {
+                to: SocketAddr::V4(addr),
+                payload,
+            });
         }
     }
 
     /// Sends `getinfo xxx` twice to ports 28960-28963 of each target, as the stock client does,
     /// and listens for answers for a while.
-    pub fn scan_lan(&mut self, targets: &[Ipv4Addr], now: Instant) {
+    pub fn scan_lan(&mut self, now: u64, targets: &[Ipv4Addr]) {
         let payload = Packet::GetInfo {
             challenge: Some(LAN_CHALLENGE.into()),
         }
@@ -263,34 +273,29 @@ impl Engine {
             for port in LAN_PORTS {
                 for _ in 0..2 {
                     self.transmits.push_back(Transmit {
-                        to: SocketAddrV4::new(ip, port),
+                        to: SocketAddr::V4(SocketAddrV4::new(ip, port)),
                         payload: payload.clone(),
                     });
                 }
             }
         }
-        self.lan_until = Some(now + self.config.lan_window);
+        self.lan_until = Some(now + millis(self.config.lan_window));
         self.lan_seen.clear();
     }
 
     /// Takes one datagram that arrived from `from`.
-    pub fn handle_datagram(&mut self, from: SocketAddrV4, datagram: &[u8], now: Instant) {
+    pub fn handle_datagram(&mut self, now: u64, from: SocketAddrV4, datagram: &[u8]) {
         let parsed = Packet::parse(datagram);
         if self.servers.contains_key(&from) {
-            self.on_server_reply(from, parsed, now);
+            self.on_server_reply(now, from, parsed);
         } else if self.masters.contains_key(&from) {
-            self.on_master_reply(from, parsed, now);
+            self.on_master_reply(now, from, parsed);
         } else if let Ok(Packet::InfoResponse(info)) = parsed {
-            self.on_lan_reply(from, info, now);
+            self.on_lan_reply(now, from, info);
         }
     }
 
-    fn on_server_reply(
-        &mut self,
-        from: SocketAddrV4,
-        parsed: Result<Packet, OobError>,
-        now: Instant,
-    ) {
+    fn on_server_reply(&mut self, now: u64, from: SocketAddrV4, parsed: Result<Packet, OobError>) {
         let Some(query) = self.servers.get_mut(&from) else {
             return;
         };
@@ -309,7 +314,7 @@ impl Engine {
                 let Some(sent) = sent_for(info.get("challenge")) else {
                     return;
                 };
-                let rtt = now.saturating_duration_since(sent);
+                let rtt = Duration::from_millis(now.saturating_sub(sent));
                 query.rtt = Some(query.rtt.map_or(rtt, |best| best.min(rtt)));
                 query.info = Some(info);
             }
@@ -351,19 +356,14 @@ impl Engine {
         }));
     }
 
-    fn on_master_reply(
-        &mut self,
-        from: SocketAddrV4,
-        parsed: Result<Packet, OobError>,
-        now: Instant,
-    ) {
+    fn on_master_reply(&mut self, now: u64, from: SocketAddrV4, parsed: Result<Packet, OobError>) {
         let Some(query) = self.masters.get_mut(&from) else {
             return;
         };
         if let Ok(Packet::ServerList(list)) = parsed {
             query.packets += 1;
             query.servers.extend(list.servers.iter().copied());
-            query.deadline = now + self.config.master_idle;
+            query.deadline = now + millis(self.config.master_idle);
             self.events.push_back(Event::MasterPacket {
                 addr: from,
                 servers: list.servers,
@@ -388,7 +388,7 @@ impl Engine {
         }));
     }
 
-    fn on_lan_reply(&mut self, from: SocketAddrV4, info: InfoString, now: Instant) {
+    fn on_lan_reply(&mut self, now: u64, from: SocketAddrV4, info: InfoString) {
         let scanning = self.lan_until.is_some_and(|until| now < until);
         if scanning
             && LAN_PORTS.contains(&from.port())
@@ -401,7 +401,7 @@ impl Engine {
     }
 
     /// Advances timers: retries, give-ups, finished lists and scans.
-    pub fn handle_timeout(&mut self, now: Instant) {
+    pub fn handle_timeout(&mut self, now: u64) {
         let due: Vec<SocketAddrV4> = self
             .timers
             .iter()
@@ -414,7 +414,7 @@ impl Engine {
                 .get(&addr)
                 .map_or(0, |q| q.attempts.len() as u32);
             if tried < self.config.attempts {
-                self.attempt_server(addr, now);
+                self.attempt_server(now, addr);
             } else {
                 self.finish_server(addr);
             }
@@ -427,7 +427,7 @@ impl Engine {
             .collect();
         for (addr, packets, attempts) in due {
             if packets == 0 && attempts < self.config.master_attempts {
-                self.attempt_master(addr, now);
+                self.attempt_master(now, addr);
             } else {
                 self.finish_master(addr, false);
             }
@@ -439,8 +439,8 @@ impl Engine {
     }
 
     /// The next datagram to send, when the pacing allows one now.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        let elapsed = now.saturating_duration_since(self.refilled).as_secs_f64();
+    pub fn poll_transmit(&mut self, now: u64) -> Option<Transmit> {
+        let elapsed = now.saturating_sub(self.refilled) as f64 / 1000.0;
         self.tokens = (self.tokens + elapsed * self.config.send_rate).min(self.config.burst);
         self.refilled = now;
         // A drain starts only when a whole batch may leave, then runs while tokens last.
@@ -460,12 +460,12 @@ impl Engine {
     }
 
     /// When [`Self::handle_timeout`] or [`Self::poll_transmit`] next has work.
-    pub fn poll_timeout(&self, now: Instant) -> Option<Instant> {
+    pub fn poll_timeout(&self, now: u64) -> Option<u64> {
         // Wake when a batch's worth may leave, so sends go out many per system call.
         let pacing = (!self.transmits.is_empty()).then(|| {
             let batch = (self.transmits.len() as f64).min(PACING_BATCH);
             let missing = (batch - self.tokens).max(0.0);
-            now + Duration::from_secs_f64(missing / self.config.send_rate)
+            now + (missing * 1000.0 / self.config.send_rate).ceil() as u64
         });
         self.timers
             .first()
@@ -487,7 +487,7 @@ mod tests {
         SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
     }
 
-    fn drain(engine: &mut Engine, now: Instant) -> Vec<Transmit> {
+    fn drain(engine: &mut Engine, now: u64) -> Vec<Transmit> {
         core::iter::from_fn(|| engine.poll_transmit(now)).collect()
     }
 
@@ -515,35 +515,25 @@ mod tests {
 
     #[test]
     fn retries_back_off_and_the_best_rtt_wins() {
-        let t0 = Instant::now();
+        let t0 = 1_000u64;
         let mut engine = Engine::new(EngineConfig::default(), t0);
-        engine.query_server(addr(1), t0);
+        engine.query_server(t0, addr(1));
         let first = drain(&mut engine, t0);
         assert_eq!(first.len(), 2, "one getinfo and one getstatus per attempt");
         let first_challenge = challenge_of(&first[0]);
         // No reply: the second attempt comes after 500 ms, the third 1,000 ms later.
-        assert_eq!(
-            engine.poll_timeout(t0),
-            Some(t0 + Duration::from_millis(500))
-        );
-        let t1 = t0 + Duration::from_millis(500);
+        assert_eq!(engine.poll_timeout(t0), Some(t0 + 500));
+        let t1 = t0 + 500;
         engine.handle_timeout(t1);
         let second = drain(&mut engine, t1);
         assert_eq!(second.len(), 2);
         assert_ne!(challenge_of(&second[0]), first_challenge);
-        assert_eq!(
-            engine.poll_timeout(t1),
-            Some(t1 + Duration::from_millis(1000))
-        );
+        assert_eq!(engine.poll_timeout(t1), Some(t1 + 1000));
         // The first attempt's reply arrives late (700 ms); the second's at 520 ms is better.
-        let t2 = t0 + Duration::from_millis(700);
-        engine.handle_datagram(addr(1), &info_reply(&first_challenge), t2);
-        engine.handle_datagram(
-            addr(1),
-            &info_reply(&challenge_of(&second[0])),
-            t0 + Duration::from_millis(520),
-        );
-        engine.handle_datagram(addr(1), &status_reply(), t2);
+        let t2 = t0 + 700;
+        engine.handle_datagram(t2, addr(1), &info_reply(&first_challenge));
+        engine.handle_datagram(t0 + 520, addr(1), &info_reply(&challenge_of(&second[0])));
+        engine.handle_datagram(t2, addr(1), &status_reply());
         let Some(Event::Server(reply)) = engine.poll_event() else {
             panic!("a result")
         };
@@ -555,33 +545,33 @@ mod tests {
 
     #[test]
     fn replies_must_come_from_the_address_and_echo_the_challenge() {
-        let t0 = Instant::now();
+        let t0 = 1_000u64;
         let mut engine = Engine::new(EngineConfig::default(), t0);
-        engine.query_server(addr(1), t0);
+        engine.query_server(t0, addr(1));
         let sent = drain(&mut engine, t0);
         let challenge = challenge_of(&sent[0]);
-        engine.handle_datagram(addr(1), &info_reply("forged"), t0);
-        engine.handle_datagram(addr(2), &info_reply(&challenge), t0);
-        engine.handle_datagram(addr(1), &status_reply(), t0);
+        engine.handle_datagram(t0, addr(1), &info_reply("forged"));
+        engine.handle_datagram(t0, addr(2), &info_reply(&challenge));
+        engine.handle_datagram(t0, addr(1), &status_reply());
         assert!(engine.poll_event().is_none(), "no info yet");
-        engine.handle_datagram(addr(1), &info_reply(&challenge), t0);
+        engine.handle_datagram(t0, addr(1), &info_reply(&challenge));
         assert!(matches!(engine.poll_event(), Some(Event::Server(_))));
     }
 
     #[test]
     fn silence_and_garbage_are_told_apart() {
-        let t0 = Instant::now();
+        let t0 = 1_000u64;
         let mut engine = Engine::new(EngineConfig::default(), t0);
-        engine.query_server(addr(1), t0);
-        engine.query_server(addr(2), t0);
-        engine.handle_datagram(addr(2), b"\xff\xff\xff\xffinfoResponse\n\\key", t0);
+        engine.query_server(t0, addr(1));
+        engine.query_server(t0, addr(2));
+        engine.handle_datagram(t0, addr(2), b"\xff\xff\xff\xffinfoResponse\n\\key");
         let mut now = t0;
         while engine.in_flight() > 0 {
             now = engine.poll_timeout(now).unwrap();
             engine.handle_timeout(now);
             drain(&mut engine, now);
         }
-        assert_eq!(now - t0, Duration::from_millis(500 + 1000 + 2000));
+        assert_eq!(now - t0, 500 + 1000 + 2000);
         let mut outcomes: Vec<(u16, Outcome)> = core::iter::from_fn(|| engine.poll_event())
             .filter_map(|e| match e {
                 Event::Server(r) => Some((r.addr.port(), r.outcome)),
@@ -595,7 +585,7 @@ mod tests {
 
     #[test]
     fn sends_are_paced_in_batches() {
-        let t0 = Instant::now();
+        let t0 = 1_000u64;
         let config = EngineConfig {
             send_rate: 1000.0,
             burst: 64.0,
@@ -603,13 +593,13 @@ mod tests {
         };
         let mut engine = Engine::new(config, t0);
         for port in 0..200 {
-            engine.query_server(addr(port), t0);
+            engine.query_server(t0, addr(port));
         }
         assert_eq!(drain(&mut engine, t0).len(), 64, "the burst leaves at once");
         // Then a batch at a time: 64 tokens at 1,000 per second take 64 ms.
         let wake = engine.poll_timeout(t0).unwrap();
-        assert_eq!(wake, t0 + Duration::from_millis(64));
-        assert!(drain(&mut engine, t0 + Duration::from_millis(10)).is_empty());
+        assert_eq!(wake, t0 + 64);
+        assert!(drain(&mut engine, t0 + 10).is_empty());
         assert_eq!(drain(&mut engine, wake).len(), 64);
     }
 }

@@ -1,16 +1,19 @@
 //! What `muster spectate` prints: one typed line per session event, as JSON (`--json`, one
 //! object per line, each with a `type`) or as text for people ([`std::fmt::Display`]).
 
+use protocol::cod::fields::ClientField;
+use protocol::cod::fields::EntityField;
+use protocol::cod::fields::PlayerStateField;
 use std::fmt;
 
 use protocol::cod::client::{DownloadEvent, Event};
-use protocol::cod::commands::{display_text, ServerCommand};
 use protocol::cod::entity::{EntityState, ET_VEHICLE};
 use protocol::cod::fields::Named;
-use protocol::cod::obituary::{Cause, Obituary, ET_EVENTS, ET_OBITUARY, MEANS_OF_DEATH};
 use protocol::cod::snapshot::Snapshot;
-use protocol::cod::spectator::{EF_DEAD, ET_PLAYER, PM_DEAD, PSF_FOLLOWING};
 use protocol::cod::text::strip as strip_colours;
+use protocol::cod::watch::commands::{display_text, ServerCommand};
+use protocol::cod::watch::obituary::{Cause, Obituary, ET_EVENTS, ET_OBITUARY, MEANS_OF_DEATH};
+use protocol::cod::watch::spectator::{EF_DEAD, ET_PLAYER, PM_DEAD, PSF_FOLLOWING};
 use protocol::relay_api::watch::Team;
 use serde::Serialize;
 
@@ -154,7 +157,7 @@ pub enum CauseLine {
 }
 
 fn entity_kind(e: &EntityState) -> &'static str {
-    match e.get("eType") {
+    match e.get(EntityField::E_TYPE) {
         ET_PLAYER => "player",
         ET_VEHICLE => "vehicle",
         ET_OBITUARY => "obituary",
@@ -226,8 +229,8 @@ fn team_name(team: u32) -> &'static str {
 
 /// One snapshot as tools read it.
 pub fn snapshot_line(s: &Snapshot) -> SnapshotLine {
-    let following = s.player.get("pm_flags") & PSF_FOLLOWING != 0;
-    let followed = following.then(|| s.player.get("clientNum") as u8);
+    let following = s.player.get(PlayerStateField::PM_FLAGS) & PSF_FOLLOWING != 0;
+    let followed = following.then(|| s.player.get(PlayerStateField::CLIENT_NUM) as u8);
     let players = s
         .clients
         .iter()
@@ -237,11 +240,11 @@ pub fn snapshot_line(s: &Snapshot) -> SnapshotLine {
                 return PlayerLine {
                     client: number,
                     name: c.name(),
-                    team: team_name(c.get("team")),
-                    origin: Some(["origin[0]", "origin[1]", "origin[2]"].map(|n| ps.get_f32(n))),
-                    yaw: Some(ps.get_f32("viewangles[1]")),
-                    weapon: Some(ps.get("weapon")),
-                    dead: Some(ps.get("pm_type") >= PM_DEAD),
+                    team: team_name(c.get(ClientField::TEAM)),
+                    origin: Some(ps.origin()),
+                    yaw: Some(ps.get_f32(PlayerStateField::VIEWANGLES_1)),
+                    weapon: Some(ps.get(PlayerStateField::WEAPON)),
+                    dead: Some(ps.get(PlayerStateField::PM_TYPE) >= PM_DEAD),
                     followed: Some(true),
                 };
             }
@@ -249,11 +252,11 @@ pub fn snapshot_line(s: &Snapshot) -> SnapshotLine {
             PlayerLine {
                 client: number,
                 name: c.name(),
-                team: team_name(c.get("team")),
+                team: team_name(c.get(ClientField::TEAM)),
                 origin: entity.map(|e| e.origin()),
-                yaw: entity.map(|e| e.get_f32("apos.trBase[1]")),
-                weapon: entity.map(|e| e.get("weapon")),
-                dead: entity.map(|e| e.get("eFlags") & EF_DEAD != 0),
+                yaw: entity.map(|e| e.get_f32(EntityField::APOS_TR_BASE_1)),
+                weapon: entity.map(|e| e.get(EntityField::WEAPON)),
+                dead: entity.map(|e| e.get(EntityField::E_FLAGS) & EF_DEAD != 0),
                 followed: None,
             }
         })
@@ -261,12 +264,14 @@ pub fn snapshot_line(s: &Snapshot) -> SnapshotLine {
     let entities = s
         .entities
         .values()
-        .filter(|e| !(e.get("eType") == ET_PLAYER && s.clients.contains_key(&(e.number as u8))))
+        .filter(|e| {
+            !(e.get(EntityField::E_TYPE) == ET_PLAYER && s.clients.contains_key(&(e.number as u8)))
+        })
         .map(|e| EntityLine {
             number: e.number,
             kind: entity_kind(e),
             origin: e.origin(),
-            yaw: e.get_f32("apos.trBase[1]"),
+            yaw: e.get_f32(EntityField::APOS_TR_BASE_1),
         })
         .collect();
     SnapshotLine {
@@ -274,8 +279,8 @@ pub fn snapshot_line(s: &Snapshot) -> SnapshotLine {
         delta_num: s.delta_num,
         flags: s.flags,
         view: ViewLine {
-            origin: ["origin[0]", "origin[1]", "origin[2]"].map(|n| s.player.get_f32(n)),
-            client: s.player.get("clientNum"),
+            origin: s.player.origin(),
+            client: s.player.get(PlayerStateField::CLIENT_NUM),
             following,
         },
         players,

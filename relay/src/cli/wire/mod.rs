@@ -7,6 +7,7 @@
 
 pub mod wulfram;
 
+use protocol::cod::fields::PlayerStateField;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -26,7 +27,7 @@ use serde_json::{json, Value};
 use super::out;
 use super::spectate::{describe_command, obituaries};
 use protocol::cod::fields::Named;
-use protocol::cod::spectator::PSF_FOLLOWING;
+use protocol::cod::watch::spectator::PSF_FOLLOWING;
 
 /// Parses hex, ignoring white space and `:` separators.
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
@@ -356,8 +357,8 @@ impl Dissector {
                 "usable": usable,
                 "entities": snapshot.entities.len(),
                 "clients": snapshot.clients.len(),
-                "following": (snapshot.player.get("pm_flags") & PSF_FOLLOWING != 0)
-                    .then(|| snapshot.player.get("clientNum")),
+                "following": (snapshot.player.get(PlayerStateField::PM_FLAGS) & PSF_FOLLOWING != 0)
+                    .then(|| snapshot.player.get(PlayerStateField::CLIENT_NUM)),
                 "obituaries": obituaries(&snapshot),
             }),
             Record::Download(DownloadRecord::Block { number, total_size, data }) => json!({

@@ -1,0 +1,7 @@
+//! What a watcher reads of a match: the server-command vocabulary (`commands`), obituaries,
+//! the spectator's input and match model (`spectator`), and demo timelines for playback.
+
+pub mod commands;
+pub mod obituary;
+pub mod spectator;
+pub mod timeline;

@@ -1,0 +1,98 @@
+//! Headless Chromium under chromedriver, for the page tests and the benches that load the page:
+//! one driver per browser on a free loopback port, and one profile per browser, so tests run
+//! side by side.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder};
+use serde_json::{json, Value};
+
+/// How long chromedriver may take to listen.
+const DRIVER_START: Duration = Duration::from_secs(30);
+
+/// chromedriver on a free loopback port; killed, with its browser, when dropped.
+pub struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // A test that failed before closing its session leaves Chromium behind chromedriver:
+        // end it by its profile, so it cannot slow the tests after it.
+        let _ = Command::new("pkill")
+            .args(["-f", &self.profile().display().to_string()])
+            .status();
+    }
+}
+
+impl Driver {
+    /// Starts chromedriver (`cargo xtask test` installs Debian's chromium-driver) and waits
+    /// until it listens.
+    pub async fn start() -> anyhow::Result<Self> {
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| anyhow::anyhow!("chromedriver does not run: {e}"))?;
+        let driver = Self {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let deadline = tokio::time::Instant::now() + DRIVER_START;
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            anyhow::ensure!(
+                tokio::time::Instant::now() < deadline,
+                "chromedriver never listened"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(driver)
+    }
+
+    /// The Chromium profile of this driver's browser.
+    fn profile(&self) -> PathBuf {
+        std::env::temp_dir().join(format!(
+            "muster-chromium-{}-{}",
+            std::process::id(),
+            self.url.rsplit(':').next().unwrap_or_default()
+        ))
+    }
+
+    /// Headless Chromium with a fresh profile and a `width` x `height` window.
+    pub async fn browser(&self, width: u32, height: u32) -> anyhow::Result<Client> {
+        let profile = self.profile();
+        let _ = std::fs::remove_dir_all(&profile);
+        let capabilities = json!({
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                // The watch-list test needs notifications allowed, as a user would allow them.
+                "prefs": { "profile.default_content_setting_values.notifications": 1 },
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    format!("--window-size={width},{height}"),
+                    format!("--user-data-dir={}", profile.display()),
+                ]
+            }
+        });
+        let Value::Object(capabilities) = capabilities else {
+            unreachable!("a JSON object")
+        };
+        Ok(ClientBuilder::rustls()?
+            .capabilities(capabilities)
+            .connect(&self.url)
+            .await?)
+    }
+}

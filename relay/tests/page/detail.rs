@@ -1,0 +1,212 @@
+//! A server's detail: players, settings, the tuning panel, Refresh now and Join check.
+
+use super::*;
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn a_server_opens_with_its_players_settings_tuning_panel_and_refresh_now() {
+    let (lab, relay) = lab_and_relay(10, 4).await;
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    every_server_answers(&client, 10).await;
+    // Open the busiest server: its players and settings appear beside the list.
+    let busiest = lab
+        .servers
+        .iter()
+        .max_by_key(|s| s.snapshot().clients())
+        .unwrap();
+    let profile = busiest.snapshot();
+    client
+        .find(Locator::Css(&format!("tr[data-addr=\"{}\"]", busiest.addr)))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let name = eventually("the detail shows the server", async || {
+        text_of(&client, "[data-testid=detail-name]").await
+    })
+    .await;
+    assert_eq!(name, strip(&profile.hostname));
+    // The page told the relay what it shows, so that server is refreshed more often.
+    eventually("the relay knows the page watches the server", async || {
+        let watched = relay.directory.watched();
+        (watched == [busiest.addr.to_string()].into())
+            .then_some(())
+            .ok_or(format!("{watched:?}"))
+    })
+    .await;
+    // Read in one step: the watched server's detail re-renders as its refreshes land.
+    let seen: Vec<String> = serde_json::from_value(
+        client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=player-row]')].map(r => r.innerText);",
+                vec![],
+            )
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(seen.len(), profile.players.len());
+    for player in &profile.players {
+        assert!(
+            seen.iter().any(|row| row.starts_with(&strip(&player.name))),
+            "{} missing from {seen:?}",
+            player.name
+        );
+    }
+    // The tuning panel: stock settings against the lab's sv_maxRate 25000 on a stock 20 Hz
+    // server give rate-delayed worst-case snapshots, 10 a second.
+    let clocks = client
+        .find_all(Locator::Css(
+            "[data-testid=tuning-panel] [data-testid=clock]",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(clocks.len(), 4);
+    let snapshots = clocks[3].text().await.unwrap();
+    assert!(
+        snapshots.contains("10.0/s") && snapshots.contains("rate-delayed"),
+        "{snapshots}"
+    );
+    let cvars = text_of(&client, "[data-testid=cvars-table]").await.unwrap();
+    assert!(cvars.contains("sv_hostname"), "{cvars}");
+    assert!(
+        cvars.contains(&format!("mapname {}", profile.mapname)),
+        "{cvars}"
+    );
+    // Refresh now: the page's own getinfo and getstatus through the bridge, decoded in wasm.
+    let api_bridge = format!("http://{}/api/bridge", relay.addr);
+    client
+        .find(Locator::Css("[data-testid=refresh-now]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let refreshed = eventually("Refresh now answers", async || {
+        match text_of(&client, "[data-testid=refresh-failed]").await {
+            Ok(failed) => Err(failed),
+            Err(_) => text_of(&client, "[data-testid=refreshed]").await,
+        }
+    })
+    .await;
+    assert!(
+        refreshed.starts_with("answered in ")
+            && refreshed.ends_with(&format!(
+                "ms through the bridge: {}, {}/{} players",
+                profile.mapname,
+                profile.clients(),
+                profile.public_slots()
+            )),
+        "{refreshed}"
+    );
+    let bridge: serde_json::Value = reqwest::get(&api_bridge)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(bridge["datagrams_to_targets"], 2, "{bridge}");
+    assert_eq!(bridge["datagrams_from_targets"], 2, "{bridge}");
+    screenshot(&client, "detail.png").await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn join_check_reports_a_free_slot_a_full_server_and_a_password_from_the_page_s_own_client() {
+    let lab = Lab::start(lab_config(3, 4)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    // Before any session starts: one passworded, one full, one with room.
+    for (i, server) in lab.servers.iter().enumerate() {
+        let mut profile = server.profile.lock().unwrap();
+        let slots = profile.public_slots() as usize;
+        profile.password = i == 0;
+        profile.players.truncate(slots.saturating_sub(2));
+        let mut n = 0;
+        while i == 1 && profile.players.len() < slots {
+            n += 1;
+            profile.players.push(lab::LabPlayer {
+                name: format!("filler{n}"),
+                score: 0,
+                ping: 50,
+                bot: false,
+                spectator: false,
+            });
+        }
+    }
+    let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    common::wait_listed(&relay, &lab).await;
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    let expected = [
+        (
+            "password",
+            "a password is required (the server said \"GAME_INVALIDPASSWORD\")",
+        ),
+        (
+            "full",
+            "the server is full (the server said \"EXE_SERVERISFULL\")",
+        ),
+        ("free_slot", "a slot is free: you can join"),
+    ];
+    for (server, (kind, text)) in lab.servers.iter().zip(expected) {
+        let row = format!("tr[data-addr=\"{}\"]", server.addr);
+        eventually("the server is listed", async || {
+            client
+                .find(Locator::Css(&row))
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .click()
+        .await
+        .unwrap();
+        eventually("the detail shows the server", async || {
+            let name = text_of(&client, "[data-testid=detail-name]").await?;
+            let want = strip(&server.snapshot().hostname);
+            (name == want).then_some(()).ok_or(name)
+        })
+        .await;
+        let before = server.connects();
+        client
+            .find(Locator::Css("[data-testid=join-check]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let answer = eventually("Join check answers", async || {
+            let element = client
+                .find(Locator::Css("[data-testid=join-answer]"))
+                .await
+                .map_err(|e| e.to_string())?;
+            let kind = element.attr("data-kind").await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((kind.unwrap_or_default(), element.text().await.unwrap()))
+        })
+        .await;
+        assert_eq!(
+            answer,
+            (kind.to_owned(), text.to_owned()),
+            "{}",
+            server.addr
+        );
+        if kind == "free_slot" {
+            assert_eq!(
+                server.connects(),
+                before + 1,
+                "one connect, through the bridge"
+            );
+        }
+    }
+    screenshot(&client, "join-check.png").await;
+    let bridge: serde_json::Value = reqwest::get(format!("http://{}/api/bridge", relay.addr))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        bridge["refused"].as_object().unwrap().is_empty(),
+        "{bridge}"
+    );
+}

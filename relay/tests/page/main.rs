@@ -1,0 +1,180 @@
+//! The page in headless Chromium, loaded from the relay, fed by a lab fleet, one file per view:
+//! the server list, a server's detail, the tuning page, the watch view and the demo player.
+//! Screenshots land in target/screenshots for a person to look at. Run by `cargo xtask test`,
+//! which builds the page and installs Chromium and its driver.
+
+#[path = "../common/browser.rs"]
+mod browser;
+#[path = "../common/mod.rs"]
+mod common;
+
+mod demos;
+mod detail;
+mod list;
+mod tuning;
+mod watch;
+
+pub(crate) use std::path::PathBuf;
+pub(crate) use std::time::Duration;
+
+pub(crate) use common::{lab_config, start_relay};
+pub(crate) use fantoccini::{Client, Locator};
+pub(crate) use lab::Lab;
+pub(crate) use protocol::cod::text::strip;
+
+pub(crate) const LIMIT: Duration = Duration::from_secs(30);
+
+/// Chromium at `width` x `height` on the relay's page; keep the driver while the page is used.
+pub async fn open_page(relay: &relay::Relay, width: u32, height: u32) -> (browser::Driver, Client) {
+    let driver = browser::Driver::start().await.unwrap();
+    let client = driver
+        .browser(width, height)
+        .await
+        .expect("Chromium starts under chromedriver");
+    client
+        .goto(&format!("http://{}/", relay.addr))
+        .await
+        .unwrap();
+    (driver, client)
+}
+
+/// A lab of `servers`, registered with its master, and a relay polling it.
+pub async fn lab_and_relay(servers: usize, bots: usize) -> (Lab, relay::Relay) {
+    assert!(
+        common::dist().join("index.html").exists(),
+        "MUSTER_DIST must point at the page built by trunk"
+    );
+    let lab = Lab::start(lab_config(servers, bots)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    (lab, relay)
+}
+
+/// Waits until the list shows every one of `n` servers answering.
+pub async fn every_server_answers(client: &Client, n: usize) {
+    eventually("the summary shows every server answering", async || {
+        let summary = text_of(client, "[data-testid=summary]").await?;
+        (summary == format!("{n} servers, {n} answering, {n} shown"))
+            .then_some(())
+            .ok_or(summary)
+    })
+    .await;
+}
+
+/// Polls `check` until it yields a value, or fails after [`LIMIT`] with what it last saw.
+pub async fn eventually<T>(what: &str, mut check: impl AsyncFnMut() -> Result<T, String>) -> T {
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    loop {
+        match check().await {
+            Ok(value) => return value,
+            Err(last) if tokio::time::Instant::now() > deadline => {
+                panic!("{what} never held; last: {last}")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+pub async fn text_of(client: &Client, css: &str) -> Result<String, String> {
+    let element = client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| e.to_string())?;
+    element.text().await.map_err(|e| e.to_string())
+}
+
+pub async fn screenshot(client: &Client, name: &str) {
+    let dir = std::env::var_os("MUSTER_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("muster-screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = client.screenshot().await.expect("screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+    std::fs::write(dir.join(name), png).unwrap();
+}
+
+/// Types a value into a number input the way a user's edit lands: value, then an input event.
+pub async fn set_input(client: &Client, id: &str, value: &str) {
+    client
+        .execute(
+            "const el = document.getElementById(arguments[0]); el.value = arguments[1]; \
+             el.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![id.into(), value.into()],
+        )
+        .await
+        .unwrap();
+}
+
+pub async fn click(client: &Client, css: &str) {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Waits until the watch view's scoreboard lists exactly `roster` on the field; its rows then.
+pub async fn scoreboard_lists(
+    client: &Client,
+    roster: &std::collections::BTreeSet<String>,
+) -> Vec<(String, String, i64, i64)> {
+    eventually("the scoreboard lists the server's players", async || {
+        let rows = watch_rows(client).await?;
+        let names: std::collections::BTreeSet<String> = rows
+            .iter()
+            .filter(|r| r.1 != "spectator")
+            .map(|r| r.0.clone())
+            .collect();
+        (&names == roster)
+            .then_some(rows)
+            .ok_or(format!("{names:?}"))
+    })
+    .await
+}
+
+pub async fn count(client: &Client, css: &str) -> usize {
+    client
+        .find_all(Locator::Css(css))
+        .await
+        .map(|v| v.len())
+        .unwrap_or(0)
+}
+
+/// A value the page holds in an attribute, read as a number.
+pub async fn attr_number(client: &Client, css: &str, attr: &str) -> Result<i64, String> {
+    let element = client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| e.to_string())?;
+    let value = element.attr(attr).await.map_err(|e| e.to_string())?;
+    value
+        .ok_or(format!("no {attr}"))?
+        .parse::<i64>()
+        .map_err(|e| e.to_string())
+}
+
+/// The rows of the watch view's scoreboard: (name, team, x, y).
+pub async fn watch_rows(client: &Client) -> Result<Vec<(String, String, i64, i64)>, String> {
+    let rows = client
+        .find_all(Locator::Css("[data-testid=watch-player]"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for row in rows {
+        let attr = |name: &'static str| {
+            let row = row.clone();
+            async move {
+                row.attr(name)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| format!("no {name}"))
+            }
+        };
+        let x = attr("data-x").await?.parse().map_err(|_| "x")?;
+        let y = attr("data-y").await?.parse().map_err(|_| "y")?;
+        out.push((attr("data-name").await?, attr("data-team").await?, x, y));
+    }
+    Ok(out)
+}

@@ -1,0 +1,176 @@
+//! The watch view: a lab match through the relay's hub, and watched directly by the page's own
+//! client.
+
+use super::*;
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat() {
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(10),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = common::start_spectating_relay(
+        &lab,
+        relay::spectate::SpectateConfig {
+            delay: Duration::ZERO,
+            ..Default::default()
+        },
+    )
+    .await;
+    common::wait_listed(&relay, &lab).await;
+    let addr = lab.servers[0].addr.to_string();
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    // From the list: open the server, press Watch.
+    let row = format!("[data-testid=server-row][data-addr=\"{addr}\"]");
+    eventually("the server is listed", async || {
+        (count(&client, &row).await == 1)
+            .then_some(())
+            .ok_or_else(|| "not yet".to_owned())
+    })
+    .await;
+    click(&client, &row).await;
+    click(&client, "[data-testid=watch]").await;
+    let url = client.current_url().await.unwrap();
+    assert_eq!(url.fragment(), Some(format!("/watch/{addr}").as_str()));
+    let roster = lab.servers[0].snapshot().roster();
+    let first = scoreboard_lists(&client, &roster).await;
+    let status = text_of(&client, "[data-testid=watch-status]")
+        .await
+        .unwrap();
+    assert_eq!(status, "live");
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-delay]").await.unwrap(),
+        "no delay"
+    );
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-viewers]")
+            .await
+            .unwrap(),
+        "1 watching"
+    );
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-map]").await.unwrap(),
+        lab.servers[0].snapshot().mapname
+    );
+    screenshot(&client, "watch-view-1.png").await;
+    let before = client.screenshot().await.unwrap();
+    let kills = count(&client, "[data-testid=kill]").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let moved = eventually("the dots move", async || {
+        let rows = watch_rows(&client).await?;
+        let moved = rows.iter().filter(|r| !first.contains(r)).count();
+        (moved >= 3)
+            .then_some(moved)
+            .ok_or(format!("{moved} moved"))
+    })
+    .await;
+    assert!(moved >= 3);
+    let after = client.screenshot().await.unwrap();
+    assert_ne!(before, after, "the map redraws as the match moves");
+    screenshot(&client, "watch-view-2.png").await;
+    eventually("the kill feed and chat grow", async || {
+        let (k, c) = (
+            count(&client, "[data-testid=kill]").await,
+            count(&client, "[data-testid=chat]").await,
+        );
+        (k > kills && k >= 2 && c >= 1)
+            .then_some(())
+            .ok_or(format!("{k} kills, {c} chat"))
+    })
+    .await;
+    // Clicking a scoreboard row follows and highlights that player.
+    click(&client, "[data-testid=watch-player][data-team=axis]").await;
+    eventually("the row is selected", async || {
+        (count(&client, "[data-testid=watch-player].selected").await == 1)
+            .then_some(())
+            .ok_or_else(|| "none selected".to_owned())
+    })
+    .await;
+    screenshot(&client, "watch-view-following.png").await;
+    // The link reproduces the view in a fresh page; one session serves both.
+    client
+        .goto(&format!("http://{}/#/watch/{addr}", relay.addr))
+        .await
+        .unwrap();
+    client.refresh().await.unwrap();
+    eventually("a shared link opens the watch view", async || {
+        let rows = watch_rows(&client).await?;
+        (rows.len() > roster.len())
+            .then_some(())
+            .ok_or(format!("{} rows", rows.len()))
+    })
+    .await;
+    assert_eq!(lab.servers[0].connects(), 1);
+    // Close the browser: a watch view left open keeps drawing.
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn watch_directly_spectates_a_lab_match_with_the_page_s_own_client() {
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(10),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
+    common::wait_listed(&relay, &lab).await;
+    let addr = lab.servers[0].addr.to_string();
+    let api_bridge = format!("http://{}/api/bridge", relay.addr);
+    let bridge = async || -> serde_json::Value {
+        reqwest::get(&api_bridge)
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    };
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    client
+        .goto(&format!("http://{}/#/watch-direct/{addr}", relay.addr))
+        .await
+        .unwrap();
+    let roster = lab.servers[0].snapshot().roster();
+    let first = scoreboard_lists(&client, &roster).await;
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-status]")
+            .await
+            .unwrap(),
+        "live"
+    );
+    assert_eq!(
+        text_of(&client, "[data-testid=watch-delay]").await.unwrap(),
+        "no delay"
+    );
+    eventually("the dots move", async || {
+        let rows = watch_rows(&client).await?;
+        let moved = rows.iter().filter(|r| !first.contains(r)).count();
+        (moved >= 3).then_some(()).ok_or(format!("{moved} moved"))
+    })
+    .await;
+    screenshot(&client, "watch-direct.png").await;
+    // The page's own session through the bridge, not a hub.
+    assert!(relay.hubs.list().is_empty());
+    let counters = bridge().await;
+    assert_eq!(counters["sessions"], 1, "{counters}");
+    assert!(
+        counters["refused"].as_object().unwrap().is_empty(),
+        "{counters}"
+    );
+    // Leaving the view ends the session cleanly: the server frees the slot.
+    client
+        .goto(&format!("http://{}/#", relay.addr))
+        .await
+        .unwrap();
+    eventually("the bridge session ends", async || {
+        let c = bridge().await;
+        (c["sessions"] == 0).then_some(()).ok_or(c.to_string())
+    })
+    .await;
+}

@@ -29,34 +29,43 @@ fn clock(ms: u32) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
-/// `muster demo info` as text.
-pub fn summary_text(s: &DemoSummary) -> String {
-    let mut text = format!(
-        "{} ({}) on {}\n{} long, {} records, {} snapshots, {} bytes{}\n",
-        s.maps.join(", "),
-        s.gametype,
-        s.hostname,
-        clock(s.duration_ms),
-        s.records,
-        s.snapshots,
-        s.bytes,
-        if s.ended { "" } else { ", no end marker" },
-    );
-    if let Some(problem) = &s.problem {
-        text += &format!("stopped early: {problem}\n");
+/// `muster demo info`: the summary, as JSON or as text for people.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(transparent)]
+pub struct DemoInfo(pub DemoSummary);
+
+impl std::fmt::Display for DemoInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = &self.0;
+        writeln!(
+            f,
+            "{} ({}) on {}\n{} long, {} records, {} snapshots, {} bytes{}",
+            s.maps.join(", "),
+            s.gametype,
+            s.hostname,
+            clock(s.duration_ms),
+            s.records,
+            s.snapshots,
+            s.bytes,
+            if s.ended { "" } else { ", no end marker" },
+        )?;
+        if let Some(problem) = &s.problem {
+            writeln!(f, "stopped early: {problem}")?;
+        }
+        writeln!(f, "{} players: {}", s.players.len(), s.players.join(", "))?;
+        write!(f, "{} kills:", s.kills.len())?;
+        for k in &s.kills {
+            write!(
+                f,
+                "\n  {} {} [{}] {}",
+                clock(k.at_ms),
+                k.attacker.as_deref().unwrap_or("the world"),
+                k.weapon,
+                k.victim
+            )?;
+        }
+        Ok(())
     }
-    text += &format!("{} players: {}\n", s.players.len(), s.players.join(", "));
-    text += &format!("{} kills:\n", s.kills.len());
-    for k in &s.kills {
-        text += &format!(
-            "  {} {} [{}] {}\n",
-            clock(k.at_ms),
-            k.attacker.as_deref().unwrap_or("the world"),
-            k.weapon,
-            k.victim
-        );
-    }
-    text
 }
 
 /// `muster wire demo`: one JSON object per record, then one for how the file ended.
@@ -104,11 +113,11 @@ pub enum DemoTool {
 pub fn run(tool: DemoTool) -> anyhow::Result<()> {
     match tool {
         DemoTool::Info { file, json } => {
-            let summary = summary(&file)?;
+            let info = DemoInfo(summary(&file)?);
             if json {
-                out(serde_json::to_string_pretty(&summary)?)?;
+                out(serde_json::to_string_pretty(&info)?)?;
             } else {
-                out(summary_text(&summary).trim_end())?;
+                out(info)?;
             }
         }
     }

@@ -61,9 +61,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         out(serde_json::to_string_pretty(&results)?)?;
     } else {
-        let text = query_text(&results, args.cvars);
-        if !text.is_empty() {
-            out(text.trim_end())?;
+        if !results.is_empty() {
+            out(QueryText {
+                results: &results,
+                cvars: args.cvars,
+            })?;
         }
     }
     eprintln!("{}", query_summary(&results));
@@ -93,46 +95,54 @@ pub fn report_masters(listing: &MasterListing) {
     }
 }
 
-/// `muster query` for people: a line per server, its players beneath.
-pub fn query_text(results: &[QueryResult], cvars: bool) -> String {
-    let mut out = String::new();
-    for r in results {
-        match &r.server {
-            Some(s) => {
-                out += &format!(
-                    "{:<21} {:>4} ms  {:>2}/{:<2}  {:<16} {:<5} {}\n",
-                    r.addr,
-                    r.ping_ms.unwrap_or(0),
-                    s.clients,
-                    s.max_clients,
-                    s.map,
-                    s.gametype,
-                    strip(&s.hostname)
-                );
-                for p in &s.players {
-                    let ping = if p.bot {
-                        "bot".to_owned()
-                    } else {
-                        p.ping.to_string()
-                    };
-                    out += &format!("    {:<24} {:>5} {:>5}\n", strip(&p.name), p.score, ping);
-                }
-                if cvars {
-                    for (k, v) in &s.cvars {
-                        out += &format!("    {k} = {v}\n");
-                    }
-                }
-            }
-            None => {
+/// `muster query` for people: a line per server, its players beneath (and its cvars, if
+/// asked for).
+pub struct QueryText<'a> {
+    pub results: &'a [QueryResult],
+    pub cvars: bool,
+}
+
+impl std::fmt::Display for QueryText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut lines = Vec::new();
+        for r in self.results {
+            let Some(s) = &r.server else {
                 let why = match &r.error {
                     Some(e) => format!("malformed reply: {e}"),
                     None => format!("no reply after {} attempts", r.attempts),
                 };
-                out += &format!("{:<21} {why}\n", r.addr);
+                lines.push(format!("{:<21} {why}", r.addr));
+                continue;
+            };
+            lines.push(format!(
+                "{:<21} {:>4} ms  {:>2}/{:<2}  {:<16} {:<5} {}",
+                r.addr,
+                r.ping_ms.unwrap_or(0),
+                s.clients,
+                s.max_clients,
+                s.map,
+                s.gametype,
+                strip(&s.hostname)
+            ));
+            for p in &s.players {
+                let ping = if p.bot {
+                    "bot".to_owned()
+                } else {
+                    p.ping.to_string()
+                };
+                lines.push(format!(
+                    "    {:<24} {:>5} {:>5}",
+                    strip(&p.name),
+                    p.score,
+                    ping
+                ));
+            }
+            if self.cvars {
+                lines.extend(s.cvars.iter().map(|(k, v)| format!("    {k} = {v}")));
             }
         }
+        f.write_str(&lines.join("\n"))
     }
-    out
 }
 
 /// A one-line tally for stderr.

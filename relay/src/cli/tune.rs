@@ -88,43 +88,47 @@ pub fn report(client: &ClientSettings, server: &ServerSource, packet_size: u32) 
 }
 
 /// The report for people: the four clocks, then the advice.
-pub fn text(r: &Report) -> String {
-    let c = &r.cadence;
-    let mut out = String::new();
-    if let Some(addr) = &r.server.addr {
-        out += &format!("server {addr}\n");
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = &self.cadence;
+        if let Some(addr) = &self.server.addr {
+            writeln!(f, "server {addr}")?;
+        }
+        writeln!(
+            f,
+            "client frames   {:>6.1}/s  every {} ms (com_maxfps {})",
+            c.client_fps, c.client_frame_ms, self.client.com_maxfps
+        )?;
+        writeln!(
+            f,
+            "client packets  {:>6.1}/s  every {} ms: {} frame(s) per packet, {} user commands each",
+            c.packets_per_second, c.packet_interval_ms, c.frames_per_packet, c.usercmds_per_packet
+        )?;
+        writeln!(
+            f,
+            "server frames   {:>6.1}/s  every {} ms (sv_fps {}, {})",
+            c.server_fps, c.server_frame_ms, self.server.settings.sv_fps, self.server.sv_fps_from
+        )?;
+        writeln!(
+            f,
+            "snapshots       {:>6.1}/s  every {} ms (snaps asks {} ms; rate {} B/s charges {} B in {} ms)",
+            c.snapshots_per_second,
+            c.actual_snapshot_interval_ms,
+            c.requested_snapshot_interval_ms,
+            c.effective_rate,
+            c.charged_size,
+            c.rate_delay_ms
+        )?;
+        for a in &self.advice {
+            let tag = match a.severity {
+                protocol::cod::tuning::Severity::Warning => "warning",
+                protocol::cod::tuning::Severity::Info => "note",
+            };
+            writeln!(f, "{tag}: {}", a.message)?;
+        }
+        let names: Vec<&str> = self.recommended_profiles.iter().map(|p| p.name).collect();
+        write!(f, "recommended here: {}", names.join(", "))
     }
-    out += &format!(
-        "client frames   {:>6.1}/s  every {} ms (com_maxfps {})\n",
-        c.client_fps, c.client_frame_ms, r.client.com_maxfps
-    );
-    out += &format!(
-        "client packets  {:>6.1}/s  every {} ms: {} frame(s) per packet, {} user commands each\n",
-        c.packets_per_second, c.packet_interval_ms, c.frames_per_packet, c.usercmds_per_packet
-    );
-    out += &format!(
-        "server frames   {:>6.1}/s  every {} ms (sv_fps {}, {})\n",
-        c.server_fps, c.server_frame_ms, r.server.settings.sv_fps, r.server.sv_fps_from
-    );
-    out += &format!(
-        "snapshots       {:>6.1}/s  every {} ms (snaps asks {} ms; rate {} B/s charges {} B in {} ms)\n",
-        c.snapshots_per_second,
-        c.actual_snapshot_interval_ms,
-        c.requested_snapshot_interval_ms,
-        c.effective_rate,
-        c.charged_size,
-        c.rate_delay_ms
-    );
-    for a in &r.advice {
-        let tag = match a.severity {
-            protocol::cod::tuning::Severity::Warning => "warning",
-            protocol::cod::tuning::Severity::Info => "note",
-        };
-        out += &format!("{tag}: {}\n", a.message);
-    }
-    let names: Vec<&str> = r.recommended_profiles.iter().map(|p| p.name).collect();
-    out += &format!("recommended here: {}\n", names.join(", "));
-    out
 }
 
 /// What a server will deliver to a player: packets, user commands and snapshots per
@@ -183,7 +187,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         out(serde_json::to_string_pretty(&report)?)?;
     } else {
-        out(text(&report).trim_end())?;
+        out(&report)?;
     }
     Ok(())
 }

@@ -158,6 +158,23 @@ impl ServerProfile {
         self.max_clients - self.private_clients
     }
 
+    /// Fills every public slot with human players (`filler1`, `filler2`...), so a `connect`
+    /// meets a full server.
+    pub fn fill_public_slots(&mut self) {
+        let slots = self.public_slots() as usize;
+        let mut n = 0;
+        while self.players.len() < slots {
+            n += 1;
+            self.players.push(LabPlayer {
+                name: format!("filler{n}"),
+                score: 0,
+                ping: 50,
+                bot: false,
+                spectator: false,
+            });
+        }
+    }
+
     fn add_player(&mut self, rng: &mut SmallRng) {
         let bot = rng.random_bool(0.25);
         let base = NAMES.choose(rng).copied().unwrap_or("Player");

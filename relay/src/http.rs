@@ -192,3 +192,60 @@ mod tests {
         assert_eq!(asset, (StatusCode::OK, "run()".into()));
     }
 }
+
+/// A page's side of a WebSocket as channels, for testing the handlers written against
+/// `Sink`/`Stream` without a socket.
+#[cfg(test)]
+pub(crate) mod channel {
+    use std::time::Duration;
+
+    use axum::extract::ws::Message;
+    use futures::channel::mpsc;
+    use futures::StreamExt;
+
+    /// The sink and stream a handler takes.
+    pub type Sink = mpsc::UnboundedSender<Message>;
+    pub type Stream = mpsc::UnboundedReceiver<Result<Message, axum::Error>>;
+
+    /// The page: what the relay sent it, and what it says.
+    pub struct Page {
+        pub heard: mpsc::UnboundedReceiver<Message>,
+        pub says: mpsc::UnboundedSender<Result<Message, axum::Error>>,
+    }
+
+    /// A handler's sink and stream, and the page at their other ends.
+    pub fn socket() -> (Sink, Stream, Page) {
+        let (sink, heard) = mpsc::unbounded();
+        let (says, stream) = mpsc::unbounded();
+        (sink, stream, Page { heard, says })
+    }
+
+    impl Page {
+        /// The next message the relay sent, within 5 s.
+        pub async fn next(&mut self) -> Message {
+            tokio::time::timeout(Duration::from_secs(5), self.heard.next())
+                .await
+                .expect("the relay answers in time")
+                .expect("the socket is open")
+        }
+
+        /// The next message, a JSON report.
+        pub async fn report<T: serde::de::DeserializeOwned>(&mut self) -> T {
+            match self.next().await {
+                Message::Text(text) => serde_json::from_str(&text).expect("a report"),
+                other => panic!("expected a report, got {other:?}"),
+            }
+        }
+
+        pub fn send(&self, message: Message) {
+            self.says
+                .unbounded_send(Ok(message))
+                .expect("the handler listens");
+        }
+
+        /// The page goes away: its stream ends.
+        pub fn leave(&self) {
+            self.says.close_channel();
+        }
+    }
+}

@@ -452,21 +452,7 @@ async fn only_listed_servers_can_be_watched_and_hubs_are_bounded() {
 async fn a_full_server_s_refusal_reaches_the_viewer_in_its_own_words() {
     let lab = Lab::start(watched_lab(4)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
-    {
-        let mut profile = lab.servers[0].profile.lock().unwrap();
-        let slots = profile.public_slots() as usize;
-        let mut n = 0;
-        while profile.players.len() < slots {
-            n += 1;
-            profile.players.push(lab::LabPlayer {
-                name: format!("filler{n}"),
-                score: 0,
-                ping: 50,
-                bot: false,
-                spectator: false,
-            });
-        }
-    }
+    lab.servers[0].profile.lock().unwrap().fill_public_slots();
     let relay = start_spectating_relay(&lab, hubs(0)).await;
     wait_listed(&relay, &lab).await;
     let mut viewer = Viewer::open(&relay, &lab.servers[0].addr.to_string()).await;

@@ -159,30 +159,16 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use futures::channel::mpsc;
     use tokio::net::UdpSocket;
 
     use super::*;
     use crate::bridge::{Bridge, BridgeConfig};
+    use crate::http::channel;
 
     fn oob(text: &str) -> Vec<u8> {
         let mut datagram = vec![0xff; 4];
         datagram.extend_from_slice(text.as_bytes());
         datagram
-    }
-
-    fn report(message: Message) -> BridgeReport {
-        match message {
-            Message::Text(text) => BridgeReport::decode(&text).expect("a report"),
-            other => panic!("expected a report, got {other:?}"),
-        }
-    }
-
-    async fn next(page: &mut mpsc::UnboundedReceiver<Message>) -> Message {
-        tokio::time::timeout(Duration::from_secs(5), page.next())
-            .await
-            .expect("the bridge answers in time")
-            .expect("the session is open")
     }
 
     /// A session between channels (the page's side) and a UDP socket on loopback (the game
@@ -201,16 +187,15 @@ mod tests {
         let bridge = Bridge::new(config, Arc::new(vec![target]));
         let client = Ipv4Addr::new(192, 0, 2, 1).into();
         let session = bridge.open_session(client, target).await.unwrap();
-        let (to_page, mut page) = mpsc::unbounded::<Message>();
-        let (page_says, from_page) = mpsc::unbounded::<Result<Message, axum::Error>>();
-        let running = tokio::spawn(session.run(to_page, from_page));
+        let (sink, stream, mut page) = channel::socket();
+        let running = tokio::spawn(session.run(sink, stream));
 
         let BridgeReport::Session {
             target: said,
             kind,
             qport,
             max_datagram,
-        } = report(next(&mut page).await)
+        } = page.report::<BridgeReport>().await
         else {
             panic!("the session report comes first");
         };
@@ -220,9 +205,7 @@ mod tests {
         assert_eq!(max_datagram, MAX_DATAGRAM);
 
         // The page's query reaches the server byte for byte; its answer reaches the page.
-        page_says
-            .unbounded_send(Ok(Message::Binary(oob("getinfo xxx").into())))
-            .unwrap();
+        page.send(Message::Binary(oob("getinfo xxx").into()));
         let mut buf = [0u8; 2048];
         let (len, from) = tokio::time::timeout(Duration::from_secs(5), server.recv_from(&mut buf))
             .await
@@ -231,13 +214,11 @@ mod tests {
         assert_eq!(&buf[..len], oob("getinfo xxx").as_slice());
         let answer = oob("infoResponse\n\\protocol\\22\\challenge\\xxx");
         server.send_to(&answer, from).await.unwrap();
-        assert_eq!(next(&mut page).await, Message::Binary(answer.into()));
+        assert_eq!(page.next().await, Message::Binary(answer.into()));
 
         // rcon never leaves the relay; the page is told why and the session stays.
-        page_says
-            .unbounded_send(Ok(Message::Binary(oob("rcon secret status").into())))
-            .unwrap();
-        let BridgeReport::Refused { kind, .. } = report(next(&mut page).await) else {
+        page.send(Message::Binary(oob("rcon secret status").into()));
+        let BridgeReport::Refused { kind, .. } = page.report::<BridgeReport>().await else {
             panic!("a refusal");
         };
         assert_eq!(kind, "rcon");
@@ -247,12 +228,12 @@ mod tests {
         );
 
         // The page leaves: the session says so and ends.
-        drop(page_says);
-        let BridgeReport::Closed { kind, .. } = report(next(&mut page).await) else {
+        page.leave();
+        let BridgeReport::Closed { kind, .. } = page.report::<BridgeReport>().await else {
             panic!("the end is said");
         };
         assert_eq!(kind, "page_left");
-        assert!(matches!(next(&mut page).await, Message::Close(None)));
+        assert!(matches!(page.next().await, Message::Close(None)));
         running.await.unwrap();
         assert_eq!(bridge.counters.sessions.load(Ordering::Relaxed), 0);
     }
@@ -272,12 +253,12 @@ mod tests {
             Err(refusal) => refusal,
             Ok(_) => panic!("an unknown target opened"),
         };
-        let (to_page, mut page) = mpsc::unbounded::<Message>();
-        refuse(to_page, refusal).await;
-        let BridgeReport::Closed { kind, reason } = report(next(&mut page).await) else {
+        let (sink, _, mut page) = channel::socket();
+        refuse(sink, refusal).await;
+        let BridgeReport::Closed { kind, reason } = page.report::<BridgeReport>().await else {
             panic!("the refusal is said");
         };
         assert_eq!(kind, "unknown_target", "{reason}");
-        assert!(matches!(next(&mut page).await, Message::Close(None)));
+        assert!(matches!(page.next().await, Message::Close(None)));
     }
 }

@@ -181,26 +181,10 @@ where
 #[cfg(test)]
 mod tests {
     use std::net::{Ipv4Addr, SocketAddr};
-    use std::time::Duration;
-
-    use futures::channel::mpsc;
     use tokio::net::TcpListener;
 
     use super::*;
-
-    fn report(message: Message) -> ProxyReport {
-        match message {
-            Message::Text(text) => ProxyReport::decode(&text).expect("a report"),
-            other => panic!("expected a report, got {other:?}"),
-        }
-    }
-
-    async fn next(page: &mut mpsc::UnboundedReceiver<Message>) -> Message {
-        tokio::time::timeout(Duration::from_secs(5), page.next())
-            .await
-            .expect("the proxy answers in time")
-            .expect("the session is open")
-    }
+    use crate::http::channel;
 
     /// The page's side through channels, the server's a TCP listener on loopback.
     #[tokio::test]
@@ -210,33 +194,28 @@ mod tests {
             name: "arena".into(),
             addr: listener.local_addr().unwrap(),
         };
-        let (to_page, mut page) = mpsc::unbounded::<Message>();
-        let (page_says, from_page) = mpsc::unbounded::<Result<Message, axum::Error>>();
-        let running = tokio::spawn(proxy(to_page, from_page, target.clone()));
+        let (sink, stream, mut page) = channel::socket();
+        let running = tokio::spawn(proxy(sink, stream, target.clone()));
         let (mut server, _) = listener.accept().await.unwrap();
         assert_eq!(
-            report(next(&mut page).await),
+            page.report::<ProxyReport>().await,
             ProxyReport::Connected {
                 name: "arena".into(),
                 addr: target.addr.to_string(),
             }
         );
         let payload = [CHANNEL_TCP, 0x35, 0, 0, 0, 42];
-        page_says
-            .unbounded_send(Ok(Message::Binary(payload.to_vec().into())))
-            .unwrap();
+        page.send(Message::Binary(payload.to_vec().into()));
         let mut framed = vec![0u8; 7];
         server.read_exact(&mut framed).await.unwrap();
         assert_eq!(framed, frame::emit(0x35, &[0, 0, 0, 42]).unwrap());
 
-        page_says
-            .unbounded_send(Ok(Message::Binary(vec![CHANNEL_TCP].into())))
-            .unwrap();
+        page.send(Message::Binary(vec![CHANNEL_TCP].into()));
         let ProxyReport::Dropped {
             direction,
             transport,
             ..
-        } = report(next(&mut page).await)
+        } = page.report::<ProxyReport>().await
         else {
             panic!("an empty payload is reported");
         };
@@ -251,18 +230,18 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            next(&mut page).await,
+            page.next().await,
             Message::Binary(vec![CHANNEL_TCP, 0x19, 7, 7].into())
         );
 
-        drop(page_says);
+        page.leave();
         assert_eq!(
-            report(next(&mut page).await),
+            page.report::<ProxyReport>().await,
             ProxyReport::Closed {
                 reason: "the page closed".into()
             }
         );
-        assert!(matches!(next(&mut page).await, Message::Close(None)));
+        assert!(matches!(page.next().await, Message::Close(None)));
         running.await.unwrap();
     }
 
@@ -279,10 +258,9 @@ mod tests {
             name: "gone".into(),
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
         };
-        let (to_page, mut page) = mpsc::unbounded::<Message>();
-        let (_page_says, from_page) = mpsc::unbounded::<Result<Message, axum::Error>>();
-        proxy(to_page, from_page, target).await;
-        let ProxyReport::Closed { reason } = report(next(&mut page).await) else {
+        let (sink, stream, mut page) = channel::socket();
+        proxy(sink, stream, target).await;
+        let ProxyReport::Closed { reason } = page.report::<ProxyReport>().await else {
             panic!("the failure is said");
         };
         assert!(reason.starts_with("cannot reach 127.0.0.1:"), "{reason}");

@@ -6,13 +6,7 @@ use super::*;
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() {
     let dir = tempfile::tempdir().unwrap();
-    let lab = Lab::start(lab::LabConfig {
-        players: Some(10),
-        ..lab_config(1, 10)
-    })
-    .await
-    .unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
+    let lab = one_match_lab().await;
     let relay = relay::Relay::start(relay::ServeConfig {
         operator_token: Some("operator-secret".into()),
         ..common::spectating_config(

@@ -123,16 +123,8 @@ async fn join_check_reports_a_free_slot_a_full_server_and_a_password_from_the_pa
         let slots = profile.public_slots() as usize;
         profile.password = i == 0;
         profile.players.truncate(slots.saturating_sub(2));
-        let mut n = 0;
-        while i == 1 && profile.players.len() < slots {
-            n += 1;
-            profile.players.push(lab::LabPlayer {
-                name: format!("filler{n}"),
-                score: 0,
-                ping: 50,
-                bot: false,
-                spectator: false,
-            });
+        if i == 1 {
+            profile.fill_public_slots();
         }
     }
     let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;

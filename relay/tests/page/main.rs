@@ -50,6 +50,18 @@ pub async fn lab_and_relay(servers: usize, bots: usize) -> (Lab, relay::Relay) {
     (lab, relay)
 }
 
+/// One lab server hosting a ten-player match, registered with the lab master.
+pub async fn one_match_lab() -> Lab {
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(10),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    lab
+}
+
 /// Waits until the list shows every one of `n` servers answering.
 pub async fn every_server_answers(client: &Client, n: usize) {
     eventually("the summary shows every server answering", async || {

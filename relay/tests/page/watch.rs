@@ -6,13 +6,7 @@ use super::*;
 #[tokio::test]
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat() {
-    let lab = Lab::start(lab::LabConfig {
-        players: Some(10),
-        ..lab_config(1, 10)
-    })
-    .await
-    .unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
+    let lab = one_match_lab().await;
     let relay = common::start_spectating_relay(
         &lab,
         relay::spectate::SpectateConfig {
@@ -112,13 +106,7 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
 #[tokio::test]
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn watch_directly_spectates_a_lab_match_with_the_page_s_own_client() {
-    let lab = Lab::start(lab::LabConfig {
-        players: Some(10),
-        ..lab_config(1, 10)
-    })
-    .await
-    .unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
+    let lab = one_match_lab().await;
     let relay = start_relay(&lab, vec![], Duration::from_secs(30)).await;
     common::wait_listed(&relay, &lab).await;
     let addr = lab.servers[0].addr.to_string();

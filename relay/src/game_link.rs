@@ -13,6 +13,13 @@ use tokio::net::UdpSocket;
 /// How long the farewell packets get to leave before the socket closes.
 const FAREWELL: Duration = Duration::from_millis(50);
 
+/// When a datagram (or the wake-up) came, on the monotonic and the Unix clocks.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival {
+    pub at: Instant,
+    pub unix_us: u64,
+}
+
 /// A spectator's session with one game server.
 pub struct GameLink {
     socket: UdpSocket,
@@ -64,10 +71,16 @@ impl GameLink {
     }
 
     /// Waits for a datagram or `wake`, whichever comes first, and hands it to the session.
-    pub async fn step(&mut self, wake: Instant) {
+    /// Returns when the wait ended, taken before the session decodes anything, so a caller
+    /// that measures delay counts the decoding too.
+    pub async fn step(&mut self, wake: Instant) -> Arrival {
         let received = tokio::select! {
             received = self.socket.recv(&mut self.buf) => received.ok(),
             _ = tokio::time::sleep_until(wake.into()) => None,
+        };
+        let arrival = Arrival {
+            at: Instant::now(),
+            unix_us: crate::net::unix_us(),
         };
         let now = self.now();
         match received {
@@ -75,6 +88,7 @@ impl GameLink {
             Some(len) => self.client.handle_datagram(now, &self.buf[..len]),
             None => self.client.handle_timeout(now),
         }
+        arrival
     }
 
     /// Says goodbye as stock does (`disconnect`, sent at once) and gives it time to leave.

@@ -21,7 +21,7 @@ use tokio::sync::broadcast;
 
 use super::delay::DelayQueue;
 use crate::demos::{RecordConfig, RecordTarget, Recorder};
-use crate::game_link::GameLink;
+use crate::game_link::{Arrival, GameLink};
 use crate::net::unix_us;
 use crate::seams::Known;
 
@@ -545,14 +545,18 @@ impl HubTask {
                 session.link.flush().await;
             }
             let wake = self.next_wake();
-            match self.session.as_mut() {
+            let arrival = match self.session.as_mut() {
                 Some(session) => session.link.step(wake).await,
-                None => tokio::time::sleep_until(wake.into()).await,
-            }
-            let arrival = Instant::now();
-            let relay_us = unix_us();
+                None => {
+                    tokio::time::sleep_until(wake.into()).await;
+                    Arrival {
+                        at: Instant::now(),
+                        unix_us: unix_us(),
+                    }
+                }
+            };
             self.record();
-            self.events(arrival, relay_us);
+            self.events(arrival.at, arrival.unix_us);
             self.release(Instant::now());
             self.hub.refresh_viewers();
         }

@@ -12,6 +12,11 @@ use axum::Router;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
+/// The read buffer of a page's, viewer's or bridge session's socket: a page sends a few bytes,
+/// and the relay writes whole frames straight through (no write buffer), so an idle socket
+/// costs little.
+pub const SOCKET_BUFFER: usize = 4096;
+
 /// The largest request body the relay reads: no route takes more than a few bytes, so anything
 /// larger is refused (413) before a handler sees it.
 pub const MAX_REQUEST_BODY: usize = 16 * 1024;

@@ -1,7 +1,7 @@
 //! Helpers every capability and tool shares: resolving `HOST[:PORT]`, the local address a UDP
 //! socket for a target binds to, and the wall clock in the units the relay's API speaks.
 
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
@@ -33,12 +33,14 @@ pub async fn resolve(target: &str, default_port: u16) -> anyhow::Result<Vec<Sock
 }
 
 /// A UDP socket `connect`ed to `target`, so the kernel drops datagrams from anyone else. It
-/// binds to loopback for a loopback target, so a test never listens on every interface.
+/// binds to loopback for a loopback target, so a test never listens on every interface, and
+/// to the target's own address family.
 pub async fn udp_to(target: SocketAddr) -> std::io::Result<UdpSocket> {
-    let local = if target.ip().is_loopback() {
-        Ipv4Addr::LOCALHOST
-    } else {
-        Ipv4Addr::UNSPECIFIED
+    let local: IpAddr = match (target.ip().is_loopback(), target) {
+        (true, SocketAddr::V4(_)) => Ipv4Addr::LOCALHOST.into(),
+        (false, SocketAddr::V4(_)) => Ipv4Addr::UNSPECIFIED.into(),
+        (true, SocketAddr::V6(_)) => Ipv6Addr::LOCALHOST.into(),
+        (false, SocketAddr::V6(_)) => Ipv6Addr::UNSPECIFIED.into(),
     };
     let socket = UdpSocket::bind((local, 0)).await?;
     socket.connect(target).await?;

@@ -43,10 +43,7 @@ pub struct RecordAnswer {
 
 #[cfg(feature = "serde")]
 impl DemoListing {
-    pub fn encode(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
+    /// The relay answers with axum's `Json`, which serializes the same way.
     pub fn decode(text: &[u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(text)
     }

@@ -33,8 +33,4 @@ impl ProxyReport {
     pub fn encode(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
-
-    pub fn decode(text: &str) -> Option<Self> {
-        serde_json::from_str(text).ok()
-    }
 }

@@ -380,9 +380,6 @@ async fn counters(State(bridge): State<Arc<Bridge>>) -> impl IntoResponse {
     Json(serde_json::to_value(&bridge.counters).unwrap_or_default())
 }
 
-/// A session's socket buffers: the relay writes whole datagrams straight through.
-const SESSION_BUFFER: usize = 4096;
-
 /// Opens a bridge session to a known server or configured master.
 async fn upgrade(
     UrlPath(addr): UrlPath<String>,
@@ -407,7 +404,7 @@ async fn upgrade(
     let ws = ws
         .max_message_size(limit)
         .max_frame_size(limit)
-        .read_buffer_size(SESSION_BUFFER)
+        .read_buffer_size(crate::http::SOCKET_BUFFER)
         .write_buffer_size(0);
     // A refused session is still upgraded: a browser never shows a page the body of a failed
     // upgrade, and the page is to say why.

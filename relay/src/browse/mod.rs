@@ -118,10 +118,6 @@ struct FeedQuery {
     hold: Option<String>,
 }
 
-/// A page's socket buffers: it sends a few bytes, and the relay writes whole frames straight
-/// through, so an idle one costs little.
-const PAGE_BUFFER: usize = 4096;
-
 /// Opens a page's feed.
 async fn feed_upgrade(
     ws: WebSocketUpgrade,
@@ -131,7 +127,7 @@ async fn feed_upgrade(
     // A page only ever sends a short watch message, and takes whole frames as they come.
     ws.max_message_size(4096)
         .max_frame_size(4096)
-        .read_buffer_size(PAGE_BUFFER)
+        .read_buffer_size(crate::http::SOCKET_BUFFER)
         .write_buffer_size(0)
         .on_upgrade(move |socket: WebSocket| {
             let (sink, stream) = socket.split();

@@ -61,10 +61,6 @@ impl SpectateArgs {
     }
 }
 
-/// A viewer's socket buffers: it sends a few bytes, and the relay writes whole frames straight
-/// through, so an idle one costs little.
-const VIEWER_BUFFER: usize = 4096;
-
 /// The spectating routes (the HTTP assembly puts the Origin check in front of the socket).
 pub fn routes(hubs: Arc<Hubs>) -> Router {
     Router::new()
@@ -98,7 +94,7 @@ async fn upgrade(
     };
     ws.max_message_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
         .max_frame_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
-        .read_buffer_size(VIEWER_BUFFER)
+        .read_buffer_size(crate::http::SOCKET_BUFFER)
         .write_buffer_size(0)
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();

@@ -48,19 +48,27 @@ pub enum Line {
         read: CommandRead,
     },
     Snapshot(SnapshotLine),
-    Download {
+    /// A download's progress; `total` is unknown until the server says it.
+    #[serde(rename = "download")]
+    DownloadProgress {
         name: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        received: Option<usize>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        total: Option<Option<usize>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        complete: Option<bool>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
-        /// Where a completed download was written.
+        received: usize,
+        total: Option<usize>,
+    },
+    #[serde(rename = "download")]
+    DownloadComplete {
+        name: String,
+        received: usize,
+        total: usize,
+        complete: bool,
+        /// Where the file was written, once it was.
         #[serde(skip_serializing_if = "Option::is_none")]
         path: Option<String>,
+    },
+    #[serde(rename = "download")]
+    DownloadFailed {
+        name: String,
+        error: String,
     },
     Disconnect {
         reason: String,
@@ -289,17 +297,6 @@ pub fn snapshot_line(s: &Snapshot) -> SnapshotLine {
     }
 }
 
-fn download(name: &str) -> Line {
-    Line::Download {
-        name: name.into(),
-        received: None,
-        total: None,
-        complete: None,
-        error: None,
-        path: None,
-    }
-}
-
 /// The lines one session event becomes (a gamestate also lists its configstrings).
 pub fn event_lines(event: &Event) -> Vec<Line> {
     match event {
@@ -342,41 +339,22 @@ pub fn event_lines(event: &Event) -> Vec<Line> {
             name,
             received,
             total,
-        }) => {
-            let mut line = download(name);
-            if let Line::Download {
-                received: r,
-                total: t,
-                ..
-            } = &mut line
-            {
-                *r = Some(*received);
-                *t = Some(*total);
-            }
-            vec![line]
-        }
-        Event::Download(DownloadEvent::Complete { name, data }) => {
-            let mut line = download(name);
-            if let Line::Download {
-                received,
-                total,
-                complete,
-                ..
-            } = &mut line
-            {
-                *received = Some(data.len());
-                *total = Some(Some(data.len()));
-                *complete = Some(true);
-            }
-            vec![line]
-        }
-        Event::Download(DownloadEvent::Failed { name, reason }) => {
-            let mut line = download(name);
-            if let Line::Download { error, .. } = &mut line {
-                *error = Some(reason.clone());
-            }
-            vec![line]
-        }
+        }) => vec![Line::DownloadProgress {
+            name: name.clone(),
+            received: *received,
+            total: *total,
+        }],
+        Event::Download(DownloadEvent::Complete { name, data }) => vec![Line::DownloadComplete {
+            name: name.clone(),
+            received: data.len(),
+            total: data.len(),
+            complete: true,
+            path: None,
+        }],
+        Event::Download(DownloadEvent::Failed { name, reason }) => vec![Line::DownloadFailed {
+            name: name.clone(),
+            error: reason.clone(),
+        }],
         Event::Disconnected(reason) => vec![Line::Disconnect {
             reason: reason.clone(),
         }],
@@ -433,20 +411,18 @@ impl fmt::Display for Line {
                 Some(shown) => write!(f, "{} {sequence}: {}", read.command, strip_colours(shown)),
                 None => write!(f, "command {sequence}: {}", strip_colours(text).escape_debug()),
             },
-            Self::Download {
-                name, error: Some(error), ..
-            } => write!(f, "download {name} failed: {error}"),
-            Self::Download {
+            Self::DownloadFailed { name, error } => write!(f, "download {name} failed: {error}"),
+            Self::DownloadProgress {
+                name,
+                received,
+                total,
+            } => write!(f, "download {name}: {received}/{} bytes", OrNull(*total)),
+            Self::DownloadComplete {
                 name,
                 received,
                 total,
                 ..
-            } => write!(
-                f,
-                "download {name}: {}/{} bytes",
-                OrNull(*received),
-                OrNull(total.flatten())
-            ),
+            } => write!(f, "download {name}: {received}/{total} bytes"),
             Self::Disconnect { reason } => write!(f, "disconnected: {reason}"),
             Self::Snapshot(s) => {
                 write!(
@@ -480,5 +456,43 @@ impl fmt::Display for Line {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(event: DownloadEvent) -> serde_json::Value {
+        serde_json::to_value(&event_lines(&Event::Download(event))[0]).unwrap()
+    }
+
+    #[test]
+    fn download_lines_keep_their_json() {
+        let progress = DownloadEvent::Progress {
+            name: "mp_x.pk3".into(),
+            received: 2048,
+            total: None,
+        };
+        assert_eq!(
+            json(progress),
+            serde_json::json!({"type": "download", "name": "mp_x.pk3", "received": 2048, "total": null})
+        );
+        let complete = DownloadEvent::Complete {
+            name: "mp_x.pk3".into(),
+            data: vec![0; 3],
+        };
+        assert_eq!(
+            json(complete),
+            serde_json::json!({"type": "download", "name": "mp_x.pk3", "received": 3, "total": 3, "complete": true})
+        );
+        let failed = DownloadEvent::Failed {
+            name: "mp_x.pk3".into(),
+            reason: "no such file".into(),
+        };
+        assert_eq!(
+            json(failed),
+            serde_json::json!({"type": "download", "name": "mp_x.pk3", "error": "no such file"})
+        );
     }
 }

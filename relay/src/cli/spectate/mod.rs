@@ -87,7 +87,7 @@ pub async fn spectate(
             if let Event::Download(DownloadEvent::Complete { name, data }) = &event {
                 let saved = save(&options.download_dir, name, data)?;
                 for mut line in event_lines(&event) {
-                    if let Line::Download { path, .. } = &mut line {
+                    if let Line::DownloadComplete { path, .. } = &mut line {
                         *path = Some(saved.display().to_string());
                     }
                     emit(line)?;

@@ -6,6 +6,7 @@ pub mod bridge;
 mod columns;
 pub mod demos;
 pub mod feed;
+pub mod history;
 pub mod proxy;
 pub mod watch;
 
@@ -25,6 +26,8 @@ pub enum Reachability {
     Unreachable,
     /// Answered the latest refresh only with replies that do not parse.
     Malformed,
+    /// What it last answered before the relay restarted; not asked again yet.
+    Stale,
 }
 
 /// One player as `getstatus` reports them.
@@ -98,6 +101,13 @@ pub struct MasterStatus {
     pub state: MasterState,
     /// Unix time of the latest poll, in milliseconds.
     pub polled_ms: Option<u64>,
+    /// Servers in its latest good list. When a poll fails they stay listed (stale) rather
+    /// than leaving the page.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub last_list: Option<u32>,
     /// Set on the master this relay runs itself: what it holds.
     #[cfg_attr(
         feature = "serde",

@@ -6,7 +6,9 @@
 //! - [`demos`]: recordings made through the hubs, and the files on disk;
 //! - [`bridge`]: the WebSocket-UDP bridge and its budgets;
 //! - [`wulfram`]: the Wulfram II proxy and its checks;
-//! - [`master`]: the replacement master and its federation.
+//! - [`master`]: the replacement master and its federation;
+//! - [`history`]: population history, player sightings and the persisted directory, kept in
+//!   [`store`] (SQLite or PostgreSQL).
 //!
 //! [`http`] only merges their routes; [`seams`] holds the narrow traits through which one
 //! capability uses another; [`net`] and [`game_link`] are shared helpers; [`cli`] holds the
@@ -17,11 +19,13 @@ pub mod browse;
 pub mod cli;
 pub mod demos;
 pub mod game_link;
+pub mod history;
 pub mod http;
 pub mod master;
 pub mod net;
 pub mod seams;
 pub mod spectate;
+pub mod store;
 pub mod wulfram;
 
 use std::net::SocketAddr;
@@ -55,6 +59,8 @@ pub struct ServeConfig {
     pub wulfram: wulfram::WulframConfig,
     /// Also run a master server.
     pub master: Option<MasterListen>,
+    /// Keep history and persist the directory (`None`: remember nothing across restarts).
+    pub history: Option<history::HistoryConfig>,
 }
 
 impl Default for ServeConfig {
@@ -70,6 +76,7 @@ impl Default for ServeConfig {
             bridge: bridge::BridgeConfig::default(),
             wulfram: wulfram::WulframConfig::default(),
             master: None,
+            history: None,
         }
     }
 }
@@ -90,6 +97,7 @@ pub struct Relay {
     pub hubs: Arc<spectate::Hubs>,
     /// The master this relay runs, if any; it stops with the relay.
     pub master: Option<(master::SharedMaster, AbortOnDrop)>,
+    pub history: Option<Arc<history::History>>,
     _tasks: JoinSet<()>,
 }
 
@@ -115,8 +123,23 @@ impl Relay {
         if let Some(started) = &master {
             tasks.spawn(started.show_on(directory.clone()));
         }
+        // History first: it puts the persisted directory back before the poller starts.
+        let history = match config.history.take() {
+            Some(history) => {
+                let fresh = 2 * config.poller.refresh_interval.as_millis() as u64 + 10_000;
+                Some(
+                    history::History::start(history, directory.clone(), fresh)
+                        .await
+                        .context("opening the history")?,
+                )
+            }
+            None => None,
+        };
         let masters = config.poller.masters.clone();
-        tasks.spawn(browse::poller::run(directory.clone(), config.poller));
+        let log = history
+            .as_ref()
+            .map(|h| h.log.clone() as Arc<dyn seams::PollLog>);
+        tasks.spawn(browse::poller::run(directory.clone(), config.poller, log));
         let feed = browse::PageFeed::new(directory.clone());
         tasks.spawn(feed.clone().run());
         let wulfram = config.wulfram;
@@ -135,18 +158,18 @@ impl Relay {
             },
             directory.clone(),
         );
-        let app = http::assemble(
-            vec![
-                browse::routes(directory.clone(), feed),
-                spectate::routes(hubs.clone()),
-                demos::routes(hubs.clone(), config.operator_token),
-                bridge::routes(bridge),
-                wulfram::routes(directory.clone(), wulfram.targets),
-                master::routes(master.as_ref().map(|m| m.shared.clone())),
-            ],
-            &config.dist,
-            config.allowed_origins,
-        );
+        let mut routers = vec![
+            browse::routes(directory.clone(), feed),
+            spectate::routes(hubs.clone()),
+            demos::routes(hubs.clone(), config.operator_token),
+            bridge::routes(bridge),
+            wulfram::routes(directory.clone(), wulfram.targets),
+            master::routes(master.as_ref().map(|m| m.shared.clone())),
+        ];
+        if let Some(history) = &history {
+            routers.push(history::routes(history.clone()));
+        }
+        let app = http::assemble(routers, &config.dist, config.allowed_origins);
         // The bridge budgets by client address, so every request carries its peer's.
         let app = app.into_make_service_with_connect_info::<SocketAddr>();
         tasks.spawn(async move {
@@ -159,6 +182,7 @@ impl Relay {
             directory,
             hubs,
             master: master.map(|m| (m.shared, AbortOnDrop(m.task))),
+            history,
             _tasks: tasks,
         })
     }

@@ -35,3 +35,16 @@ impl KnownServers for Vec<SocketAddrV4> {
 }
 
 pub type Known = Arc<dyn KnownServers>;
+
+/// What the poller tells the history: every poll's outcome, and records that changed without
+/// one. Implementations must not block: the poller calls them inline.
+pub trait PollLog: Send + Sync {
+    /// A server answered; this is its new record.
+    fn answered(&self, server: &protocol::relay_api::ServerInfo);
+    /// A server did not answer after every retry, or answered only garbage.
+    fn unanswered(&self, addr: &str, at_ms: u64);
+    /// A server's record changed without a poll (newly listed, another source).
+    fn listed(&self, server: &protocol::relay_api::ServerInfo);
+    /// A master poll's outcome.
+    fn master(&self, status: &protocol::relay_api::MasterStatus);
+}

@@ -3,6 +3,7 @@
 
 mod bench;
 mod fuzz;
+mod postgres;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -281,9 +282,12 @@ fn test(root: &Path) -> Result<()> {
     build_page(root)?;
     // Every parser under the fuzzer for a few seconds: a smoke run, not a search.
     fuzz::run_targets(root, 10, &[], fuzz::Exploration::Smoke)?;
+    // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
+    let postgres = postgres::Cluster::start()?;
     let mut tests = Command::new("cargo");
     tests
         .args(["test", "--", "--include-ignored"])
+        .env("MUSTER_TEST_POSTGRES", &postgres.url)
         .env("MUSTER_DIST", root.join("dist"))
         .env("MUSTER_NODE_BIN", tools::node_bin(root))
         .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));

@@ -77,6 +77,10 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
             forbid_service_starts()?;
             apt.push("openarena-server");
         }
+        if crate::postgres::needs_install() {
+            forbid_service_starts()?;
+            apt.push("postgresql");
+        }
     }
     apt_install(&apt)?;
     ensure_wasm_target()?;

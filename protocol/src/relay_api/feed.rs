@@ -301,6 +301,7 @@ pub struct FeedMaster {
     pub outcome: Option<Result<u32, String>>,
     pub polled_ms: Option<u64>,
     pub own: Option<super::OwnMaster>,
+    pub last_list: Option<u32>,
 }
 
 impl From<&MasterStatus> for FeedMaster {
@@ -314,6 +315,7 @@ impl From<&MasterStatus> for FeedMaster {
             },
             polled_ms: m.polled_ms,
             own: m.own,
+            last_list: m.last_list,
         }
     }
 }
@@ -331,6 +333,7 @@ impl From<&FeedMaster> for MasterStatus {
             },
             polled_ms: m.polled_ms,
             own: m.own,
+            last_list: m.last_list,
         }
     }
 }

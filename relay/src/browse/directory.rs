@@ -79,6 +79,7 @@ impl Directory {
                     state: MasterState::Pending,
                     polled_ms: None,
                     own: None,
+                    last_list: None,
                 })
                 .collect(),
             ..State::default()
@@ -235,6 +236,39 @@ impl Directory {
         self.read().servers.get(addr).cloned()
     }
 
+    /// Puts back what a previous run persisted: each server as it last answered, marked stale
+    /// until it answers again, and the masters' last lists (configured masters only).
+    pub fn restore(&self, servers: Vec<ServerInfo>, masters: Vec<MasterStatus>) {
+        {
+            let mut state = self.write();
+            for mut server in servers {
+                if state.servers.contains_key(&server.addr) {
+                    continue;
+                }
+                server.reachability = Reachability::Stale;
+                server.ping_ms = None;
+                let addr = server.addr.clone();
+                let id = state.ids.len() as u32;
+                state.ids.insert(addr.clone(), id);
+                state.servers.insert(addr.clone(), server);
+                state.pending.servers.insert(addr);
+            }
+            for saved in masters {
+                if let Some(master) = state.masters.iter_mut().find(|m| m.addr == saved.addr) {
+                    master.last_list = saved.last_list;
+                    master.polled_ms = saved.polled_ms;
+                }
+            }
+            state.pending.masters = true;
+        }
+        self.changed.notify_one();
+    }
+
+    /// One master's status, as configured.
+    pub fn master(&self, addr: &str) -> Option<MasterStatus> {
+        self.read().masters.iter().find(|m| m.addr == addr).cloned()
+    }
+
     /// Stores a server's latest state, noting what pages need to hear of it.
     pub fn upsert(&self, server: ServerInfo) {
         {
@@ -341,6 +375,9 @@ impl Directory {
         {
             let mut guard = self.write();
             if let Some(master) = guard.masters.iter_mut().find(|m| m.addr == addr) {
+                if let MasterState::Ok { servers } = state {
+                    master.last_list = Some(servers);
+                }
                 master.state = state;
                 master.polled_ms = Some(polled_ms);
             }

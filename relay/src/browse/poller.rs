@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::directory::Directory;
 use super::query::{driver, EngineConfig, Event, MasterReply, Outcome, ServerReply};
+use crate::seams::PollLog;
 
 /// What to poll and how often.
 #[derive(Clone, Debug)]
@@ -53,6 +54,7 @@ impl Default for PollerConfig {
 
 struct Poller {
     directory: Arc<Directory>,
+    log: Option<Arc<dyn PollLog>>,
     config: PollerConfig,
     engine: driver::QueryHandle,
     /// Every server we may query, with what listed it.
@@ -66,8 +68,8 @@ struct Poller {
 
 type Resolved = (String, Result<Vec<SocketAddrV4>, String>);
 
-/// Runs the schedule until the task is dropped.
-pub async fn run(directory: Arc<Directory>, config: PollerConfig) {
+/// Runs the schedule until the task is dropped; every outcome also goes to `log`.
+pub async fn run(directory: Arc<Directory>, config: PollerConfig, log: Option<Arc<dyn PollLog>>) {
     let (engine, mut events) = match driver::start(config.engine.clone()) {
         Ok(started) => started,
         Err(e) => {
@@ -78,6 +80,7 @@ pub async fn run(directory: Arc<Directory>, config: PollerConfig) {
     let (resolved_tx, mut resolved_rx) = mpsc::channel::<Resolved>(64);
     let mut poller = Poller {
         directory,
+        log,
         engine,
         known: HashMap::new(),
         master_names: HashMap::new(),
@@ -85,6 +88,14 @@ pub async fn run(directory: Arc<Directory>, config: PollerConfig) {
         progress: Progress::default(),
         config,
     };
+    // Servers a previous run persisted are asked again with what listed them.
+    for server in poller.directory.servers() {
+        if let Ok(addr) = server.addr.parse::<SocketAddrV4>() {
+            poller
+                .known
+                .insert(addr, server.sources.into_iter().collect());
+        }
+    }
     for addr in poller.config.servers.clone() {
         poller.learn(addr, "operator");
     }
@@ -115,13 +126,19 @@ impl Poller {
             return;
         }
         let sources: Vec<String> = sources.iter().cloned().collect();
-        if new {
-            self.directory.upsert(pending_server(addr, sources));
+        let server = if new {
             self.query(addr);
+            pending_server(addr, sources)
         } else if let Some(mut server) = self.directory.server(&addr.to_string()) {
             server.sources = sources;
-            self.directory.upsert(server);
+            server
+        } else {
+            return;
+        };
+        if let Some(log) = &self.log {
+            log.listed(&server);
         }
+        self.directory.upsert(server);
     }
 
     fn query(&mut self, addr: SocketAddrV4) {
@@ -218,14 +235,25 @@ impl Poller {
                 let status = reply.status.as_ref().unwrap_or(&empty);
                 let sources = self.known.get(&reply.addr).cloned().unwrap_or_default();
                 let rtt = reply.rtt.unwrap_or_default();
-                self.directory
-                    .upsert(server_info(reply.addr, info, status, rtt, &sources));
+                let server = server_info(reply.addr, info, status, rtt, &sources);
+                if let Some(log) = &self.log {
+                    log.answered(&server);
+                }
+                self.directory.upsert(server);
             }
-            (Outcome::Malformed(error), _) => {
-                tracing::debug!("{addr}: malformed reply: {error}");
-                self.directory.mark(&addr, Reachability::Malformed);
+            (outcome, _) => {
+                let reachability = match outcome {
+                    Outcome::Malformed(error) => {
+                        tracing::debug!("{addr}: malformed reply: {error}");
+                        Reachability::Malformed
+                    }
+                    _ => Reachability::Unreachable,
+                };
+                if let Some(log) = &self.log {
+                    log.unanswered(&addr, unix_ms());
+                }
+                self.directory.mark(&addr, reachability);
             }
-            _ => self.directory.mark(&addr, Reachability::Unreachable),
         }
         if self.cycle.remove(&reply.addr) {
             self.progress.finished += 1;
@@ -253,6 +281,9 @@ impl Poller {
         };
         tracing::info!("master {name} ({}): {state:?}", reply.addr);
         self.directory.set_master(&name, state, unix_ms());
+        if let (Some(log), Some(status)) = (&self.log, self.directory.master(&name)) {
+            log.master(&status);
+        }
         for server in reply.servers {
             self.learn(server, &name);
         }

@@ -8,6 +8,7 @@ use super::out;
 use crate::bridge::BridgeArgs;
 use crate::browse::BrowseArgs;
 use crate::demos::DemosArgs;
+use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::spectate::SpectateArgs;
 use crate::wulfram::WulframArgs;
@@ -49,6 +50,8 @@ pub struct Args {
     wulfram: WulframArgs,
     #[command(flatten)]
     master: MasterArgs,
+    #[command(flatten)]
+    history: HistoryArgs,
 }
 
 impl Args {
@@ -66,6 +69,7 @@ impl Args {
             master: self
                 .master_listen
                 .map(|listen| self.master.listen(listen, self.allow_private)),
+            history: self.history.config(),
         })
     }
 }

@@ -1,0 +1,363 @@
+//! History: every poll kept (samples, then 5-minute and hourly min/avg/max for a year and for
+//! ever), map changes, where each name was seen, and the directory persisted so a restarted
+//! relay serves its last list at once. Storage is [`crate::store`]; this capability turns the
+//! poller's outcomes into writes ([`writer`]), answers ([`query`]) and charts ([`chart`]).
+//! Routes: `GET /api/servers/{addr}/history[.svg]`, `GET /api/history[.svg]`,
+//! `GET /api/players`.
+
+pub mod chart;
+pub mod query;
+pub mod writer;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use protocol::relay_api::history::{PlayerSeen, SeenServer, Stay};
+use protocol::relay_api::{MasterStatus, ServerInfo};
+
+use crate::browse::Directory;
+use crate::net::unix_ms;
+use crate::store::compact::Retention;
+use crate::store::worker::Workers;
+use crate::store::{Result, StoreArgs, DAY_MS};
+
+/// Where history lives and how long each resolution is kept.
+#[derive(clap::Args, Debug, Clone)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Keep no history and persist nothing: a restart starts from an empty list.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Days every sample is kept.
+    #[arg(long, default_value_t = 7, value_name = "DAYS")]
+    pub history_raw_days: u64,
+    /// Days 5-minute min/avg/max buckets are kept.
+    #[arg(long = "history-5min-days", default_value_t = 400, value_name = "DAYS")]
+    pub history_five_minutes_days: u64,
+    /// Days hourly buckets are kept; 0 keeps them for ever.
+    #[arg(long, default_value_t = 0, value_name = "DAYS")]
+    pub history_hourly_days: u64,
+    /// Days each player session (one stay on one server) is kept; names keep their last
+    /// sighting for ever. 0 keeps sessions for ever.
+    #[arg(long, default_value_t = 365, value_name = "DAYS")]
+    pub history_sessions_days: u64,
+}
+
+impl HistoryArgs {
+    pub fn config(&self) -> Option<HistoryConfig> {
+        let days = |d: u64| (d > 0).then_some(d * DAY_MS);
+        (!self.no_history).then(|| HistoryConfig {
+            store: self.store.clone(),
+            retention: Retention {
+                raw_ms: days(self.history_raw_days.max(1)),
+                five_minutes_ms: days(self.history_five_minutes_days.max(1)),
+                hour_ms: days(self.history_hourly_days),
+                sessions_ms: days(self.history_sessions_days),
+            },
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct HistoryConfig {
+    pub store: StoreArgs,
+    pub retention: Retention,
+}
+
+/// Connections that answer pages.
+const READERS: usize = 3;
+/// How long a chart or answer is served from the cache.
+const CACHE_FOR: Duration = Duration::from_secs(30);
+const CACHE_ENTRIES: usize = 4096;
+
+/// The running history: the writer's log (for the poller) and the readers (for the API).
+pub struct History {
+    pub log: Arc<writer::Log>,
+    readers: Workers,
+    directory: Arc<Directory>,
+    /// Encoded answers by request, shared by every page that asks within [`CACHE_FOR`].
+    cache: Mutex<HashMap<String, (Instant, Arc<str>)>>,
+}
+
+impl History {
+    /// Opens the store (running its migrations), puts the persisted directory back, and
+    /// starts the writer and the readers. `fresh_ms`: how recent an answer counts in totals.
+    pub async fn start(
+        config: HistoryConfig,
+        directory: Arc<Directory>,
+        fresh_ms: u64,
+    ) -> Result<Arc<Self>> {
+        let store = config.store.clone();
+        // Connections are made off the runtime (PostgreSQL's client blocks).
+        let (writer, readers, saved) = tokio::task::spawn_blocking(move || {
+            let mut writer = store.open()?;
+            let saved = writer.saved()?;
+            let readers = (0..READERS)
+                .map(|_| store.open())
+                .collect::<Result<Vec<_>>>()?;
+            Ok::<_, crate::store::StoreError>((writer, readers, saved))
+        })
+        .await
+        .map_err(|_| crate::store::StoreError::Stopped)??;
+        let servers: Vec<ServerInfo> = saved
+            .servers
+            .iter()
+            .filter_map(|(addr, json)| match serde_json::from_str(json) {
+                Ok(server) => Some(server),
+                Err(e) => {
+                    tracing::warn!("persisted record of {addr} unreadable, skipped: {e}");
+                    None
+                }
+            })
+            .collect();
+        let masters: Vec<MasterStatus> = saved
+            .masters
+            .iter()
+            .filter_map(|(_, json)| serde_json::from_str(json).ok())
+            .collect();
+        tracing::info!(
+            "history in {} ({}): {} servers restored",
+            config.store.describe(),
+            writer.backend(),
+            servers.len()
+        );
+        let log = writer::start(writer, &servers, config.retention, fresh_ms);
+        directory.restore(servers, masters);
+        Ok(Arc::new(Self {
+            log,
+            readers: Workers::start(readers, "history-reader"),
+            directory,
+            cache: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// A cached answer, or `make`'s (cached for the next pages).
+    async fn cached<F>(&self, key: String, make: F) -> Result<Option<Arc<str>>>
+    where
+        F: FnOnce(&mut dyn crate::store::Store, u64) -> Result<Option<String>> + Send + 'static,
+    {
+        {
+            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((at, body)) = cache.get(&key) {
+                if at.elapsed() < CACHE_FOR {
+                    return Ok(Some(body.clone()));
+                }
+            }
+        }
+        let now = unix_ms();
+        let Some(body) = self.readers.run(move |store| make(store, now)).await? else {
+            return Ok(None);
+        };
+        let body: Arc<str> = body.into();
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= CACHE_ENTRIES {
+            cache.retain(|_, (at, _)| at.elapsed() < CACHE_FOR);
+            if cache.len() >= CACHE_ENTRIES {
+                cache.clear();
+            }
+        }
+        cache.insert(key, (Instant::now(), body.clone()));
+        Ok(Some(body))
+    }
+
+    fn server_of(&self, addr: &str) -> SeenServer {
+        SeenServer {
+            addr: addr.to_owned(),
+            hostname: self
+                .directory
+                .server(addr)
+                .map_or_else(|| addr.to_owned(), |s| s.hostname),
+        }
+    }
+
+    /// Where names like `name` were seen, the ones playing now first.
+    pub async fn players(&self, name: &str) -> Result<Vec<PlayerSeen>> {
+        let wanted = name.to_owned();
+        let seen = self
+            .readers
+            .run(move |store| query::seen(store, &wanted))
+            .await?;
+        let key = crate::store::name_key(name);
+        // Who plays now, from the directory's latest answers.
+        let mut online: HashMap<String, String> = HashMap::new();
+        for server in self.directory.servers() {
+            if server.reachability != protocol::relay_api::Reachability::Online {
+                continue;
+            }
+            for p in server.players.iter().filter(|p| !p.bot) {
+                let k = crate::store::name_key(&p.name);
+                if !key.is_empty() && k.contains(&key) {
+                    online.insert(k, server.addr.clone());
+                }
+            }
+        }
+        let mut out: Vec<PlayerSeen> = seen
+            .into_iter()
+            .map(|s| PlayerSeen {
+                online: online.get(&s.key).map(|addr| self.server_of(addr)),
+                last_server: self.server_of(&s.last_server),
+                stays: s
+                    .sessions
+                    .iter()
+                    .map(|x| Stay {
+                        server: self.server_of(&x.server),
+                        name: x.name.clone(),
+                        first_ms: x.first_ms,
+                        last_ms: x.last_ms,
+                    })
+                    .collect(),
+                name: s.name,
+                last_seen_ms: s.last_ms,
+            })
+            .collect();
+        out.sort_by_key(|p| (p.online.is_none(), std::cmp::Reverse(p.last_seen_ms)));
+        Ok(out)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct RangeQuery {
+    range: Option<String>,
+    /// The viewer's zone, minutes east of UTC (charts only).
+    tz: Option<i32>,
+}
+
+impl RangeQuery {
+    fn range(&self) -> String {
+        self.range.clone().unwrap_or_else(|| "24h".into())
+    }
+
+    fn tz(&self) -> i32 {
+        self.tz.unwrap_or(0).clamp(-14 * 60, 14 * 60)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct NameQuery {
+    name: String,
+}
+
+fn answer(result: Result<Option<Arc<str>>>, content_type: &'static str) -> Response {
+    match result {
+        Ok(Some(body)) => (
+            [
+                (header::CONTENT_TYPE, content_type),
+                (header::CACHE_CONTROL, "max-age=30"),
+            ],
+            body.to_string(),
+        )
+            .into_response(),
+        Ok(None) => (
+            StatusCode::BAD_REQUEST,
+            "range must be one of 1h, 6h, 24h, 7d, 30d, 1y",
+        )
+            .into_response(),
+        Err(e) => {
+            tracing::warn!("history: {e}");
+            (StatusCode::SERVICE_UNAVAILABLE, "history is unavailable").into_response()
+        }
+    }
+}
+
+const JSON: &str = "application/json";
+const SVG: &str = "image/svg+xml";
+
+/// The history routes.
+pub fn routes(history: Arc<History>) -> Router {
+    Router::new()
+        .route("/api/servers/{addr}/history", get(server_json))
+        .route("/api/servers/{addr}/history.svg", get(server_svg))
+        .route("/api/history", get(population_json))
+        .route("/api/history.svg", get(population_svg))
+        .route("/api/players", get(players))
+        .with_state(history)
+}
+
+/// Only servers the directory knows have history worth asking for.
+fn known(history: &History, addr: &str) -> Option<Response> {
+    (!history.directory.contains(addr))
+        .then(|| (StatusCode::NOT_FOUND, "no such server").into_response())
+}
+
+async fn server_json(
+    State(h): State<Arc<History>>,
+    Path(addr): Path<String>,
+    Query(q): Query<RangeQuery>,
+) -> Response {
+    if let Some(missing) = known(&h, &addr) {
+        return missing;
+    }
+    let range = q.range();
+    let key = format!("server.json {addr} {range}");
+    answer(
+        h.cached(key, move |store, now| {
+            Ok(query::server_history(store, &addr, &range, now)?
+                .and_then(|r| serde_json::to_string(&r).ok()))
+        })
+        .await,
+        JSON,
+    )
+}
+
+async fn server_svg(
+    State(h): State<Arc<History>>,
+    Path(addr): Path<String>,
+    Query(q): Query<RangeQuery>,
+) -> Response {
+    if let Some(missing) = known(&h, &addr) {
+        return missing;
+    }
+    let (range, tz) = (q.range(), q.tz());
+    let key = format!("server.svg {addr} {range} {tz}");
+    answer(
+        h.cached(key, move |store, now| {
+            Ok(query::server_history(store, &addr, &range, now)?.map(|r| chart::server(&r, tz)))
+        })
+        .await,
+        SVG,
+    )
+}
+
+async fn population_json(State(h): State<Arc<History>>, Query(q): Query<RangeQuery>) -> Response {
+    let range = q.range();
+    let key = format!("population.json {range}");
+    answer(
+        h.cached(key, move |store, now| {
+            Ok(query::population(store, &range, now)?.and_then(|r| serde_json::to_string(&r).ok()))
+        })
+        .await,
+        JSON,
+    )
+}
+
+async fn population_svg(State(h): State<Arc<History>>, Query(q): Query<RangeQuery>) -> Response {
+    let (range, tz) = (q.range(), q.tz());
+    let key = format!("population.svg {range} {tz}");
+    answer(
+        h.cached(key, move |store, now| {
+            Ok(query::population(store, &range, now)?.map(|r| chart::sparkline(&r, tz)))
+        })
+        .await,
+        SVG,
+    )
+}
+
+async fn players(State(h): State<Arc<History>>, Query(q): Query<NameQuery>) -> Response {
+    if q.name.trim().is_empty() || q.name.len() > 64 {
+        return (StatusCode::BAD_REQUEST, "name must be 1 to 64 characters").into_response();
+    }
+    match h.players(&q.name).await {
+        Ok(found) => Json(found).into_response(),
+        Err(e) => {
+            tracing::warn!("players: {e}");
+            (StatusCode::SERVICE_UNAVAILABLE, "history is unavailable").into_response()
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! The history's writer: one thread owning the writing connection. The poller's outcomes
+//! arrive on a bounded channel (never blocking the poller; a full channel drops and counts);
+//! they become samples, map changes, player sessions and persisted directory records, written
+//! once a second in one transaction, so a crash loses at most the last second. Totals are
+//! tallied every minute, and the compactor runs between batches.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use protocol::relay_api::{MasterStatus, ServerInfo};
+
+use crate::net::unix_ms;
+use crate::seams::PollLog;
+use crate::store::compact::{self, Retention};
+use crate::store::{self, Batch, MapChange, Sample, Session, Store};
+
+/// What the poller reports.
+pub enum Record {
+    Answered(Box<ServerInfo>, u64),
+    Unanswered(String, u64),
+    Listed(Box<ServerInfo>),
+    Master(MasterStatus),
+}
+
+/// How often batches are committed.
+pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
+/// How often the totals are tallied.
+const TALLY_EVERY: Duration = Duration::from_secs(60);
+/// How often the compactor looks for finished hours and expired chunks.
+const COMPACT_EVERY: Duration = Duration::from_secs(60);
+/// Samples held through a failing database before the oldest are dropped.
+const MAX_HELD: usize = 2_000_000;
+/// Records the channel holds: a whole refresh of 2,000 servers several times over.
+const QUEUE: usize = 16_384;
+
+/// The poller's side: cheap, never blocks.
+pub struct Log {
+    tx: mpsc::SyncSender<Record>,
+    pub dropped: AtomicU64,
+}
+
+impl Log {
+    fn send(&self, record: Record) {
+        if self.tx.try_send(record).is_err() {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl PollLog for Log {
+    fn answered(&self, server: &ServerInfo) {
+        self.send(Record::Answered(
+            Box::new(server.clone()),
+            server.updated_ms.unwrap_or_else(unix_ms),
+        ));
+    }
+
+    fn unanswered(&self, addr: &str, at_ms: u64) {
+        self.send(Record::Unanswered(addr.to_owned(), at_ms));
+    }
+
+    fn listed(&self, server: &ServerInfo) {
+        self.send(Record::Listed(Box::new(server.clone())));
+    }
+
+    fn master(&self, status: &MasterStatus) {
+        self.send(Record::Master(status.clone()));
+    }
+}
+
+/// A server's latest answer, for the totals.
+struct Latest {
+    at_ms: u64,
+    up: bool,
+    sample: Sample,
+    gametype: String,
+}
+
+/// What the writer remembers between polls.
+#[derive(Default)]
+struct State {
+    /// Per server: the names on it now, with when their stay began and how they look.
+    open: HashMap<String, HashMap<String, (u64, String)>>,
+    /// Per server: the map and gametype last written.
+    maps: HashMap<String, (String, String)>,
+    latest: HashMap<String, Latest>,
+    batch: Batch,
+    /// Directory records and master statuses of this batch, the latest of each.
+    servers: BTreeMap<String, String>,
+    masters: BTreeMap<String, String>,
+    /// Sessions of this batch by (key, server, first): the latest sighting wins.
+    sessions: BTreeMap<(String, String, u64), Session>,
+}
+
+impl State {
+    fn seed(&mut self, servers: &[ServerInfo]) {
+        for s in servers {
+            if !s.map.is_empty() {
+                self.maps
+                    .insert(s.addr.clone(), (s.map.clone(), s.gametype.clone()));
+            }
+        }
+    }
+
+    fn apply(&mut self, record: Record) {
+        match record {
+            Record::Answered(server, at_ms) => self.answered(&server, at_ms),
+            Record::Unanswered(addr, at_ms) => {
+                self.open.remove(&addr);
+                let sample = Sample {
+                    at_ms,
+                    clients: 0,
+                    bots: 0,
+                    max_clients: self.latest.get(&addr).map_or(0, |l| l.sample.max_clients),
+                    up: false,
+                };
+                self.batch.samples.push((addr.clone(), sample));
+                if let Some(latest) = self.latest.get_mut(&addr) {
+                    latest.up = false;
+                    latest.at_ms = at_ms;
+                }
+            }
+            Record::Listed(server) => self.persist(&server),
+            Record::Master(status) => {
+                if let Ok(json) = serde_json::to_string(&status) {
+                    self.masters.insert(status.addr, json);
+                }
+            }
+        }
+    }
+
+    fn persist(&mut self, server: &ServerInfo) {
+        if let Ok(json) = serde_json::to_string(server) {
+            self.servers.insert(server.addr.clone(), json);
+        }
+    }
+
+    fn answered(&mut self, server: &ServerInfo, at_ms: u64) {
+        let addr = &server.addr;
+        let clamp = |v: u32| u16::try_from(v).unwrap_or(u16::MAX);
+        let sample = Sample {
+            at_ms,
+            clients: clamp(server.clients),
+            bots: clamp(server.bots),
+            max_clients: clamp(server.max_clients),
+            up: true,
+        };
+        self.batch.samples.push((addr.clone(), sample));
+        self.latest.insert(
+            addr.clone(),
+            Latest {
+                at_ms,
+                up: true,
+                sample,
+                gametype: server.gametype.clone(),
+            },
+        );
+        let map = (server.map.clone(), server.gametype.clone());
+        if self.maps.get(addr) != Some(&map) {
+            self.batch.map_changes.push(MapChange {
+                series: addr.clone(),
+                at_ms,
+                map: map.0.clone(),
+                gametype: map.1.clone(),
+            });
+            self.maps.insert(addr.clone(), map);
+        }
+        // Stays: a name present now continues its stay; one that left ended at its last poll.
+        let before = self.open.remove(addr).unwrap_or_default();
+        let mut now = HashMap::new();
+        for player in server.players.iter().filter(|p| !p.bot) {
+            let key = store::name_key(&player.name);
+            if key.is_empty() {
+                continue;
+            }
+            let first = before.get(&key).map_or(at_ms, |(first, _)| *first);
+            self.sessions.insert(
+                (key.clone(), addr.clone(), first),
+                Session {
+                    key: key.clone(),
+                    name: player.name.clone(),
+                    server: addr.clone(),
+                    first_ms: first,
+                    last_ms: at_ms,
+                },
+            );
+            now.insert(key, (first, player.name.clone()));
+        }
+        self.open.insert(addr.clone(), now);
+        self.persist(server);
+    }
+
+    /// Every server's and every gametype's humans added up, from each server's latest answer
+    /// (servers not heard from in `fresh_ms` count as gone).
+    fn tally(&mut self, at_ms: u64, fresh_ms: u64) {
+        let mut totals: BTreeMap<String, Sample> = BTreeMap::new();
+        let blank = Sample {
+            at_ms,
+            clients: 0,
+            bots: 0,
+            max_clients: 0,
+            up: true,
+        };
+        totals.insert(store::TOTAL.to_owned(), blank);
+        for latest in self.latest.values() {
+            if !latest.up || at_ms.saturating_sub(latest.at_ms) > fresh_ms {
+                continue;
+            }
+            for series in [
+                store::TOTAL.to_owned(),
+                store::gametype_series(&latest.gametype),
+            ] {
+                let total = totals.entry(series).or_insert(blank);
+                total.clients = total.clients.saturating_add(latest.sample.clients);
+                total.bots = total.bots.saturating_add(latest.sample.bots);
+                total.max_clients = total.max_clients.saturating_add(latest.sample.max_clients);
+            }
+        }
+        self.batch.samples.extend(totals);
+    }
+
+    fn take(&mut self) -> Batch {
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.sessions = std::mem::take(&mut self.sessions).into_values().collect();
+        batch.servers = std::mem::take(&mut self.servers).into_iter().collect();
+        batch.masters = std::mem::take(&mut self.masters).into_iter().collect();
+        batch
+    }
+}
+
+/// Starts the writer thread; it stops (after a last write) when every [`Log`] is dropped.
+pub fn start(
+    mut store: Box<dyn Store>,
+    seed: &[ServerInfo],
+    retention: Retention,
+    fresh_ms: u64,
+) -> Arc<Log> {
+    let (tx, rx) = mpsc::sync_channel(QUEUE);
+    let mut state = State::default();
+    state.seed(seed);
+    let spawned = std::thread::Builder::new()
+        .name("history-writer".into())
+        .spawn(move || {
+            let mut next_flush = Instant::now() + FLUSH_EVERY;
+            let mut next_tally = Instant::now() + TALLY_EVERY;
+            let mut next_compact = Instant::now();
+            loop {
+                let wait = next_flush.saturating_duration_since(Instant::now());
+                let closed = match rx.recv_timeout(wait) {
+                    Ok(record) => {
+                        state.apply(record);
+                        false
+                    }
+                    Err(RecvTimeoutError::Timeout) => false,
+                    Err(RecvTimeoutError::Disconnected) => true,
+                };
+                let now = Instant::now();
+                if now >= next_tally {
+                    state.tally(unix_ms(), fresh_ms);
+                    next_tally = now + TALLY_EVERY;
+                }
+                if now >= next_flush || closed {
+                    flush(store.as_mut(), &mut state);
+                    next_flush = now + FLUSH_EVERY;
+                }
+                if closed {
+                    return;
+                }
+                if now >= next_compact {
+                    let now_ms = unix_ms();
+                    let done = compact::pack_finished(store.as_mut(), now_ms)
+                        .and_then(|_| compact::expire(store.as_mut(), now_ms, &retention));
+                    if let Err(e) = done {
+                        tracing::warn!("history compaction: {e}");
+                    }
+                    next_compact = Instant::now() + COMPACT_EVERY;
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the history writer: {e}");
+    }
+    Arc::new(Log {
+        tx,
+        dropped: AtomicU64::new(0),
+    })
+}
+
+fn flush(store: &mut dyn Store, state: &mut State) {
+    let batch = state.take();
+    if batch.is_empty() {
+        return;
+    }
+    if let Err(e) = store.write(&batch) {
+        // Kept for the next flush (merged ahead of what came since), so a passing fault
+        // loses nothing; a lasting one is logged every second.
+        tracing::warn!("history write failed, retrying: {e}");
+        let newer = std::mem::replace(&mut state.batch, batch);
+        let held = &mut state.batch;
+        held.samples.extend(newer.samples);
+        held.map_changes.extend(newer.map_changes);
+        // Bounded: past a day of a big fleet's samples, the oldest go.
+        let excess = held.samples.len().saturating_sub(MAX_HELD);
+        held.samples.drain(..excess);
+        for (addr, json) in std::mem::take(&mut held.servers) {
+            state.servers.entry(addr).or_insert(json);
+        }
+        for (addr, json) in std::mem::take(&mut held.masters) {
+            state.masters.entry(addr).or_insert(json);
+        }
+        for s in std::mem::take(&mut held.sessions) {
+            state
+                .sessions
+                .entry((s.key.clone(), s.server.clone(), s.first_ms))
+                .or_insert(s);
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! Storage: what the relay keeps across restarts (the directory, masters' lists) and the
+//! history (samples, min/avg/max buckets, map changes, player sessions), behind one small
+//! trait with two backends: SQLite, a file in `--data-dir` with nothing to install, and
+//! PostgreSQL with `--database postgres://...`. Migrations run forward at start-up on both.
+//!
+//! Samples land in a plain table as polls are written (batched, a second at a time); the
+//! compactor ([`compact`]) packs each finished hour into one chunk per series, folds it into the
+//! day's 5-minute and hourly chunks, and drops what is past its retention.
+
+pub mod compact;
+pub mod pack;
+mod postgres;
+mod sqlite;
+#[cfg(test)]
+pub(crate) mod suite;
+pub mod worker;
+
+use std::path::PathBuf;
+
+pub use pack::{Bucket, Sample};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[from] ::postgres::Error),
+    #[error("stored history is corrupt: {0}")]
+    Corrupt(&'static str),
+    #[error("the database is at schema version {found}; this relay knows up to {known} (a newer relay wrote it)")]
+    TooNew { found: i64, known: i64 },
+    #[error("cannot create the data directory {path}: {error}")]
+    DataDir { path: String, error: std::io::Error },
+    #[error("the store's threads have stopped")]
+    Stopped,
+    #[error("--database must be a postgres:// or postgresql:// URL")]
+    Url,
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// How finely a chunk holds a series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resolution {
+    /// Every sample; a chunk is an hour.
+    Raw,
+    /// 5-minute buckets; a chunk is a day.
+    FiveMinutes,
+    /// Hourly buckets; a chunk is a day.
+    Hour,
+}
+
+pub const HOUR_MS: u64 = 3_600_000;
+pub const DAY_MS: u64 = 24 * HOUR_MS;
+
+impl Resolution {
+    pub const ALL: [Resolution; 3] = [Self::Raw, Self::FiveMinutes, Self::Hour];
+
+    /// As stored.
+    pub fn code(self) -> i64 {
+        match self {
+            Self::Raw => 0,
+            Self::FiveMinutes => 1,
+            Self::Hour => 2,
+        }
+    }
+
+    /// The time one chunk covers.
+    pub fn chunk_ms(self) -> u64 {
+        match self {
+            Self::Raw => HOUR_MS,
+            Self::FiveMinutes | Self::Hour => DAY_MS,
+        }
+    }
+
+    /// The bucket width (samples have none).
+    pub fn step_ms(self) -> Option<u64> {
+        match self {
+            Self::Raw => None,
+            Self::FiveMinutes => Some(300_000),
+            Self::Hour => Some(HOUR_MS),
+        }
+    }
+}
+
+/// A series: one server (`ip:port`) or a total ([`TOTAL`], or [`gametype_series`]).
+pub type SeriesName = String;
+
+/// The series of every server's humans added up.
+pub const TOTAL: &str = "total";
+
+/// The series of one gametype's humans added up.
+pub fn gametype_series(gametype: &str) -> String {
+    format!("gametype:{gametype}")
+}
+
+/// A stored chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    pub series: SeriesName,
+    pub resolution: Resolution,
+    pub start_ms: u64,
+    pub data: Vec<u8>,
+}
+
+/// A server's map or gametype changed (the first answer counts as a change).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MapChange {
+    #[serde(skip)]
+    pub series: SeriesName,
+    pub at_ms: u64,
+    pub map: String,
+    pub gametype: String,
+}
+
+/// One stay of one name on one server, as BattleMetrics keeps them: written with each batch
+/// while it lasts, keyed by when it began.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    /// The name without colour codes, lower-case: what searches match.
+    pub key: String,
+    /// The name as the server showed it, colours kept.
+    pub name: String,
+    pub server: SeriesName,
+    pub first_ms: u64,
+    pub last_ms: u64,
+}
+
+/// What one write carries, committed as one transaction.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    pub samples: Vec<(SeriesName, Sample)>,
+    /// Directory records (`ip:port`, the server's JSON) that changed.
+    pub servers: Vec<(String, String)>,
+    /// Master statuses (as configured, the JSON) that changed.
+    pub masters: Vec<(String, String)>,
+    pub map_changes: Vec<MapChange>,
+    pub sessions: Vec<Session>,
+}
+
+impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+            && self.servers.is_empty()
+            && self.masters.is_empty()
+            && self.map_changes.is_empty()
+            && self.sessions.is_empty()
+    }
+}
+
+/// The persisted directory, as the relay loads it at start-up.
+#[derive(Clone, Debug, Default)]
+pub struct Saved {
+    pub servers: Vec<(String, String)>,
+    pub masters: Vec<(String, String)>,
+}
+
+/// A name seen before, with its latest stays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub key: String,
+    pub name: String,
+    pub last_ms: u64,
+    pub last_server: SeriesName,
+    /// Newest first.
+    pub sessions: Vec<Session>,
+}
+
+/// The one storage trait: each backend is a connection; the relay holds one for writing (on
+/// its own thread) and a few for reading.
+pub trait Store: Send {
+    fn backend(&self) -> &'static str;
+    /// Commits a batch in one transaction.
+    fn write(&mut self, batch: &Batch) -> Result<()>;
+    /// The persisted directory.
+    fn saved(&mut self) -> Result<Saved>;
+    /// Unpacked samples in `[from_ms, to_ms)`, of one series or of all, in time order.
+    fn samples(
+        &mut self,
+        series: Option<&str>,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<(SeriesName, Sample)>>;
+    /// The oldest unpacked sample's time.
+    fn oldest_sample(&mut self) -> Result<Option<u64>>;
+    /// Chunks of one series starting in `[from_ms, to_ms)`, in time order.
+    fn chunks(
+        &mut self,
+        series: &str,
+        resolution: Resolution,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<Chunk>>;
+    /// Stores chunks (replacing any at the same start) and drops the samples before
+    /// `packed_before`, in one transaction.
+    fn pack(&mut self, chunks: &[Chunk], packed_before: u64) -> Result<()>;
+    /// Drops chunks of `resolution` that end before `before_ms`; returns how many.
+    fn expire(&mut self, resolution: Resolution, before_ms: u64) -> Result<u64>;
+    /// Drops sessions that ended before `before_ms` (names stay with their last sighting).
+    fn expire_sessions(&mut self, before_ms: u64) -> Result<u64>;
+    fn map_changes(&mut self, series: &str, from_ms: u64, to_ms: u64) -> Result<Vec<MapChange>>;
+    /// Names whose key contains `key_part`, most recently seen first, each with up to
+    /// `sessions` stays.
+    fn find_players(&mut self, key_part: &str, limit: u32, sessions: u32) -> Result<Vec<Seen>>;
+    /// Every series whose name starts with `prefix`.
+    fn series_names(&mut self, prefix: &str) -> Result<Vec<String>>;
+    /// Bytes the database takes.
+    fn size_bytes(&mut self) -> Result<u64>;
+}
+
+/// Where the history lives (flattened into `muster serve`, `muster history`, `muster seen`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// Where the embedded SQLite database (`muster.db`) lives.
+    #[arg(long, env = "MUSTER_DATA_DIR", default_value = "muster-data")]
+    pub data_dir: PathBuf,
+    /// Keep history in PostgreSQL instead, as postgres://USER@HOST:PORT/DB.
+    #[arg(long, env = "MUSTER_DATABASE", value_name = "URL")]
+    pub database: Option<String>,
+}
+
+impl StoreArgs {
+    /// Opens one connection, running the migrations.
+    pub fn open(&self) -> Result<Box<dyn Store>> {
+        match &self.database {
+            Some(url) => {
+                if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+                    return Err(StoreError::Url);
+                }
+                Ok(Box::new(postgres::Postgres::open(url)?))
+            }
+            None => {
+                std::fs::create_dir_all(&self.data_dir).map_err(|error| StoreError::DataDir {
+                    path: self.data_dir.display().to_string(),
+                    error,
+                })?;
+                Ok(Box::new(sqlite::Sqlite::open(
+                    &self.data_dir.join("muster.db"),
+                )?))
+            }
+        }
+    }
+
+    /// Where it is, for messages.
+    pub fn describe(&self) -> String {
+        match &self.database {
+            Some(url) => url.split('@').next_back().unwrap_or(url).to_owned(),
+            None => self.data_dir.join("muster.db").display().to_string(),
+        }
+    }
+}
+
+/// The match key of a name: colour codes removed, lower-case, trimmed (as the page matches).
+pub fn name_key(name: &str) -> String {
+    protocol::browse::plain_lower(name).trim().to_owned()
+}
+
+/// The SQL both backends share; parameters are `$N`, which SQLite also binds by position.
+mod sql {
+    pub const CHUNKS: &str =
+        "SELECT c.start_ms, c.data FROM chunks c JOIN series s ON s.id = c.series \
+         WHERE s.name = $1 AND c.resolution = $2 AND c.start_ms >= $3 AND c.start_ms < $4 \
+         ORDER BY c.start_ms";
+    pub const PUT_CHUNK: &str = "INSERT INTO chunks (series, resolution, start_ms, data) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT (series, resolution, start_ms) DO UPDATE SET data = excluded.data";
+    pub const DROP_SAMPLES: &str = "DELETE FROM samples WHERE at_ms < $1";
+    pub const EXPIRE: &str = "DELETE FROM chunks WHERE resolution = $1 AND start_ms < $2";
+    pub const EXPIRE_SESSIONS: &str = "DELETE FROM sessions WHERE last_ms < $1";
+    pub const SAMPLES_OF: &str = "SELECT s.name, m.at_ms, m.clients, m.bots, m.max_clients, m.up \
+         FROM samples m JOIN series s ON s.id = m.series \
+         WHERE m.at_ms >= $1 AND m.at_ms < $2 AND s.name = $3 ORDER BY m.at_ms";
+    pub const SAMPLES_ALL: &str = "SELECT s.name, m.at_ms, m.clients, m.bots, m.max_clients, m.up \
+         FROM samples m JOIN series s ON s.id = m.series \
+         WHERE m.at_ms >= $1 AND m.at_ms < $2 ORDER BY m.at_ms";
+    pub const OLDEST_SAMPLE: &str = "SELECT MIN(at_ms) FROM samples";
+    pub const PUT_SAMPLE: &str =
+        "INSERT INTO samples (series, at_ms, clients, bots, max_clients, up) \
+         VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const PUT_SERVER: &str =
+        "INSERT INTO directory (addr, record, saved_ms) VALUES ($1, $2, $3) \
+         ON CONFLICT (addr) DO UPDATE SET record = excluded.record, saved_ms = excluded.saved_ms";
+    pub const PUT_MASTER: &str =
+        "INSERT INTO masters (addr, record, saved_ms) VALUES ($1, $2, $3) \
+         ON CONFLICT (addr) DO UPDATE SET record = excluded.record, saved_ms = excluded.saved_ms";
+    pub const SERVERS: &str = "SELECT addr, record FROM directory ORDER BY addr";
+    pub const MASTERS: &str = "SELECT addr, record FROM masters ORDER BY addr";
+    pub const PUT_MAP_CHANGE: &str = "INSERT INTO map_changes (series, at_ms, map, gametype) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT (series, at_ms) DO UPDATE SET map = excluded.map, gametype = excluded.gametype";
+    pub const MAP_CHANGES: &str =
+        "SELECT c.at_ms, c.map, c.gametype FROM map_changes c JOIN series s ON s.id = c.series \
+         WHERE s.name = $1 AND c.at_ms >= $2 AND c.at_ms < $3 ORDER BY c.at_ms";
+    pub const PUT_PLAYER: &str = "INSERT INTO players (key, name, last_ms, last_series) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (key) DO UPDATE SET name = excluded.name, last_ms = excluded.last_ms, last_series = excluded.last_series \
+         WHERE excluded.last_ms >= players.last_ms";
+    pub const PLAYER_ID: &str = "SELECT id FROM players WHERE key = $1";
+    pub const PUT_SESSION: &str = "INSERT INTO sessions (player, series, first_ms, last_ms, name) VALUES ($1, $2, $3, $4, $5) \
+         ON CONFLICT (player, series, first_ms) DO UPDATE SET last_ms = excluded.last_ms, name = excluded.name";
+    pub const FIND_PLAYERS: &str = "SELECT p.id, p.key, p.name, p.last_ms, s.name FROM players p JOIN series s ON s.id = p.last_series \
+         WHERE p.key LIKE $1 ESCAPE '\\' ORDER BY p.last_ms DESC LIMIT $2";
+    pub const SESSIONS_OF: &str = "SELECT s.name, x.first_ms, x.last_ms, x.name FROM sessions x JOIN series s ON s.id = x.series \
+         WHERE x.player = $1 ORDER BY x.last_ms DESC LIMIT $2";
+    pub const SERIES_NAMED: &str =
+        "SELECT name FROM series WHERE name LIKE $1 ESCAPE '\\' ORDER BY name";
+    pub const SERIES_ID: &str = "SELECT id FROM series WHERE name = $1";
+    pub const PUT_SERIES: &str =
+        "INSERT INTO series (name) VALUES ($1) ON CONFLICT (name) DO NOTHING";
+    pub const VERSION: &str = "SELECT MAX(version) FROM schema_migrations";
+    pub const MIGRATED: &str =
+        "INSERT INTO schema_migrations (version, applied_ms) VALUES ($1, $2)";
+}
+
+/// A LIKE pattern matching text that contains `part` (`%` before it too unless `prefix`).
+fn like_pattern(part: &str, prefix: bool) -> String {
+    let mut pattern = String::from(if prefix { "" } else { "%" });
+    for c in part.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn to_u64(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+fn to_u16(v: i64) -> u16 {
+    u16::try_from(v).unwrap_or(u16::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_without_colours_and_case() {
+        assert_eq!(name_key("^1Big^7Bob"), "bigbob");
+        assert_eq!(name_key(" ^2Ann "), "ann");
+        assert_eq!(name_key("ÉLAN"), "élan");
+        assert_eq!(like_pattern("a_b%", false), "%a\\_b\\%%");
+        assert_eq!(like_pattern("g:", true), "g:%");
+    }
+}

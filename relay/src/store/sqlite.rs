@@ -1,0 +1,329 @@
+//! The embedded backend: one SQLite file, WAL so pages read while the writer writes.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{params, Connection};
+
+use super::{
+    sql, to_i64, to_u16, to_u64, Batch, Chunk, MapChange, Resolution, Result, Sample, Saved, Seen,
+    SeriesName, Session, Store, StoreError,
+};
+
+/// The schema, one step per version; never edit a step that has shipped.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE series (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE directory (addr TEXT PRIMARY KEY, record TEXT NOT NULL, saved_ms INTEGER NOT NULL);
+CREATE TABLE masters (addr TEXT PRIMARY KEY, record TEXT NOT NULL, saved_ms INTEGER NOT NULL);
+CREATE TABLE samples (series INTEGER NOT NULL, at_ms INTEGER NOT NULL, clients INTEGER NOT NULL,
+    bots INTEGER NOT NULL, max_clients INTEGER NOT NULL, up INTEGER NOT NULL);
+CREATE INDEX samples_at ON samples (at_ms);
+CREATE INDEX samples_series ON samples (series, at_ms);
+CREATE TABLE chunks (series INTEGER NOT NULL, resolution INTEGER NOT NULL, start_ms INTEGER NOT NULL,
+    data BLOB NOT NULL, PRIMARY KEY (series, resolution, start_ms)) WITHOUT ROWID;
+CREATE INDEX chunks_expiry ON chunks (resolution, start_ms);
+CREATE TABLE map_changes (series INTEGER NOT NULL, at_ms INTEGER NOT NULL, map TEXT NOT NULL,
+    gametype TEXT NOT NULL, PRIMARY KEY (series, at_ms)) WITHOUT ROWID;
+CREATE TABLE players (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+    last_ms INTEGER NOT NULL, last_series INTEGER NOT NULL);
+CREATE INDEX players_last ON players (last_ms);
+CREATE TABLE sessions (player INTEGER NOT NULL, series INTEGER NOT NULL, first_ms INTEGER NOT NULL,
+    last_ms INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (player, series, first_ms)) WITHOUT ROWID;
+CREATE INDEX sessions_last ON sessions (last_ms);
+"];
+
+pub struct Sqlite {
+    conn: Connection,
+    /// Series ids by name, as they are made.
+    ids: HashMap<String, i64>,
+}
+
+impl Sqlite {
+    pub fn open(path: &Path) -> Result<Self> {
+        let conn = Connection::open(path)?;
+        // WAL: readers never wait for the writer; NORMAL: a killed process loses nothing
+        // committed (only a power cut may lose the last transactions).
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let mut store = Self {
+            conn,
+            ids: HashMap::new(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        self.conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)",
+        )?;
+        let tx = self.conn.transaction()?;
+        let found: Option<i64> = tx.query_row(sql::VERSION, [], |r| r.get(0))?;
+        let found = found.unwrap_or(0);
+        let known = MIGRATIONS.len() as i64;
+        if found > known {
+            return Err(StoreError::TooNew { found, known });
+        }
+        for (version, step) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+            tx.execute_batch(step)?;
+            tx.execute(
+                sql::MIGRATED,
+                params![version as i64 + 1, to_i64(crate::net::unix_ms())],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn series_id(conn: &Connection, ids: &mut HashMap<String, i64>, name: &str) -> Result<i64> {
+        if let Some(&id) = ids.get(name) {
+            return Ok(id);
+        }
+        conn.execute(sql::PUT_SERIES, params![name])?;
+        let id: i64 = conn.query_row(sql::SERIES_ID, params![name], |r| r.get(0))?;
+        ids.insert(name.to_owned(), id);
+        Ok(id)
+    }
+}
+
+fn pairs(conn: &Connection, query: &str) -> Result<Vec<(String, String)>> {
+    let mut stmt = conn.prepare_cached(query)?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+impl Store for Sqlite {
+    fn backend(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn write(&mut self, batch: &Batch) -> Result<()> {
+        let now = to_i64(crate::net::unix_ms());
+        let Self { conn, ids } = self;
+        let tx = conn.transaction()?;
+        // A rolled-back transaction may have made series ids that no longer exist.
+        let known = ids.clone();
+        let result = (|| -> Result<()> {
+            for (series, s) in &batch.samples {
+                let id = Self::series_id(&tx, ids, series)?;
+                tx.prepare_cached(sql::PUT_SAMPLE)?.execute(params![
+                    id,
+                    to_i64(s.at_ms),
+                    s.clients,
+                    s.bots,
+                    s.max_clients,
+                    s.up
+                ])?;
+            }
+            for (addr, record) in &batch.servers {
+                tx.prepare_cached(sql::PUT_SERVER)?
+                    .execute(params![addr, record, now])?;
+            }
+            for (addr, record) in &batch.masters {
+                tx.prepare_cached(sql::PUT_MASTER)?
+                    .execute(params![addr, record, now])?;
+            }
+            for c in &batch.map_changes {
+                let id = Self::series_id(&tx, ids, &c.series)?;
+                tx.prepare_cached(sql::PUT_MAP_CHANGE)?.execute(params![
+                    id,
+                    to_i64(c.at_ms),
+                    c.map,
+                    c.gametype
+                ])?;
+            }
+            for s in &batch.sessions {
+                let server = Self::series_id(&tx, ids, &s.server)?;
+                tx.prepare_cached(sql::PUT_PLAYER)?.execute(params![
+                    s.key,
+                    s.name,
+                    to_i64(s.last_ms),
+                    server
+                ])?;
+                let player: i64 = tx
+                    .prepare_cached(sql::PLAYER_ID)?
+                    .query_row(params![s.key], |r| r.get(0))?;
+                tx.prepare_cached(sql::PUT_SESSION)?.execute(params![
+                    player,
+                    server,
+                    to_i64(s.first_ms),
+                    to_i64(s.last_ms),
+                    s.name
+                ])?;
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => Ok(tx.commit()?),
+            Err(e) => {
+                *ids = known;
+                Err(e)
+            }
+        }
+    }
+
+    fn saved(&mut self) -> Result<Saved> {
+        Ok(Saved {
+            servers: pairs(&self.conn, sql::SERVERS)?,
+            masters: pairs(&self.conn, sql::MASTERS)?,
+        })
+    }
+
+    fn samples(
+        &mut self,
+        series: Option<&str>,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<(SeriesName, Sample)>> {
+        let row = |r: &rusqlite::Row| {
+            Ok((
+                r.get::<_, String>(0)?,
+                Sample {
+                    at_ms: to_u64(r.get(1)?),
+                    clients: to_u16(r.get(2)?),
+                    bots: to_u16(r.get(3)?),
+                    max_clients: to_u16(r.get(4)?),
+                    up: r.get(5)?,
+                },
+            ))
+        };
+        let (from, to) = (to_i64(from_ms), to_i64(to_ms));
+        let rows = match series {
+            Some(series) => self
+                .conn
+                .prepare_cached(sql::SAMPLES_OF)?
+                .query_map(params![from, to, series], row)?
+                .collect::<rusqlite::Result<_>>()?,
+            None => self
+                .conn
+                .prepare_cached(sql::SAMPLES_ALL)?
+                .query_map(params![from, to], row)?
+                .collect::<rusqlite::Result<_>>()?,
+        };
+        Ok(rows)
+    }
+
+    fn oldest_sample(&mut self) -> Result<Option<u64>> {
+        let oldest: Option<i64> = self.conn.query_row(sql::OLDEST_SAMPLE, [], |r| r.get(0))?;
+        Ok(oldest.map(to_u64))
+    }
+
+    fn chunks(
+        &mut self,
+        series: &str,
+        resolution: Resolution,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<Chunk>> {
+        let mut stmt = self.conn.prepare_cached(sql::CHUNKS)?;
+        let rows = stmt.query_map(
+            params![series, resolution.code(), to_i64(from_ms), to_i64(to_ms)],
+            |r| {
+                Ok(Chunk {
+                    series: series.to_owned(),
+                    resolution,
+                    start_ms: to_u64(r.get(0)?),
+                    data: r.get(1)?,
+                })
+            },
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn pack(&mut self, chunks: &[Chunk], packed_before: u64) -> Result<()> {
+        let Self { conn, ids } = self;
+        let tx = conn.transaction()?;
+        for c in chunks {
+            let id = Self::series_id(&tx, ids, &c.series)?;
+            tx.prepare_cached(sql::PUT_CHUNK)?.execute(params![
+                id,
+                c.resolution.code(),
+                to_i64(c.start_ms),
+                c.data
+            ])?;
+        }
+        tx.execute(sql::DROP_SAMPLES, params![to_i64(packed_before)])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn expire(&mut self, resolution: Resolution, before_ms: u64) -> Result<u64> {
+        let start_before = before_ms.saturating_sub(resolution.chunk_ms());
+        let n = self.conn.execute(
+            sql::EXPIRE,
+            params![resolution.code(), to_i64(start_before)],
+        )?;
+        Ok(n as u64)
+    }
+
+    fn expire_sessions(&mut self, before_ms: u64) -> Result<u64> {
+        let n = self
+            .conn
+            .execute(sql::EXPIRE_SESSIONS, params![to_i64(before_ms)])?;
+        Ok(n as u64)
+    }
+
+    fn map_changes(&mut self, series: &str, from_ms: u64, to_ms: u64) -> Result<Vec<MapChange>> {
+        let mut stmt = self.conn.prepare_cached(sql::MAP_CHANGES)?;
+        let rows = stmt.query_map(params![series, to_i64(from_ms), to_i64(to_ms)], |r| {
+            Ok(MapChange {
+                series: series.to_owned(),
+                at_ms: to_u64(r.get(0)?),
+                map: r.get(1)?,
+                gametype: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn find_players(&mut self, key_part: &str, limit: u32, sessions: u32) -> Result<Vec<Seen>> {
+        let mut found = Vec::new();
+        let mut stmt = self.conn.prepare_cached(sql::FIND_PLAYERS)?;
+        let rows = stmt.query_map(
+            params![super::like_pattern(key_part, false), i64::from(limit)],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    Seen {
+                        key: r.get(1)?,
+                        name: r.get(2)?,
+                        last_ms: to_u64(r.get(3)?),
+                        last_server: r.get(4)?,
+                        sessions: Vec::new(),
+                    },
+                ))
+            },
+        )?;
+        for row in rows {
+            found.push(row?);
+        }
+        let mut stays = self.conn.prepare_cached(sql::SESSIONS_OF)?;
+        for (id, seen) in &mut found {
+            let key = seen.key.clone();
+            let rows = stays.query_map(params![*id, i64::from(sessions)], |r| {
+                Ok(Session {
+                    key: key.clone(),
+                    server: r.get(0)?,
+                    first_ms: to_u64(r.get(1)?),
+                    last_ms: to_u64(r.get(2)?),
+                    name: r.get(3)?,
+                })
+            })?;
+            seen.sessions = rows.collect::<rusqlite::Result<_>>()?;
+        }
+        Ok(found.into_iter().map(|(_, seen)| seen).collect())
+    }
+
+    fn series_names(&mut self, prefix: &str) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(sql::SERIES_NAMED)?;
+        let rows = stmt.query_map(params![super::like_pattern(prefix, true)], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn size_bytes(&mut self) -> Result<u64> {
+        let pages: i64 = self.conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        let size: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        Ok(to_u64(pages * size))
+    }
+}

@@ -1,0 +1,277 @@
+//! One storage suite, run on both backends: SQLite in a temporary directory, and PostgreSQL
+//! in a fresh database of the server `MUSTER_TEST_POSTGRES` names (`cargo xtask test` starts a
+//! throwaway cluster on 127.0.0.1 and sets it).
+
+use super::compact::{self, Retention};
+use super::pack::Bucket;
+use super::{
+    Batch, MapChange, Resolution, Sample, Session, Store, StoreArgs, DAY_MS, HOUR_MS, TOTAL,
+};
+
+/// A fresh, empty PostgreSQL database on the test cluster; panics when there is none, so a
+/// run that was meant to cover PostgreSQL cannot pass without it.
+pub fn postgres_database() -> String {
+    let base = std::env::var("MUSTER_TEST_POSTGRES").expect(
+        "MUSTER_TEST_POSTGRES is not set: `cargo xtask test` starts a PostgreSQL cluster for these tests",
+    );
+    let name = format!("muster_{}_{}", std::process::id(), rand::random::<u32>());
+    // Made and used on a plain thread: the blocking client must not run on a runtime's.
+    let admin = base.clone();
+    let made = name.clone();
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&admin, postgres::NoTls).expect("connect");
+        client
+            .batch_execute(&format!("CREATE DATABASE {made}"))
+            .expect("create database");
+    })
+    .join()
+    .expect("create database");
+    let (server, _) = base.rsplit_once('/').expect("a URL with a database");
+    format!("{server}/{name}")
+}
+
+pub fn postgres_args() -> StoreArgs {
+    StoreArgs {
+        data_dir: std::env::temp_dir(),
+        database: Some(postgres_database()),
+    }
+}
+
+fn sample(at_ms: u64, clients: u16, up: bool) -> Sample {
+    Sample {
+        at_ms,
+        clients,
+        bots: 0,
+        max_clients: 16,
+        up,
+    }
+}
+
+const A: &str = "10.0.0.1:28960";
+const B: &str = "10.0.0.2:28960";
+
+/// Everything the relay asks of a store, on a fresh one made by `open` (called twice: the
+/// second open must find the first's data, with migrations already run).
+pub fn run(open: impl Fn() -> Box<dyn Store>) {
+    let mut store = open();
+    let day = 20_000 * DAY_MS;
+    // Two hours of polls every 20 s on A (humans = i % 10, down every 30th), one sample on B.
+    let mut batch = Batch::default();
+    for i in 0..360u64 {
+        let at = day + i * 20_000;
+        batch
+            .samples
+            .push((A.into(), sample(at, (i % 10) as u16, i % 30 != 29)));
+    }
+    batch.samples.push((B.into(), sample(day + 5_000, 3, true)));
+    batch.servers.push((A.into(), "{\"addr\":\"a\"}".into()));
+    batch.servers.push((B.into(), "{\"addr\":\"b\"}".into()));
+    batch.masters.push(("master:20610".into(), "{}".into()));
+    batch.map_changes.push(MapChange {
+        series: A.into(),
+        at_ms: day + 60_000,
+        map: "mp_foy".into(),
+        gametype: "ctf".into(),
+    });
+    let session = |name: &str, server: &str, first: u64, last: u64| Session {
+        key: super::name_key(name),
+        name: name.into(),
+        server: server.into(),
+        first_ms: first,
+        last_ms: last,
+    };
+    batch
+        .sessions
+        .push(session("^1Big^7Bob", A, day, day + 60_000));
+    batch
+        .sessions
+        .push(session("Ann", B, day + 1_000, day + 2_000));
+    store.write(&batch).unwrap();
+    // The same stay written again later moves its end; a later stay elsewhere is the latest.
+    let mut later = Batch::default();
+    later
+        .sessions
+        .push(session("^1Big^7Bob", A, day, day + 600_000));
+    later
+        .sessions
+        .push(session("^4BIG^7bob", B, day + 700_000, day + 800_000));
+    later.servers.push((A.into(), "{\"addr\":\"a2\"}".into()));
+    store.write(&later).unwrap();
+    assert!(store.size_bytes().unwrap() > 0);
+
+    drop(store);
+    let mut store = open();
+    let saved = store.saved().unwrap();
+    assert_eq!(
+        saved.servers,
+        [
+            (A.to_owned(), "{\"addr\":\"a2\"}".to_owned()),
+            (B.to_owned(), "{\"addr\":\"b\"}".to_owned())
+        ]
+    );
+    assert_eq!(saved.masters.len(), 1);
+
+    // Names match without colours and case, most recent first, with their stays.
+    let seen = store.find_players("big", 10, 5).unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].name, "^4BIG^7bob");
+    assert_eq!(seen[0].last_server, B);
+    assert_eq!(seen[0].last_ms, day + 800_000);
+    let stays: Vec<(String, u64, u64)> = seen[0]
+        .sessions
+        .iter()
+        .map(|s| (s.server.clone(), s.first_ms, s.last_ms))
+        .collect();
+    assert_eq!(
+        stays,
+        [
+            (B.to_owned(), day + 700_000, day + 800_000),
+            (A.to_owned(), day, day + 600_000)
+        ]
+    );
+    assert!(store.find_players("zz", 10, 5).unwrap().is_empty());
+    assert_eq!(store.find_players("%", 10, 5).unwrap().len(), 0);
+    assert_eq!(store.find_players("", 10, 5).unwrap().len(), 2);
+
+    let changes = store.map_changes(A, day, day + DAY_MS).unwrap();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        (changes[0].map.as_str(), changes[0].at_ms),
+        ("mp_foy", day + 60_000)
+    );
+    assert_eq!(
+        store.samples(Some(A), day, day + HOUR_MS).unwrap().len(),
+        180
+    );
+    assert_eq!(store.samples(None, 0, u64::MAX / 2).unwrap().len(), 361);
+
+    // Before packing, a chart comes from the samples; after, from chunks: the same buckets.
+    let before = compact::buckets(store.as_mut(), A, day, day + 2 * HOUR_MS, 300_000).unwrap();
+    assert_eq!(before.len(), 24);
+    assert_eq!(
+        compact::pack_finished(store.as_mut(), day + HOUR_MS + 1).unwrap(),
+        1
+    );
+    assert_eq!(store.oldest_sample().unwrap(), Some(day + HOUR_MS));
+    let half = compact::buckets(store.as_mut(), A, day, day + 2 * HOUR_MS, 300_000).unwrap();
+    assert_eq!(half, before);
+    assert_eq!(
+        compact::pack_finished(store.as_mut(), day + 3 * HOUR_MS).unwrap(),
+        1
+    );
+    assert_eq!(store.oldest_sample().unwrap(), None);
+    let after = compact::buckets(store.as_mut(), A, day, day + 2 * HOUR_MS, 300_000).unwrap();
+    assert_eq!(after, before);
+    // Worked by hand: the first 5 minutes hold polls 0..15, humans 0..9 then 0..4, none down.
+    assert_eq!(
+        after[0],
+        Bucket {
+            start_ms: day,
+            polls: 15,
+            up: 15,
+            min: 0,
+            max: 9,
+            sum: 45 + 10,
+            bots_max: 0,
+            max_clients: 16,
+        }
+    );
+    // Poll 29 (in the second 5 minutes) was down: it counts as a poll, not as zero humans.
+    assert_eq!(
+        (after[1].polls, after[1].up, after[1].sum),
+        (15, 14, 35 + 45 - 9)
+    );
+    let hours = compact::buckets(store.as_mut(), A, day, day + 2 * HOUR_MS, HOUR_MS).unwrap();
+    assert_eq!(hours.len(), 2);
+    assert_eq!(
+        (hours[0].polls, hours[0].up, hours[0].sum),
+        (180, 174, 810 - 6 * 9)
+    );
+    let raw = compact::buckets(store.as_mut(), A, day, day + 2 * HOUR_MS, 60_000).unwrap();
+    assert_eq!(raw.len(), 120);
+    assert_eq!(
+        store
+            .chunks(B, Resolution::Raw, 0, u64::MAX / 2)
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // A straggler for a packed hour merges into that hour's chunks.
+    let mut late = Batch::default();
+    late.samples.push((B.into(), sample(day + 6_000, 5, true)));
+    store.write(&late).unwrap();
+    compact::pack_finished(store.as_mut(), day + 3 * HOUR_MS).unwrap();
+    let b = compact::buckets(store.as_mut(), B, day, day + HOUR_MS, 300_000).unwrap();
+    assert_eq!((b[0].polls, b[0].min, b[0].max), (2, 3, 5));
+
+    // Retention: raw goes after a week, hours stay.
+    let retention = Retention::default();
+    assert_eq!(
+        compact::expire(store.as_mut(), day + 3 * DAY_MS, &retention).unwrap(),
+        0
+    );
+    assert!(compact::expire(store.as_mut(), day + 9 * DAY_MS, &retention).unwrap() >= 3);
+    assert!(store
+        .chunks(A, Resolution::Raw, 0, u64::MAX / 2)
+        .unwrap()
+        .is_empty());
+    let kept = compact::buckets(store.as_mut(), A, day, day + DAY_MS, HOUR_MS).unwrap();
+    assert_eq!(kept, hours);
+    // Sessions go after their retention; the name stays with its last sighting.
+    compact::expire(store.as_mut(), day + 400 * DAY_MS, &retention).unwrap();
+    let seen = store.find_players("bob", 10, 5).unwrap();
+    assert_eq!(seen.len(), 1);
+    assert!(seen[0].sessions.is_empty());
+
+    let mut totals = Batch::default();
+    totals.samples.push((TOTAL.into(), sample(day, 9, true)));
+    totals
+        .samples
+        .push((super::gametype_series("ctf"), sample(day, 9, true)));
+    store.write(&totals).unwrap();
+    assert_eq!(store.series_names("gametype:").unwrap(), ["gametype:ctf"]);
+    assert!(store.size_bytes().unwrap() > 0);
+}
+
+#[test]
+fn sqlite_passes_the_storage_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = StoreArgs {
+        data_dir: dir.path().join("data"),
+        database: None,
+    };
+    run(|| args.open().unwrap());
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
+fn postgres_passes_the_storage_suite() {
+    let args = postgres_args();
+    run(|| args.open().unwrap());
+}
+
+#[test]
+fn a_database_from_a_newer_relay_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = StoreArgs {
+        data_dir: dir.path().to_owned(),
+        database: None,
+    };
+    drop(args.open().unwrap());
+    let conn = rusqlite::Connection::open(dir.path().join("muster.db")).unwrap();
+    conn.execute("INSERT INTO schema_migrations VALUES (99, 0)", [])
+        .unwrap();
+    let error = args.open().err().unwrap().to_string();
+    assert!(error.contains("schema version 99"), "{error}");
+    let bad = StoreArgs {
+        data_dir: dir.path().to_owned(),
+        database: Some("mysql://x".into()),
+    };
+    assert!(bad
+        .open()
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("postgres://"));
+}

@@ -12,7 +12,8 @@ pub mod pack;
 mod postgres;
 mod sqlite;
 #[cfg(test)]
-pub(crate) mod suite;
+mod suite;
+pub mod suite_support;
 pub mod worker;
 
 use std::path::PathBuf;

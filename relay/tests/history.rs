@@ -1,0 +1,176 @@
+//! History and persistence end to end: the `muster` binary on a lab fleet, killed with SIGKILL
+//! mid-poll and started again, on SQLite and on PostgreSQL.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::lab_config;
+use lab::Lab;
+use protocol::relay_api::history::{PlayerSeen, ServerHistory};
+use protocol::relay_api::{MasterStatus, Reachability, ServerInfo};
+use relay::store::StoreArgs;
+use tokio::io::AsyncBufReadExt;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// `muster serve` on a free port, polling `master` every second; returns it and its URL.
+async fn serve(master: &str, store: &[String]) -> (tokio::process::Child, String) {
+    let mut args = vec![
+        "serve".to_owned(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+        "--master".into(),
+        master.into(),
+        "--no-default-masters".into(),
+        "--no-lan".into(),
+        "--refresh-interval".into(),
+        "1".into(),
+        "--dist".into(),
+        common::dist().display().to_string(),
+    ];
+    args.extend_from_slice(store);
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_muster"))
+        .args(&args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = tokio::time::timeout(LIMIT, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.strip_prefix("muster: serving ") {
+                return url.trim_end_matches('/').to_owned();
+            }
+        }
+        panic!("the relay exited before serving");
+    })
+    .await
+    .expect("the relay serves");
+    // Keep reading its output so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
+
+async fn get<T: serde::de::DeserializeOwned>(url: &str) -> T {
+    reqwest::get(url).await.unwrap().json().await.unwrap()
+}
+
+async fn killed_relay_comes_back(store: StoreArgs) {
+    let flags: Vec<String> = match &store.database {
+        Some(url) => vec!["--database".into(), url.clone()],
+        None => vec!["--data-dir".into(), store.data_dir.display().to_string()],
+    };
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(6),
+        ..lab_config(4, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let master = lab.master.to_string();
+    let (mut relay, url) = serve(&master, &flags).await;
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    let before: Vec<ServerInfo> = loop {
+        let servers: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
+        if servers.len() == 4
+            && servers
+                .iter()
+                .all(|s| s.reachability == Reachability::Online)
+        {
+            break servers;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{servers:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // A few more polls, then SIGKILL in the middle of the next one.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let killed_ms = relay::net::unix_ms();
+    relay.kill().await.unwrap();
+    drop(lab);
+
+    // What reached the database: samples up to within the last seconds.
+    let newest = {
+        let store = store.clone();
+        let addr = before[0].addr.clone();
+        std::thread::spawn(move || {
+            let mut db = store.open().unwrap();
+            db.samples(Some(&addr), 0, u64::MAX / 2).unwrap()
+        })
+        .join()
+        .unwrap()
+    };
+    assert!(newest.len() >= 3, "{} samples", newest.len());
+    let last = newest.last().unwrap().1.at_ms;
+    assert!(
+        killed_ms - last <= 2_500,
+        "the newest sample is {} ms older than the kill",
+        killed_ms - last
+    );
+
+    // Restarted with its fleet gone: the last list at once, every server stale.
+    let (relay, url) = serve(&master, &flags).await;
+    let after: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
+    assert_eq!(after.len(), 4);
+    for (old, new) in before.iter().zip(&after) {
+        assert_eq!(new.addr, old.addr);
+        assert_eq!(new.hostname, old.hostname);
+        assert_eq!(new.map, old.map);
+        assert_eq!(new.players.len(), old.players.len());
+        assert_eq!(new.reachability, Reachability::Stale);
+    }
+    let masters: Vec<MasterStatus> = get(&format!("{url}/api/masters")).await;
+    assert_eq!(masters[0].last_list, Some(4));
+
+    // Its history and its players survived too.
+    let addr = &before[0].addr;
+    let history: ServerHistory = get(&format!("{url}/api/servers/{addr}/history?range=1h")).await;
+    assert!(!history.points.is_empty());
+    let humans = before[0].players.iter().filter(|p| !p.bot).count() as u16;
+    assert!(
+        history.points.iter().any(|p| p.max == humans),
+        "{history:?}"
+    );
+    assert_eq!(history.map_changes[0].map, before[0].map);
+    let svg = reqwest::get(format!("{url}/api/servers/{addr}/history.svg?range=1h"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(svg.matches(r#"class="pt""#).count(), history.points.len());
+    let human = before[0].players.iter().find(|p| !p.bot).expect("a human");
+    let plain = protocol::browse::plain_lower(&human.name);
+    let seen: Vec<PlayerSeen> = get(&format!("{url}/api/players?name={plain}")).await;
+    let found = seen.iter().find(|p| p.name == human.name).expect("seen");
+    assert!(found.online.is_none(), "the fleet is gone");
+    assert!(killed_ms - found.last_seen_ms < 5_000);
+    assert!(found.stays.iter().any(|s| s.server.addr == before[0].addr));
+    drop(relay);
+}
+
+#[tokio::test]
+async fn a_killed_relay_restarts_with_its_last_list_and_history_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    killed_relay_comes_back(StoreArgs {
+        data_dir: dir.path().to_owned(),
+        database: None,
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
+async fn a_killed_relay_restarts_with_its_last_list_and_history_on_postgres() {
+    let url = tokio::task::spawn_blocking(relay::store::suite_support::postgres_database)
+        .await
+        .unwrap();
+    killed_relay_comes_back(StoreArgs {
+        data_dir: std::env::temp_dir(),
+        database: Some(url),
+    })
+    .await;
+}

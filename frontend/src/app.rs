@@ -92,6 +92,7 @@ pub fn App() -> impl IntoView {
             when=move || tuning.get()
             fallback=move || view! {
                 <main>
+                    <crate::history::Sparkline />
                     <ServerList feed=feed selected=selected view=view personal=personal />
                     <div class="side">
                         <WulframServers feed=feed />
@@ -122,9 +123,16 @@ fn Masters(feed: Feed) -> impl IntoView {
                     .into_iter()
                     .map(|m| {
                         let (class, mut text) = match m.state {
-                            MasterState::Pending => ("pending", "polling…".to_owned()),
                             MasterState::Ok { servers } => ("ok", format!("{servers} servers")),
-                            MasterState::Failed { error } => ("failed", error),
+                            MasterState::Failed { error } => match m.last_list {
+                                // Its last list stays on the page, marked stale.
+                                Some(servers) => ("failed", format!("{error}; its last list ({servers} servers) is kept, stale")),
+                                None => ("failed", error),
+                            },
+                            MasterState::Pending => match m.last_list {
+                                Some(servers) => ("pending", format!("polling… (last list: {servers} servers)")),
+                                None => ("pending", "polling…".to_owned()),
+                            },
                         };
                         // The relay's own master: what it holds besides what it lists.
                         if let Some(own) = m.own {

@@ -37,6 +37,8 @@ pub fn Detail(
                 None => view! { <p class="hint">"Select a server to see its players and settings."</p> }.into_any(),
                 Some(server) => view! { <ServerDetail server=server bench=bench personal=personal asked=asked /> }.into_any(),
             }}
+            // Outside the record's re-rendering: it fetches when the server or range changes.
+            <crate::history::ServerHistory selected=selected />
         </aside>
     }
 }

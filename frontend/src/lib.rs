@@ -6,6 +6,7 @@ mod bridge;
 mod coloured;
 mod detail;
 mod feed;
+mod history;
 mod list;
 mod net;
 mod personal;

@@ -508,6 +508,7 @@ fn Row(
             class:pending=reachability(Reachability::Pending)
             class:unreachable=reachability(Reachability::Unreachable)
             class:malformed=reachability(Reachability::Malformed)
+            class:stale=reachability(Reachability::Stale)
             class:selected=is_selected
             data-testid="server-row"
             data-addr=addr.clone()
@@ -527,6 +528,8 @@ fn cells(server: ServerInfo, clock: RwSignal<u64>) -> impl IntoView {
     let ping = match server.reachability {
         Reachability::Unreachable => "down".to_owned(),
         Reachability::Malformed => "bad reply".to_owned(),
+        // What it said before the relay restarted; not asked again yet.
+        Reachability::Stale => "stale".to_owned(),
         _ => server
             .ping_ms
             .map_or_else(|| "—".to_owned(), |p| p.to_string()),

@@ -55,6 +55,7 @@ pub fn FindPlayer(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoVi
                         .collect_view()
                 }}
             </ul>
+            <crate::history::SeenBefore text=text selected=selected />
         </section>
     }
 }

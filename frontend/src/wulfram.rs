@@ -31,7 +31,7 @@ pub fn WulframServers(feed: Feed) -> impl IntoView {
                                         Reachability::Online => ("online", "online"),
                                         Reachability::Unreachable => ("down", "unreachable"),
                                         Reachability::Malformed => ("down", "bad reply"),
-                                        Reachability::Pending => ("pending", "checking…"),
+                                        Reachability::Pending | Reachability::Stale => ("pending", "checking…"),
                                     };
                                     let rtt = w.rtt_ms.map_or("-".to_owned(), |ms| format!("{ms} ms"));
                                     let name = w.name.clone();

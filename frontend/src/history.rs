@@ -18,7 +18,10 @@ pub async fn fetch_text(url: &str) -> Option<String> {
     if response.status() != 200 {
         return None;
     }
-    JsFuture::from(response.text().ok()?).await.ok()?.as_string()
+    JsFuture::from(response.text().ok()?)
+        .await
+        .ok()?
+        .as_string()
 }
 
 /// The viewer's zone in minutes east of UTC, for chart labels.

@@ -10,6 +10,7 @@ mod common;
 
 mod demos;
 mod detail;
+mod history;
 mod list;
 mod tuning;
 mod watch;

@@ -1,0 +1,156 @@
+//! History on the page: the detail's population chart shows the series the API returns, the
+//! sparkline sits above the list, and Find player names where an offline player was last seen.
+
+use protocol::relay_api::history::ServerHistory;
+use relay::store::StoreArgs;
+
+use super::*;
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_chart_shows_the_series_the_api_returns_and_offline_players_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(6),
+        ..lab_config(3, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let mut config = common::spectating_config(&lab, Default::default());
+    config.poller.refresh_interval = Duration::from_secs(1);
+    config.history = Some(relay::history::HistoryConfig {
+        store: StoreArgs {
+            data_dir: dir.path().to_owned(),
+            database: None,
+        },
+        retention: Default::default(),
+    });
+    let relay = relay::Relay::start(config).await.unwrap();
+    let server = lab.servers[0].addr.to_string();
+    let human = lab.servers[0]
+        .snapshot()
+        .players
+        .iter()
+        .find(|p| !p.bot)
+        .map(|p| p.name.clone())
+        .expect("a human on the first server");
+    // Some answered polls, then the fleet goes: later polls are downtime, which leaves the
+    // points as they are, so the chart and the API agree whenever each is drawn.
+    // (Sightings are not cached, so they tell when the first writes landed.)
+    let plain = strip(&human).to_lowercase();
+    eventually("the first polls are written", async || {
+        let seen: Vec<protocol::relay_api::history::PlayerSeen> =
+            api(&relay, &format!("/api/players?name={plain}")).await?;
+        (!seen.is_empty()).then_some(()).ok_or("not yet".to_owned())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    drop(lab);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let expected: ServerHistory = api(&relay, &format!("/api/servers/{server}/history?range=24h"))
+        .await
+        .unwrap();
+
+    let (_driver, client) = open_page(&relay, 1400, 1000).await;
+    client
+        .find(Locator::Css(&format!("tr[data-addr=\"{server}\"]")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let drawn: Vec<(u64, f32, u16, u16)> = eventually("the chart is drawn", async || {
+        let points: Vec<(u64, f32, u16, u16)> = serde_json::from_value(
+            client
+                .execute(
+                    "return [...document.querySelectorAll('[data-testid=history-chart] g.pt')].map(g => \
+                     [Number(g.dataset.t), Number(g.dataset.avg), Number(g.dataset.min), Number(g.dataset.max)]);",
+                    vec![],
+                )
+                .await
+                .map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
+        (!points.is_empty()).then_some(points).ok_or("no points".to_owned())
+    })
+    .await;
+    let wanted: Vec<(u64, f32, u16, u16)> = expected
+        .points
+        .iter()
+        .map(|p| (p.t, p.avg, p.min, p.max))
+        .collect();
+    assert_eq!(drawn, wanted);
+    // Downtime spans (whole buckets unanswered) are drawn as the API gives them.
+    let down = client
+        .find_all(Locator::Css("[data-testid=history-chart] rect.down"))
+        .await
+        .unwrap();
+    assert_eq!(down.len(), expected.downtime.len());
+    // Another range redraws from the relay (here all the polls fall in one 30-minute point).
+    client
+        .find(Locator::XPath("//div[@class='ranges']/button[text()='7d']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually("the 7-day chart", async || {
+        let label = client
+            .find(Locator::Css("[data-testid=history-chart] svg.chart"))
+            .await
+            .map_err(|e| e.to_string())?
+            .attr("aria-label")
+            .await
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
+        label.ends_with("7d").then_some(()).ok_or(label)
+    })
+    .await;
+    // A tapped (focused) point shows its values; the others keep theirs hidden.
+    let shown: usize = serde_json::from_value(
+        client
+            .execute(
+                "const pts = [...document.querySelectorAll('[data-testid=history-chart] g.pt')]; \
+                 pts[pts.length - 1].focus(); \
+                 return pts.filter(g => getComputedStyle(g.querySelector('text')).visibility == 'visible').length;",
+                vec![],
+            )
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(shown, 1);
+    screenshot(&client, "history-chart.png").await;
+
+    // Find player: the fleet is gone, so the name is offline, last seen on its server.
+    client
+        .find(Locator::Id("find-player"))
+        .await
+        .unwrap()
+        .send_keys(&plain)
+        .await
+        .unwrap();
+    let seen = eventually(
+        "Find player says where the name was last seen",
+        async || text_of(&client, "[data-testid=seen-player]").await,
+    )
+    .await;
+    assert!(seen.contains("last seen on"), "{seen}");
+    assert!(seen.contains(&strip(&human)), "{seen}");
+    assert!(seen.contains("ago") || seen.contains("just now"), "{seen}");
+    screenshot(&client, "history-seen.png").await;
+}
+
+async fn api<T: serde::de::DeserializeOwned>(
+    relay: &relay::Relay,
+    path: &str,
+) -> Result<T, String> {
+    let body = reqwest::get(format!("http://{}{path}", relay.addr))
+        .await
+        .map_err(|e| e.to_string())?
+        .text()
+        .await
+        .map_err(|e| e.to_string())?;
+    serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
+}

@@ -149,6 +149,25 @@ async fn killed_relay_comes_back(store: StoreArgs) {
     assert!(found.online.is_none(), "the fleet is gone");
     assert!(killed_ms - found.last_seen_ms < 5_000);
     assert!(found.stays.iter().any(|s| s.server.addr == before[0].addr));
+
+    // The command-line tools read the same store, while the relay runs.
+    let mut args = vec!["history", addr.as_str(), "--range", "1h", "--json"];
+    args.extend(flags.iter().map(String::as_str));
+    let output = common::run_muster(&args, "");
+    assert!(output.status.success(), "{output:?}");
+    let cli: ServerHistory = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(cli.points, history.points);
+    let mut args = vec!["seen", plain.as_str(), "--json"];
+    args.extend(flags.iter().map(String::as_str));
+    let output = common::run_muster(&args, "");
+    assert!(output.status.success(), "{output:?}");
+    let cli: Vec<PlayerSeen> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(cli.iter().find(|p| p.name == human.name), Some(found));
+    let mut args = vec!["seen", plain.as_str()];
+    args.extend(flags.iter().map(String::as_str));
+    let text = String::from_utf8(common::run_muster(&args, "").stdout).unwrap();
+    assert!(text.contains("last seen"), "{text}");
     drop(relay);
 }
 

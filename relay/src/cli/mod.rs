@@ -2,6 +2,7 @@
 //! the capabilities; no capability uses them (a test below holds the line).
 
 pub mod demo;
+pub mod history;
 pub mod master;
 pub mod master_server;
 pub mod query;
@@ -35,6 +36,8 @@ pub enum Command {
     Wire(wire::Args),
     Record(record::Args),
     MasterServer(master_server::Args),
+    History(history::HistoryArgs),
+    Seen(history::SeenArgs),
     /// Read demo files.
     Demo {
         #[command(subcommand)]
@@ -55,6 +58,8 @@ impl Command {
             Self::Wire(args) => wire::run(args),
             Self::Record(args) => record::run(args).await,
             Self::MasterServer(args) => master_server::run(args).await,
+            Self::History(args) => history::history(args),
+            Self::Seen(args) => history::seen(args),
             Self::Demo { tool } => demo::run(tool),
         }
     }

@@ -18,7 +18,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use protocol::relay_api::history::{PlayerSeen, SeenServer, Stay};
+use protocol::relay_api::history::PlayerSeen;
 use protocol::relay_api::{MasterStatus, ServerInfo};
 
 use crate::browse::Directory;
@@ -167,16 +167,6 @@ impl History {
         Ok(Some(body))
     }
 
-    fn server_of(&self, addr: &str) -> SeenServer {
-        SeenServer {
-            addr: addr.to_owned(),
-            hostname: self
-                .directory
-                .server(addr)
-                .map_or_else(|| addr.to_owned(), |s| s.hostname),
-        }
-    }
-
     /// Where names like `name` were seen, the ones playing now first.
     pub async fn players(&self, name: &str) -> Result<Vec<PlayerSeen>> {
         let wanted = name.to_owned();
@@ -184,41 +174,7 @@ impl History {
             .readers
             .run(move |store| query::seen(store, &wanted))
             .await?;
-        let key = crate::store::name_key(name);
-        // Who plays now, from the directory's latest answers.
-        let mut online: HashMap<String, String> = HashMap::new();
-        for server in self.directory.servers() {
-            if server.reachability != protocol::relay_api::Reachability::Online {
-                continue;
-            }
-            for p in server.players.iter().filter(|p| !p.bot) {
-                let k = crate::store::name_key(&p.name);
-                if !key.is_empty() && k.contains(&key) {
-                    online.insert(k, server.addr.clone());
-                }
-            }
-        }
-        let mut out: Vec<PlayerSeen> = seen
-            .into_iter()
-            .map(|s| PlayerSeen {
-                online: online.get(&s.key).map(|addr| self.server_of(addr)),
-                last_server: self.server_of(&s.last_server),
-                stays: s
-                    .sessions
-                    .iter()
-                    .map(|x| Stay {
-                        server: self.server_of(&x.server),
-                        name: x.name.clone(),
-                        first_ms: x.first_ms,
-                        last_ms: x.last_ms,
-                    })
-                    .collect(),
-                name: s.name,
-                last_seen_ms: s.last_ms,
-            })
-            .collect();
-        out.sort_by_key(|p| (p.online.is_none(), std::cmp::Reverse(p.last_seen_ms)));
-        Ok(out)
+        Ok(query::sightings(seen, name, &self.directory.servers()))
     }
 }
 

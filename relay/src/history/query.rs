@@ -1,6 +1,11 @@
 //! History answers built from a store: the same for the API and the command-line tools.
 
-use protocol::relay_api::history::{self as api, MapMark, Point, Population, ServerHistory};
+use std::collections::HashMap;
+
+use protocol::relay_api::history::{
+    self as api, MapMark, PlayerSeen, Point, Population, SeenServer, ServerHistory, Stay,
+};
+use protocol::relay_api::{Reachability, ServerInfo};
 
 use crate::store::compact;
 use crate::store::{self, Bucket, Result, Seen, Store, DAY_MS, HOUR_MS};
@@ -131,6 +136,53 @@ pub fn seen(store: &mut dyn Store, name: &str) -> Result<Vec<Seen>> {
         return Ok(Vec::new());
     }
     store.find_players(&key, 20, 10)
+}
+
+/// Sightings as the API gives them: hostnames from `servers` (the directory), and the names
+/// playing now on a server that answered its latest poll, those first.
+pub fn sightings(seen: Vec<Seen>, name: &str, servers: &[ServerInfo]) -> Vec<PlayerSeen> {
+    let by_addr: HashMap<&str, &ServerInfo> =
+        servers.iter().map(|s| (s.addr.as_str(), s)).collect();
+    let server = |addr: &str| SeenServer {
+        addr: addr.to_owned(),
+        hostname: by_addr
+            .get(addr)
+            .map_or_else(|| addr.to_owned(), |s| s.hostname.clone()),
+    };
+    let key = store::name_key(name);
+    let mut online: HashMap<String, &str> = HashMap::new();
+    for s in servers
+        .iter()
+        .filter(|s| s.reachability == Reachability::Online)
+    {
+        for p in s.players.iter().filter(|p| !p.bot) {
+            let k = store::name_key(&p.name);
+            if !key.is_empty() && k.contains(&key) {
+                online.insert(k, &s.addr);
+            }
+        }
+    }
+    let mut out: Vec<PlayerSeen> = seen
+        .into_iter()
+        .map(|s| PlayerSeen {
+            online: online.get(&s.key).map(|addr| server(addr)),
+            last_server: server(&s.last_server),
+            stays: s
+                .sessions
+                .iter()
+                .map(|x| Stay {
+                    server: server(&x.server),
+                    name: x.name.clone(),
+                    first_ms: x.first_ms,
+                    last_ms: x.last_ms,
+                })
+                .collect(),
+            name: s.name,
+            last_seen_ms: s.last_ms,
+        })
+        .collect();
+    out.sort_by_key(|p| (p.online.is_none(), std::cmp::Reverse(p.last_seen_ms)));
+    out
 }
 
 #[cfg(test)]

@@ -63,6 +63,8 @@ pub struct Postgres {
 impl Postgres {
     pub fn open(url: &str) -> Result<Self> {
         let mut client = Client::connect(url, NoTls)?;
+        // The server's notices ("already exists, skipping") are not the relay's to log.
+        client.batch_execute("SET client_min_messages TO WARNING")?;
         migrate(&mut client)?;
         let mut statements = HashMap::new();
         for &query in PREPARED {

@@ -122,6 +122,9 @@ async fn killed_relay_comes_back(store: StoreArgs) {
         assert_eq!(new.players.len(), old.players.len());
         assert_eq!(new.reachability, Reachability::Stale);
     }
+    let status: serde_json::Value = get(&format!("{url}/api/history/store")).await;
+    assert!(status["size_bytes"].as_u64().unwrap() > 0, "{status}");
+    assert_eq!(status["dropped_records"], 0);
     let masters: Vec<MasterStatus> = get(&format!("{url}/api/masters")).await;
     assert_eq!(masters[0].last_list, Some(4));
 

@@ -17,12 +17,18 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some("spectate") => example(root, "spectate_bench", &args[1..]),
         Some("feed") => example(root, "feed_bench", &args[1..]),
         Some("demo") => demo(root, &args[1..]),
+        Some("history") => {
+            tools::ensure(root, tools::Needs::Test)?;
+            let postgres = crate::postgres::Cluster::start()?;
+            std::env::set_var("MUSTER_BENCH_POSTGRES", &postgres.url);
+            example(root, "history_bench", &args[1..])
+        }
         Some("master") => {
             tools::ensure(root, tools::Needs::Test)?;
             example(root, "master_bench", &args[1..])
         }
         other => {
-            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo (got {other:?})")
+            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo|master|history (got {other:?})")
         }
     }
 }

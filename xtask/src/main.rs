@@ -29,6 +29,9 @@ commands:
   bench feed [PAGES] [SECONDS] [SERVERS]
                       1,000 pages on the feed of a 2,000-server fleet: first message, memory,
                       CPU, update latency; JSON
+  bench history [SERVERS] [NAMES] [DAYS]
+                      a year of history for 2,000 servers and 50,000 names on SQLite and
+                      on PostgreSQL: size, write headroom, chart and search latency; JSON
   fuzz [--seconds N] [TARGET...]
                       long cargo-fuzz runs (default 300 s per target, every target)";
 
@@ -206,6 +209,9 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
         .arg(root.join("target/demos"))
         .arg("--dist")
         .arg(root.join("dist"))
+        // History and the persisted list, kept across runs (SQLite).
+        .arg("--data-dir")
+        .arg(root.join("target/muster-data"))
         .stdout(Stdio::piped())
         .spawn()
         .context("starting muster serve")?;
@@ -217,7 +223,8 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     );
     println!(
         "Operator token (the watch view's Record button asks for it): {token}; demos are \
-         written to target/demos and listed under Demos"
+         written to target/demos and listed under Demos; history is kept in \
+         target/muster-data"
     );
     let result = relay.wait();
     let _ = lab.kill();

@@ -3,7 +3,7 @@
 //! `fsync` off, stopped (and removed) when dropped. PostgreSQL refuses to run as root, so as
 //! root it runs as the `postgres` user the package creates, in folders that user owns.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context, Result};

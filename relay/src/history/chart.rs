@@ -7,11 +7,13 @@ use std::fmt::Write;
 use protocol::relay_api::history::{Point, Population, ServerHistory};
 use time::{OffsetDateTime, UtcOffset};
 
-const W: f64 = 640.0;
-const H: f64 = 200.0;
+/// The drawing's own units: narrow enough that, scaled to a phone's width, its 11-unit labels
+/// stay about 10 CSS pixels tall.
+const W: f64 = 360.0;
+const H: f64 = 150.0;
 /// Room for the axis labels.
-const LEFT: f64 = 28.0;
-const BOTTOM: f64 = 18.0;
+const LEFT: f64 = 24.0;
+const BOTTOM: f64 = 16.0;
 
 const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
@@ -23,7 +25,12 @@ fn esc(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A time in the viewer's zone (`tz_min` east of UTC), as short as the range allows.
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// A time in the viewer's zone (`tz_min` east of UTC): weekday and time within two days, the
+/// date and time beyond.
 fn when(t_ms: u64, tz_min: i32, long: bool) -> String {
     let offset = UtcOffset::from_whole_seconds(tz_min * 60).unwrap_or(UtcOffset::UTC);
     let Ok(t) = OffsetDateTime::from_unix_timestamp((t_ms / 1000) as i64) else {
@@ -32,13 +39,8 @@ fn when(t_ms: u64, tz_min: i32, long: bool) -> String {
     let t = t.to_offset(offset);
     let day = WEEKDAYS[t.weekday().number_days_from_monday() as usize];
     if long {
-        format!(
-            "{} {} {:02}:{:02}",
-            t.day(),
-            t.month(),
-            t.hour(),
-            t.minute()
-        )
+        let month = MONTHS[usize::from(u8::from(t.month())) - 1];
+        format!("{} {month} {:02}:{:02}", t.day(), t.hour(), t.minute())
     } else {
         format!("{day} {:02}:{:02}", t.hour(), t.minute())
     }
@@ -132,10 +134,15 @@ fn series(svg: &mut String, f: &Frame, points: &[Point], step: u64, tz: i32, lon
             p.max,
             p.avg
         );
-        let lx = x.clamp(LEFT, W - 180.0);
+        // The label reads away from the nearer edge.
+        let (lx, anchor) = if x > (LEFT + W) / 2.0 {
+            (x + step_px, "end")
+        } else {
+            (x, "start")
+        };
         let _ = write!(
             svg,
-            r#"<g class="pt" tabindex="0" data-t="{}" data-min="{}" data-avg="{}" data-max="{}"><rect x="{x:.1}" y="0" width="{step_px:.1}" height="{:.0}"/><text x="{lx:.1}" y="12">{}</text></g>"#,
+            r#"<g class="pt" tabindex="0" data-t="{}" data-min="{}" data-avg="{}" data-max="{}"><rect x="{x:.1}" y="0" width="{step_px:.1}" height="{:.0}"/><text x="{lx:.1}" y="12" text-anchor="{anchor}">{}</text></g>"#,
             p.t,
             p.min,
             p.avg,
@@ -143,6 +150,16 @@ fn series(svg: &mut String, f: &Frame, points: &[Point], step: u64, tz: i32, lon
             H - BOTTOM,
             esc(&label)
         );
+    }
+}
+
+/// An axis tick: the time within two days, the date beyond.
+fn tick(t_ms: u64, tz: i32, long: bool) -> String {
+    let full = when(t_ms, tz, long);
+    if long {
+        full.rsplit_once(' ').map_or(full.clone(), |(date, _)| date.to_owned())
+    } else {
+        full
     }
 }
 
@@ -168,7 +185,7 @@ fn axes(svg: &mut String, f: &Frame, tz: i32, long: bool) {
             r#"<text class="axis" x="{:.1}" y="{}" text-anchor="{anchor}">{}</text>"#,
             f.x(t),
             H - 4.0,
-            esc(&when(t, tz, long))
+            esc(&tick(t, tz, long))
         );
     }
 }
@@ -234,7 +251,7 @@ pub fn server(history: &ServerHistory, tz_min: i32) -> String {
 /// The busiest hours of the week (stored by UTC hour, shown in the viewer's zone).
 fn week(week: &[Vec<Option<f32>>], tz_min: i32) -> String {
     let cell_w = (W - LEFT) / 24.0;
-    let cell_h = 12.0;
+    let cell_h = 14.0;
     let h = 7.0 * cell_h + 16.0;
     let max = week
         .iter()
@@ -276,7 +293,7 @@ fn week(week: &[Vec<Option<f32>>], tz_min: i32) -> String {
         let _ = write!(
             svg,
             r#"<text class="axis" x="0" y="{:.1}">{name}</text>"#,
-            d as f64 * cell_h + 10.0
+            d as f64 * cell_h + 11.0
         );
     }
     for hour in [0, 6, 12, 18] {

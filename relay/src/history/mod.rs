@@ -48,6 +48,9 @@ pub struct HistoryArgs {
     /// sighting for ever. 0 keeps sessions for ever.
     #[arg(long, default_value_t = 365, value_name = "DAYS")]
     pub history_sessions_days: u64,
+    /// Days map changes are kept (charts mark them up to the 7-day range). 0: for ever.
+    #[arg(long, default_value_t = 30, value_name = "DAYS")]
+    pub history_map_days: u64,
 }
 
 impl HistoryArgs {
@@ -60,6 +63,7 @@ impl HistoryArgs {
                 five_minutes_ms: days(self.history_five_minutes_days.max(1)),
                 hour_ms: days(self.history_hourly_days),
                 sessions_ms: days(self.history_sessions_days),
+                map_changes_ms: days(self.history_map_days),
             },
         })
     }
@@ -81,6 +85,8 @@ const CACHE_ENTRIES: usize = 4096;
 pub struct History {
     pub log: Arc<writer::Log>,
     readers: Workers,
+    /// Where the store is (the file, or the PostgreSQL host and database; no password).
+    location: String,
     directory: Arc<Directory>,
     /// Encoded answers by request, shared by every page that asks within [`CACHE_FOR`].
     cache: Mutex<HashMap<String, (Instant, Arc<str>)>>,
@@ -133,6 +139,7 @@ impl History {
         Ok(Arc::new(Self {
             log,
             readers: Workers::start(readers, "history-reader"),
+            location: config.store.describe(),
             directory,
             cache: Mutex::new(HashMap::new()),
         }))
@@ -233,6 +240,7 @@ pub fn routes(history: Arc<History>) -> Router {
         .route("/api/history", get(population_json))
         .route("/api/history.svg", get(population_svg))
         .route("/api/players", get(players))
+        .route("/api/history/store", get(store_status))
         .with_state(history)
 }
 
@@ -303,6 +311,24 @@ async fn population_svg(State(h): State<Arc<History>>, Query(q): Query<RangeQuer
         .await,
         SVG,
     )
+}
+
+/// The store as an operator checks it: which backend, where, its size, records dropped.
+async fn store_status(State(h): State<Arc<History>>) -> Response {
+    let size = h.readers.run(|store| store.size_bytes()).await;
+    match size {
+        Ok(size_bytes) => Json(serde_json::json!({
+            "backend": h.readers.backend(),
+            "location": h.location,
+            "size_bytes": size_bytes,
+            "dropped_records": h.log.dropped.load(std::sync::atomic::Ordering::Relaxed),
+        }))
+        .into_response(),
+        Err(e) => {
+            tracing::warn!("store status: {e}");
+            (StatusCode::SERVICE_UNAVAILABLE, "history is unavailable").into_response()
+        }
+    }
 }
 
 async fn players(State(h): State<Arc<History>>, Query(q): Query<NameQuery>) -> Response {

@@ -77,8 +77,10 @@ pub fn server_history(
                 .collect()
         })
         .collect();
+    // Marks are drawn where they can be told apart: up to the 7-day range.
+    let marks_to = if step <= 1_800_000 { to } else { from };
     let map_changes = store
-        .map_changes(addr, from, to)?
+        .map_changes(addr, from, marks_to)?
         .into_iter()
         .map(|c| MapMark {
             t: c.at_ms,

@@ -15,16 +15,19 @@ pub struct Retention {
     pub five_minutes_ms: Option<u64>,
     pub hour_ms: Option<u64>,
     pub sessions_ms: Option<u64>,
+    pub map_changes_ms: Option<u64>,
 }
 
 impl Default for Retention {
-    /// Raw samples a week, 5-minute buckets 400 days, hours for ever, sessions a year.
+    /// Raw samples a week, 5-minute buckets 400 days, hours for ever, sessions a year, map
+    /// changes a month (a busy server changes map 50 to 70 times a day).
     fn default() -> Self {
         Self {
             raw_ms: Some(7 * DAY_MS),
             five_minutes_ms: Some(400 * DAY_MS),
             hour_ms: None,
             sessions_ms: Some(365 * DAY_MS),
+            map_changes_ms: Some(30 * DAY_MS),
         }
     }
 }
@@ -119,6 +122,9 @@ pub fn expire(store: &mut dyn Store, now_ms: u64, retention: &Retention) -> Resu
     }
     if let Some(keep) = retention.sessions_ms {
         dropped += store.expire_sessions(now_ms.saturating_sub(keep))?;
+    }
+    if let Some(keep) = retention.map_changes_ms {
+        dropped += store.expire_map_changes(now_ms.saturating_sub(keep))?;
     }
     Ok(dropped)
 }

@@ -199,6 +199,8 @@ pub trait Store: Send {
     fn expire(&mut self, resolution: Resolution, before_ms: u64) -> Result<u64>;
     /// Drops sessions that ended before `before_ms` (names stay with their last sighting).
     fn expire_sessions(&mut self, before_ms: u64) -> Result<u64>;
+    /// Drops map changes before `before_ms`.
+    fn expire_map_changes(&mut self, before_ms: u64) -> Result<u64>;
     fn map_changes(&mut self, series: &str, from_ms: u64, to_ms: u64) -> Result<Vec<MapChange>>;
     /// Names whose key contains `key_part`, most recently seen first, each with up to
     /// `sessions` stays.
@@ -267,6 +269,7 @@ mod sql {
     pub const DROP_SAMPLES: &str = "DELETE FROM samples WHERE at_ms < $1";
     pub const EXPIRE: &str = "DELETE FROM chunks WHERE resolution = $1 AND start_ms < $2";
     pub const EXPIRE_SESSIONS: &str = "DELETE FROM sessions WHERE last_ms < $1";
+    pub const EXPIRE_MAP_CHANGES: &str = "DELETE FROM map_changes WHERE at_ms < $1";
     pub const SAMPLES_OF: &str = "SELECT s.name, m.at_ms, m.clients, m.bots, m.max_clients, m.up \
          FROM samples m JOIN series s ON s.id = m.series \
          WHERE m.at_ms >= $1 AND m.at_ms < $2 AND s.name = $3 ORDER BY m.at_ms";
@@ -290,10 +293,13 @@ mod sql {
     pub const MAP_CHANGES: &str =
         "SELECT c.at_ms, c.map, c.gametype FROM map_changes c JOIN series s ON s.id = c.series \
          WHERE s.name = $1 AND c.at_ms >= $2 AND c.at_ms < $3 ORDER BY c.at_ms";
+    /// Upserts a name (a later sighting wins) and returns its id, in one round trip.
     pub const PUT_PLAYER: &str = "INSERT INTO players (key, name, last_ms, last_series) VALUES ($1, $2, $3, $4) \
-         ON CONFLICT (key) DO UPDATE SET name = excluded.name, last_ms = excluded.last_ms, last_series = excluded.last_series \
-         WHERE excluded.last_ms >= players.last_ms";
-    pub const PLAYER_ID: &str = "SELECT id FROM players WHERE key = $1";
+         ON CONFLICT (key) DO UPDATE SET \
+         name = CASE WHEN excluded.last_ms >= players.last_ms THEN excluded.name ELSE players.name END, \
+         last_series = CASE WHEN excluded.last_ms >= players.last_ms THEN excluded.last_series ELSE players.last_series END, \
+         last_ms = CASE WHEN excluded.last_ms >= players.last_ms THEN excluded.last_ms ELSE players.last_ms END \
+         RETURNING id";
     pub const PUT_SESSION: &str = "INSERT INTO sessions (player, series, first_ms, last_ms, name) VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT (player, series, first_ms) DO UPDATE SET last_ms = excluded.last_ms, name = excluded.name";
     pub const FIND_PLAYERS: &str = "SELECT p.id, p.key, p.name, p.last_ms, s.name FROM players p JOIN series s ON s.id = p.last_series \

@@ -153,7 +153,7 @@ impl Reader<'_> {
 }
 
 fn deflate(columns: &[u8]) -> Vec<u8> {
-    let mut encoder = DeflateEncoder::new(vec![VERSION], Compression::best());
+    let mut encoder = DeflateEncoder::new(vec![VERSION], Compression::default());
     // Writing into a Vec cannot fail.
     let _ = encoder.write_all(columns);
     encoder.finish().unwrap_or_default()

@@ -31,6 +31,7 @@ CREATE INDEX players_last ON players (last_ms);
 CREATE TABLE sessions (player BIGINT NOT NULL, series BIGINT NOT NULL, first_ms BIGINT NOT NULL,
     last_ms BIGINT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (player, series, first_ms));
 CREATE INDEX sessions_last ON sessions (last_ms);
+CREATE INDEX sessions_player ON sessions (player, last_ms);
 "];
 
 /// Every statement the backend runs more than once.
@@ -45,7 +46,6 @@ const PREPARED: &[&str] = &[
     sql::PUT_MAP_CHANGE,
     sql::MAP_CHANGES,
     sql::PUT_PLAYER,
-    sql::PLAYER_ID,
     sql::PUT_SESSION,
     sql::FIND_PLAYERS,
     sql::SESSIONS_OF,
@@ -213,10 +213,12 @@ impl Store for Postgres {
             for s in &batch.sessions {
                 let server = tx.series(&s.server)?;
                 let last = to_i64(s.last_ms);
-                tx.run(sql::PUT_PLAYER, &[&s.key, &s.name, &last, &server])?;
                 let player: i64 = tx
                     .tx
-                    .query_one(&tx.statements[sql::PLAYER_ID], &[&s.key])?
+                    .query_one(
+                        &tx.statements[sql::PUT_PLAYER],
+                        &[&s.key, &s.name, &last, &server],
+                    )?
                     .get(0);
                 tx.run(
                     sql::PUT_SESSION,
@@ -310,6 +312,12 @@ impl Store for Postgres {
         Ok(self
             .client
             .execute(sql::EXPIRE_SESSIONS, &[&to_i64(before_ms)])?)
+    }
+
+    fn expire_map_changes(&mut self, before_ms: u64) -> Result<u64> {
+        Ok(self
+            .client
+            .execute(sql::EXPIRE_MAP_CHANGES, &[&to_i64(before_ms)])?)
     }
 
     fn map_changes(&mut self, series: &str, from_ms: u64, to_ms: u64) -> Result<Vec<MapChange>> {

@@ -135,15 +135,11 @@ impl Store for Sqlite {
             }
             for s in &batch.sessions {
                 let server = Self::series_id(&tx, ids, &s.server)?;
-                tx.prepare_cached(sql::PUT_PLAYER)?.execute(params![
-                    s.key,
-                    s.name,
-                    to_i64(s.last_ms),
-                    server
-                ])?;
                 let player: i64 = tx
-                    .prepare_cached(sql::PLAYER_ID)?
-                    .query_row(params![s.key], |r| r.get(0))?;
+                    .prepare_cached(sql::PUT_PLAYER)?
+                    .query_row(params![s.key, s.name, to_i64(s.last_ms), server], |r| {
+                        r.get(0)
+                    })?;
                 tx.prepare_cached(sql::PUT_SESSION)?.execute(params![
                     player,
                     server,
@@ -261,6 +257,13 @@ impl Store for Sqlite {
         let n = self
             .conn
             .execute(sql::EXPIRE_SESSIONS, params![to_i64(before_ms)])?;
+        Ok(n as u64)
+    }
+
+    fn expire_map_changes(&mut self, before_ms: u64) -> Result<u64> {
+        let n = self
+            .conn
+            .execute(sql::EXPIRE_MAP_CHANGES, params![to_i64(before_ms)])?;
         Ok(n as u64)
     }
 

@@ -200,6 +200,7 @@ pub fn run(open: impl Fn() -> Box<dyn Store>) {
     assert_eq!(kept, hours);
     // Sessions go after their retention; the name stays with its last sighting.
     compact::expire(store.as_mut(), day + 400 * DAY_MS, &retention).unwrap();
+    assert!(store.map_changes(A, 0, u64::MAX / 2).unwrap().is_empty());
     let seen = store.find_players("bob", 10, 5).unwrap();
     assert_eq!(seen.len(), 1);
     assert!(seen[0].sessions.is_empty());

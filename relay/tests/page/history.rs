@@ -122,6 +122,17 @@ async fn the_chart_shows_the_series_the_api_returns_and_offline_players_are_foun
     .unwrap();
     assert_eq!(shown, 1);
     screenshot(&client, "history-chart.png").await;
+    // On a phone's width the chart scales down and its labels stay readable.
+    client.set_window_size(390, 844).await.unwrap();
+    client
+        .execute(
+            "document.querySelector('[data-testid=history-chart]').scrollIntoView();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    screenshot(&client, "history-chart-phone.png").await;
+    client.set_window_size(1400, 1000).await.unwrap();
 
     // Find player: the fleet is gone, so the name is offline, last seen on its server.
     client

@@ -612,6 +612,8 @@ mod tests {
                     },
                     polled_ms: Some(5),
                     own: None,
+                    // A master that failed after a good list keeps it on the page.
+                    last_list: Some(1999),
                 },
                 MasterStatus {
                     addr: "127.0.0.1:20611".into(),
@@ -621,6 +623,7 @@ mod tests {
                         registered: 2000,
                         ..Default::default()
                     }),
+                    last_list: Some(2000),
                 },
             ]),
             progress: Progress::default(),

@@ -157,7 +157,8 @@ fn series(svg: &mut String, f: &Frame, points: &[Point], step: u64, tz: i32, lon
 fn tick(t_ms: u64, tz: i32, long: bool) -> String {
     let full = when(t_ms, tz, long);
     if long {
-        full.rsplit_once(' ').map_or(full.clone(), |(date, _)| date.to_owned())
+        full.rsplit_once(' ')
+            .map_or(full.clone(), |(date, _)| date.to_owned())
     } else {
         full
     }

@@ -92,7 +92,6 @@ pub fn App() -> impl IntoView {
             when=move || tuning.get()
             fallback=move || view! {
                 <main>
-                    <crate::history::Sparkline />
                     <ServerList feed=feed selected=selected view=view personal=personal />
                     <div class="side">
                         <WulframServers feed=feed />

@@ -207,6 +207,7 @@ pub fn ServerList(
     on_cleanup(move || keys_without_focus.remove());
     view! {
         <section class="list" aria-label="Servers">
+            <crate::history::Sparkline />
             <div class="tabs" role="tablist">
                 {[(Tab::All, "All servers"), (Tab::Favorites, "Favorites"), (Tab::Recent, "Recently viewed")]
                     .into_iter()

@@ -7,7 +7,8 @@
 //! The fleet is shaped like UO's today: a tenth of the servers busy every evening (their own
 //! peak hour, fuller at weekends, an outage now and then), three tenths with players some
 //! evenings, the rest empty. Names: a fifth are regulars (three stays a week), the rest play
-//! about once a month. Busy servers change map every 20 minutes.
+//! about once a month; stays are kept 90 days (the default), names for ever. Busy servers
+//! change map every 20 minutes; map changes are kept a month (the default).
 //!
 //! Usage: history_bench [SERVERS] [NAMES] [DAYS]  (PostgreSQL: MUSTER_BENCH_POSTGRES=URL)
 
@@ -19,7 +20,7 @@ use rand::{Rng, SeedableRng};
 use relay::history::{chart, query};
 use relay::store::pack::{self, Bucket, Sample};
 use relay::store::{
-    Batch, Chunk, MapChange, Resolution, Session, Store, StoreArgs, DAY_MS, HOUR_MS,
+    Batch, Chunk, MapChange, Resolution, Session, Store, StoreArgs, DAY_MS, HOUR_MS, PERIOD_MS,
 };
 use serde_json::{json, Value};
 
@@ -171,43 +172,55 @@ fn load(fleet: &Fleet, stores: Vec<Box<dyn Store>>) -> f64 {
         for (w, mut store) in stores.into_iter().enumerate() {
             scope.spawn(move || {
                 let mut rng = SmallRng::seed_from_u64(w as u64 + 1);
-                let first_day = fleet.now - fleet.days * DAY_MS;
-                let raw_from = fleet.now - 7 * DAY_MS;
+                let first_day = Resolution::Raw.chunk_start(fleet.now - fleet.days * DAY_MS);
+                let raw_from = Resolution::Raw.chunk_start(fleet.now - 7 * DAY_MS);
                 let mine: Vec<usize> = (0..fleet.servers).filter(|i| i % writers == w).collect();
-                for d in 0..fleet.days {
-                    let day = first_day + d * DAY_MS;
+                // Bucket chunks period by period, as the compactor leaves them.
+                let mut period = Resolution::FiveMinutes.chunk_start(first_day);
+                while period < fleet.now {
                     let mut chunks = Vec::new();
                     for &i in &mine {
                         let series = Fleet::addr(i);
-                        let five = fleet.day_buckets(i, day, &mut rng);
+                        let mut five = Vec::new();
+                        let mut day = period.max(first_day);
+                        while day < (period + PERIOD_MS).min(fleet.now) {
+                            five.extend(fleet.day_buckets(i, day, &mut rng));
+                            day += DAY_MS;
+                        }
                         let hours = pack::fold(five.clone(), HOUR_MS);
-                        let five: Vec<Bucket> = five.into_iter().filter(|b| b.polls > 0).collect();
                         chunks.push(Chunk {
                             series: series.clone(),
                             resolution: Resolution::FiveMinutes,
-                            start_ms: day,
-                            data: pack::pack_buckets(day, FIVE_MIN, &five),
+                            start_ms: period,
+                            data: pack::pack_buckets(period, FIVE_MIN, &five),
                         });
                         chunks.push(Chunk {
-                            series: series.clone(),
+                            series,
                             resolution: Resolution::Hour,
-                            start_ms: day,
-                            data: pack::pack_buckets(day, HOUR_MS, &hours),
+                            start_ms: period,
+                            data: pack::pack_buckets(period, HOUR_MS, &hours),
                         });
-                        if day >= raw_from {
-                            for h in 0..24 {
-                                let hour = day + h * HOUR_MS;
-                                let samples = fleet.hour_samples(i, hour, &mut rng);
-                                chunks.push(Chunk {
-                                    series: series.clone(),
-                                    resolution: Resolution::Raw,
-                                    start_ms: hour,
-                                    data: pack::pack_samples(hour, &samples),
-                                });
-                            }
-                        }
                     }
                     store.pack(&chunks, 0).expect("chunks written");
+                    period += PERIOD_MS;
+                }
+                // The last week's samples, a chunk per server per day.
+                let mut day = raw_from;
+                while day < fleet.now {
+                    let mut chunks = Vec::new();
+                    for &i in &mine {
+                        let samples: Vec<Sample> = (0..24)
+                            .flat_map(|h| fleet.hour_samples(i, day + h * HOUR_MS, &mut rng))
+                            .collect();
+                        chunks.push(Chunk {
+                            series: Fleet::addr(i),
+                            resolution: Resolution::Raw,
+                            start_ms: day,
+                            data: pack::pack_samples(day, &samples),
+                        });
+                    }
+                    store.pack(&chunks, 0).expect("chunks written");
+                    day += DAY_MS;
                 }
                 // The last month's map changes: busy servers every 20 minutes.
                 let mut batch = Batch::default();
@@ -233,7 +246,9 @@ fn load(fleet: &Fleet, stores: Vec<Box<dyn Store>>) -> f64 {
                     }
                 }
                 store.write(&batch).expect("map changes written");
-                // Stays: regulars three a week, the rest about one a month.
+                // Stays within their retention (90 days): regulars three a week, the rest
+                // about one a month.
+                let window = fleet.days.min(90);
                 let playing: Vec<usize> = (0..fleet.servers)
                     .filter(|&i| fleet.kind(i) != Kind::Empty)
                     .collect();
@@ -247,7 +262,7 @@ fn load(fleet: &Fleet, stores: Vec<Box<dyn Store>>) -> f64 {
                         fleet.days / 30
                     };
                     for _ in 0..stays.max(1) {
-                        let first = fleet.now - rng.random_range(HOUR_MS..fleet.days * DAY_MS);
+                        let first = fleet.now - rng.random_range(HOUR_MS..window * DAY_MS);
                         let server = playing[rng.random_range(0..playing.len())];
                         batch.sessions.push(Session {
                             key: key.clone(),
@@ -429,14 +444,22 @@ fn main() {
         now: now - now % HOUR_MS,
     };
     let dir = tempfile::tempdir().unwrap();
+    // MUSTER_BENCH_KEEP=1 leaves the SQLite file behind, to look inside.
+    let dir = if std::env::var_os("MUSTER_BENCH_KEEP").is_some() {
+        let kept = dir.keep();
+        eprintln!("history_bench: keeping {}", kept.display());
+        kept
+    } else {
+        dir.path().to_owned()
+    };
     let sqlite = StoreArgs {
-        data_dir: dir.path().to_owned(),
+        data_dir: dir.clone(),
         database: None,
     };
     let sqlite_figures = measure("sqlite", &fleet, &|| sqlite.open().unwrap(), 1);
     let postgres_figures = std::env::var("MUSTER_BENCH_POSTGRES").ok().map(|url| {
         let pg = StoreArgs {
-            data_dir: dir.path().to_owned(),
+            data_dir: dir.clone(),
             database: Some(url),
         };
         measure("postgres", &fleet, &|| pg.open().unwrap(), 4)

@@ -126,9 +126,9 @@ impl Relay {
         // History first: it puts the persisted directory back before the poller starts.
         let history = match config.history.take() {
             Some(history) => {
-                let fresh = 2 * config.poller.refresh_interval.as_millis() as u64 + 10_000;
+                let refresh = config.poller.refresh_interval;
                 Some(
-                    history::History::start(history, directory.clone(), fresh)
+                    history::History::start(history, directory.clone(), refresh)
                         .await
                         .context("opening the history")?,
                 )

@@ -46,7 +46,7 @@ pub struct HistoryArgs {
     pub history_hourly_days: u64,
     /// Days each player session (one stay on one server) is kept; names keep their last
     /// sighting for ever. 0 keeps sessions for ever.
-    #[arg(long, default_value_t = 365, value_name = "DAYS")]
+    #[arg(long, default_value_t = 90, value_name = "DAYS")]
     pub history_sessions_days: u64,
     /// Days map changes are kept (charts mark them up to the 7-day range). 0: for ever.
     #[arg(long, default_value_t = 30, value_name = "DAYS")]
@@ -94,11 +94,11 @@ pub struct History {
 
 impl History {
     /// Opens the store (running its migrations), puts the persisted directory back, and
-    /// starts the writer and the readers. `fresh_ms`: how recent an answer counts in totals.
+    /// starts the writer and the readers. The totals are tallied once per `refresh`.
     pub async fn start(
         config: HistoryConfig,
         directory: Arc<Directory>,
-        fresh_ms: u64,
+        refresh: std::time::Duration,
     ) -> Result<Arc<Self>> {
         let store = config.store.clone();
         // Connections are made off the runtime (PostgreSQL's client blocks).
@@ -134,7 +134,7 @@ impl History {
             writer.backend(),
             servers.len()
         );
-        let log = writer::start(writer, &servers, config.retention, fresh_ms);
+        let log = writer::start(writer, &servers, config.retention, refresh);
         directory.restore(servers, masters);
         Ok(Arc::new(Self {
             log,

@@ -2,7 +2,7 @@
 //! arrive on a bounded channel (never blocking the poller; a full channel drops and counts);
 //! they become samples, map changes, player sessions and persisted directory records, written
 //! once a second in one transaction, so a crash loses at most the last second. Totals are
-//! tallied every minute, and the compactor runs between batches.
+//! tallied once per refresh, and the compactor runs between batches.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,8 +27,6 @@ pub enum Record {
 
 /// How often batches are committed.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
-/// How often the totals are tallied.
-const TALLY_EVERY: Duration = Duration::from_secs(60);
 /// How often the compactor looks for finished hours and expired chunks.
 const COMPACT_EVERY: Duration = Duration::from_secs(60);
 /// Samples held through a failing database before the oldest are dropped.
@@ -236,8 +234,10 @@ pub fn start(
     mut store: Box<dyn Store>,
     seed: &[ServerInfo],
     retention: Retention,
-    fresh_ms: u64,
+    refresh: Duration,
 ) -> Arc<Log> {
+    // A server counts in the totals while its latest answer is at most two refreshes old.
+    let fresh_ms = 2 * refresh.as_millis() as u64 + 10_000;
     let (tx, rx) = mpsc::sync_channel(QUEUE);
     let mut state = State::default();
     state.seed(seed);
@@ -245,10 +245,14 @@ pub fn start(
         .name("history-writer".into())
         .spawn(move || {
             let mut next_flush = Instant::now() + FLUSH_EVERY;
-            let mut next_tally = Instant::now() + TALLY_EVERY;
+            let mut next_tally = Instant::now() + refresh;
             let mut next_compact = Instant::now();
+            // Expiry scans whole tables: once an hour is plenty.
+            let mut expired_hour = None;
             loop {
-                let wait = next_flush.saturating_duration_since(Instant::now());
+                let wait = next_flush
+                    .min(next_tally)
+                    .saturating_duration_since(Instant::now());
                 let closed = match rx.recv_timeout(wait) {
                     Ok(record) => {
                         state.apply(record);
@@ -260,7 +264,7 @@ pub fn start(
                 let now = Instant::now();
                 if now >= next_tally {
                     state.tally(unix_ms(), fresh_ms);
-                    next_tally = now + TALLY_EVERY;
+                    next_tally = now + refresh;
                 }
                 if now >= next_flush || closed {
                     flush(store.as_mut(), &mut state);
@@ -271,8 +275,14 @@ pub fn start(
                 }
                 if now >= next_compact {
                     let now_ms = unix_ms();
-                    let done = compact::pack_finished(store.as_mut(), now_ms)
-                        .and_then(|_| compact::expire(store.as_mut(), now_ms, &retention));
+                    let hour = now_ms / crate::store::HOUR_MS;
+                    let done = compact::pack_finished(store.as_mut(), now_ms).and_then(|_| {
+                        if expired_hour == Some(hour) {
+                            return Ok(0);
+                        }
+                        expired_hour = Some(hour);
+                        compact::expire(store.as_mut(), now_ms, &retention)
+                    });
                     if let Err(e) = done {
                         tracing::warn!("history compaction: {e}");
                     }

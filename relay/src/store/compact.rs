@@ -1,5 +1,5 @@
-//! The compactor: packs each finished hour of samples into chunks (one per series), folds it
-//! into the day's 5-minute and hourly chunks, and drops what is past its retention. It runs on
+//! The compactor: packs each finished hour of samples into its day's chunk (one per series),
+//! folds it into the period's 5-minute and hourly chunks, and drops what is past its retention. It runs on
 //! the writer's thread between batches, an hour per transaction, so polls queue for at most
 //! that long and pages (on their own connections) never wait.
 
@@ -19,14 +19,15 @@ pub struct Retention {
 }
 
 impl Default for Retention {
-    /// Raw samples a week, 5-minute buckets 400 days, hours for ever, sessions a year, map
-    /// changes a month (a busy server changes map 50 to 70 times a day).
+    /// Raw samples a week, 5-minute buckets 400 days, hours for ever, sessions 90 days (names
+    /// keep their last sighting for ever), map changes a month (a busy server changes map 50
+    /// to 70 times a day).
     fn default() -> Self {
         Self {
             raw_ms: Some(7 * DAY_MS),
             five_minutes_ms: Some(400 * DAY_MS),
             hour_ms: None,
-            sessions_ms: Some(365 * DAY_MS),
+            sessions_ms: Some(90 * DAY_MS),
             map_changes_ms: Some(30 * DAY_MS),
         }
     }
@@ -79,30 +80,31 @@ fn merge_hour(
     samples: Vec<Sample>,
 ) -> Result<Vec<Chunk>> {
     let mut raw = samples.clone();
-    for old in store.chunks(series, Resolution::Raw, hour, hour + 1)? {
+    let day = Resolution::Raw.chunk_start(hour);
+    for old in store.chunks(series, Resolution::Raw, day, day + 1)? {
         raw.extend(pack::unpack_samples(old.start_ms, &old.data)?);
     }
     raw.sort_by_key(|s| s.at_ms);
     let mut chunks = vec![Chunk {
         series: series.to_owned(),
         resolution: Resolution::Raw,
-        start_ms: hour,
-        data: pack::pack_samples(hour, &raw),
+        start_ms: day,
+        data: pack::pack_samples(day, &raw),
     }];
     // The coarser chunks already hold the old samples: only the new ones are added.
-    let day = hour - hour % DAY_MS;
     for resolution in [Resolution::FiveMinutes, Resolution::Hour] {
         let step = resolution.step_ms().unwrap_or(HOUR_MS);
+        let start = resolution.chunk_start(hour);
         let mut buckets = pack::bucket_samples(&samples, step);
-        for old in store.chunks(series, resolution, day, day + 1)? {
+        for old in store.chunks(series, resolution, start, start + 1)? {
             buckets.extend(pack::unpack_buckets(old.start_ms, step, &old.data)?);
         }
         let buckets = pack::fold(buckets, step);
         chunks.push(Chunk {
             series: series.to_owned(),
             resolution,
-            start_ms: day,
-            data: pack::pack_buckets(day, step, &buckets),
+            start_ms: start,
+            data: pack::pack_buckets(start, step, &buckets),
         });
     }
     Ok(chunks)

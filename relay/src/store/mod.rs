@@ -4,8 +4,8 @@
 //! PostgreSQL with `--database postgres://...`. Migrations run forward at start-up on both.
 //!
 //! Samples land in a plain table as polls are written (batched, a second at a time); the
-//! compactor ([`compact`]) packs each finished hour into one chunk per series, folds it into the
-//! day's 5-minute and hourly chunks, and drops what is past its retention.
+//! compactor ([`compact`]) packs each finished hour into its day's chunk of each series, folds
+//! it into the period's 5-minute and hourly chunks, and drops what is past its retention.
 
 pub mod compact;
 pub mod pack;
@@ -43,16 +43,18 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 /// How finely a chunk holds a series.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Resolution {
-    /// Every sample; a chunk is an hour.
+    /// Every sample; a chunk is a day.
     Raw,
-    /// 5-minute buckets; a chunk is a day.
+    /// 5-minute buckets; a chunk is four weeks.
     FiveMinutes,
-    /// Hourly buckets; a chunk is a day.
+    /// Hourly buckets; a chunk is four weeks.
     Hour,
 }
 
 pub const HOUR_MS: u64 = 3_600_000;
 pub const DAY_MS: u64 = 24 * HOUR_MS;
+/// The period of a bucket chunk: four weeks.
+pub const PERIOD_MS: u64 = 28 * DAY_MS;
 
 impl Resolution {
     pub const ALL: [Resolution; 3] = [Self::Raw, Self::FiveMinutes, Self::Hour];
@@ -66,12 +68,19 @@ impl Resolution {
         }
     }
 
-    /// The time one chunk covers.
+    /// The time one chunk covers. Long chunks keep rows few and full: a row per server per
+    /// day, or per four weeks, packs tighter than a row per hour, and a year's chart reads
+    /// 14 rows.
     pub fn chunk_ms(self) -> u64 {
         match self {
-            Self::Raw => HOUR_MS,
-            Self::FiveMinutes | Self::Hour => DAY_MS,
+            Self::Raw => DAY_MS,
+            Self::FiveMinutes | Self::Hour => PERIOD_MS,
         }
+    }
+
+    /// The start of the chunk holding `t_ms` (periods are aligned to the Unix epoch).
+    pub fn chunk_start(self, t_ms: u64) -> u64 {
+        t_ms - t_ms % self.chunk_ms()
     }
 
     /// The bucket width (samples have none).
@@ -115,7 +124,8 @@ pub struct MapChange {
 }
 
 /// One stay of one name on one server, as BattleMetrics keeps them: written with each batch
-/// while it lasts, keyed by when it began.
+/// while it lasts, keyed by when it began. (Stored without the name, which the player's row
+/// holds as last seen: a stay costs some 25 bytes.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Session {
     /// The name without colour codes, lower-case: what searches match.
@@ -300,11 +310,13 @@ mod sql {
          last_series = CASE WHEN excluded.last_ms >= players.last_ms THEN excluded.last_series ELSE players.last_series END, \
          last_ms = CASE WHEN excluded.last_ms >= players.last_ms THEN excluded.last_ms ELSE players.last_ms END \
          RETURNING id";
-    pub const PUT_SESSION: &str = "INSERT INTO sessions (player, series, first_ms, last_ms, name) VALUES ($1, $2, $3, $4, $5) \
-         ON CONFLICT (player, series, first_ms) DO UPDATE SET last_ms = excluded.last_ms, name = excluded.name";
+    pub const PUT_SESSION: &str =
+        "INSERT INTO sessions (player, series, first_ms, last_ms) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (player, series, first_ms) DO UPDATE SET last_ms = excluded.last_ms";
     pub const FIND_PLAYERS: &str = "SELECT p.id, p.key, p.name, p.last_ms, s.name FROM players p JOIN series s ON s.id = p.last_series \
          WHERE p.key LIKE $1 ESCAPE '\\' ORDER BY p.last_ms DESC LIMIT $2";
-    pub const SESSIONS_OF: &str = "SELECT s.name, x.first_ms, x.last_ms, x.name FROM sessions x JOIN series s ON s.id = x.series \
+    pub const SESSIONS_OF: &str =
+        "SELECT s.name, x.first_ms, x.last_ms FROM sessions x JOIN series s ON s.id = x.series \
          WHERE x.player = $1 ORDER BY x.last_ms DESC LIMIT $2";
     pub const SERIES_NAMED: &str =
         "SELECT name FROM series WHERE name LIKE $1 ESCAPE '\\' ORDER BY name";

@@ -177,14 +177,17 @@ fn inflate(chunk: &[u8]) -> Result<Vec<u8>, StoreError> {
     }
 }
 
-/// Packs samples (in time order, none before `start_ms`).
+/// Packs samples (in time order, none before `start_ms`, which is on a whole second). Times
+/// are kept to the second: a poll's milliseconds are its round trip's jitter, which would cost
+/// more than everything else a sample holds, and no chart can show them.
 pub fn pack_samples(start_ms: u64, samples: &[Sample]) -> Vec<u8> {
     let mut out = Vec::with_capacity(samples.len() * 5 + 4);
     put_varint(&mut out, samples.len() as u64);
-    let mut prev = start_ms;
+    let mut prev = start_ms / 1000;
     for s in samples {
-        put_varint(&mut out, s.at_ms.saturating_sub(prev));
-        prev = s.at_ms.max(prev);
+        let at = s.at_ms / 1000;
+        put_varint(&mut out, at.saturating_sub(prev));
+        prev = at.max(prev);
     }
     for column in [
         |s: &Sample| u64::from(s.clients),
@@ -211,12 +214,12 @@ pub fn unpack_samples(start_ms: u64, chunk: &[u8]) -> Result<Vec<Sample>, StoreE
     }
     let deltas = r.column(n)?;
     let (clients, bots, max_clients, up) = (r.small(n)?, r.small(n)?, r.small(n)?, r.small(n)?);
-    let mut at = start_ms;
+    let mut at = start_ms / 1000;
     Ok((0..n)
         .map(|i| {
             at = at.saturating_add(deltas[i]);
             Sample {
-                at_ms: at,
+                at_ms: at.saturating_mul(1000),
                 clients: clients[i],
                 bots: bots[i],
                 max_clients: max_clients[i],
@@ -236,12 +239,19 @@ pub fn pack_buckets(start_ms: u64, step_ms: u64, buckets: &[Bucket]) -> Vec<u8> 
         put_varint(&mut out, index.saturating_sub(prev));
         prev = index;
     }
-    let columns: [fn(&Bucket) -> u64; 7] = [
+    // Small numbers pack small: the minimum as its change from the bucket before (zigzag),
+    // the spread above it, and the sum as its excess over `min * up`.
+    let mut prev = 0i64;
+    for b in buckets {
+        let delta = i64::from(b.min) - prev;
+        prev = i64::from(b.min);
+        put_varint(&mut out, ((delta << 1) ^ (delta >> 63)) as u64);
+    }
+    let columns: [fn(&Bucket) -> u64; 6] = [
         |b| u64::from(b.polls),
         |b| u64::from(b.up),
-        |b| u64::from(b.min),
         |b| u64::from(b.max.saturating_sub(b.min)),
-        |b| b.sum,
+        |b| b.sum.saturating_sub(u64::from(b.min) * u64::from(b.up)),
         |b| u64::from(b.bots_max),
         |b| u64::from(b.max_clients),
     ];
@@ -268,11 +278,19 @@ pub fn unpack_buckets(
         return Err(StoreError::Corrupt("more buckets than bytes"));
     }
     let steps = r.column(n)?;
+    let mut prev = 0i64;
+    let min = r
+        .column(n)?
+        .into_iter()
+        .map(|zigzag| {
+            prev = prev.wrapping_add(((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64));
+            u16::try_from(prev).map_err(|_| StoreError::Corrupt("minimum out of range"))
+        })
+        .collect::<Result<Vec<u16>, StoreError>>()?;
     let polls = r.column(n)?;
     let up = r.column(n)?;
-    let min = r.small(n)?;
     let spread = r.small(n)?;
-    let sum = r.column(n)?;
+    let excess = r.column(n)?;
     let bots_max = r.small(n)?;
     let max_clients = r.small(n)?;
     let count = |v: u64| u32::try_from(v).map_err(|_| StoreError::Corrupt("count out of range"));
@@ -286,7 +304,7 @@ pub fn unpack_buckets(
                 up: count(up[i])?,
                 min: min[i],
                 max: min[i].saturating_add(spread[i]),
-                sum: sum[i],
+                sum: excess[i].saturating_add(u64::from(min[i]).saturating_mul(up[i])),
                 bots_max: bots_max[i],
                 max_clients: max_clients[i],
             })
@@ -311,10 +329,20 @@ mod tests {
     #[test]
     fn samples_round_trip() {
         let samples: Vec<Sample> = (0..180)
-            .map(|i| sample(3_600_000 + i * 20_000 + i % 7, (i % 13) as u16, i % 50 != 3))
+            .map(|i| {
+                sample(
+                    3_600_000 + i * 20_000 + i % 7 * 1000,
+                    (i % 13) as u16,
+                    i % 50 != 3,
+                )
+            })
             .collect();
         let chunk = pack_samples(3_600_000, &samples);
         assert_eq!(unpack_samples(3_600_000, &chunk).unwrap(), samples);
+        // Milliseconds are dropped, seconds kept.
+        let jittered = [sample(3_600_000 + 20_417, 1, true)];
+        let back = unpack_samples(3_600_000, &pack_samples(3_600_000, &jittered)).unwrap();
+        assert_eq!(back[0].at_ms, 3_620_000);
     }
 
     #[test]
@@ -389,6 +417,42 @@ mod tests {
         // A bucket with polls but no answer is downtime, not zero.
         let down = bucket_samples(&[sample(0, 0, false)], 300_000);
         assert_eq!(down[0].avg(), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever a damaged database holds, decoding answers an error or a value.
+        #[test]
+        fn any_chunk_decodes_without_panicking(body in proptest::collection::vec(0u8..=255, 0..600)) {
+            let _ = unpack_samples(0, &body);
+            let _ = unpack_buckets(0, 300_000, &body);
+            // The same bytes as a well-formed deflate stream of garbage columns.
+            let chunk = deflate(&body);
+            let _ = unpack_samples(0, &chunk);
+            let _ = unpack_buckets(0, 300_000, &chunk);
+        }
+
+        #[test]
+        fn buckets_round_trip(raw in proptest::collection::vec((1u32..100, 0u16..64, 0u16..8, 0u64..200), 0..300)) {
+            let buckets: Vec<Bucket> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(polls, min, spread, excess))| {
+                    let up = polls / 2;
+                    Bucket {
+                        start_ms: i as u64 * 300_000,
+                        polls,
+                        up,
+                        min,
+                        max: min + spread,
+                        sum: u64::from(min) * u64::from(up) + excess,
+                        bots_max: spread,
+                        max_clients: 64,
+                    }
+                })
+                .collect();
+            let chunk = pack_buckets(0, 300_000, &buckets);
+            proptest::prop_assert_eq!(unpack_buckets(0, 300_000, &chunk).unwrap(), buckets);
+        }
     }
 
     #[test]

@@ -29,9 +29,12 @@ CREATE TABLE players (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL UNIQUE, name T
     last_ms BIGINT NOT NULL, last_series BIGINT NOT NULL);
 CREATE INDEX players_last ON players (last_ms);
 CREATE TABLE sessions (player BIGINT NOT NULL, series BIGINT NOT NULL, first_ms BIGINT NOT NULL,
-    last_ms BIGINT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (player, series, first_ms));
+    last_ms BIGINT NOT NULL, PRIMARY KEY (player, series, first_ms));
 CREATE INDEX sessions_last ON sessions (last_ms);
 CREATE INDEX sessions_player ON sessions (player, last_ms);
+-- Find player asks for any part of a name: trigrams answer LIKE '%part%' without a scan.
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX players_key_trgm ON players USING gin (key gin_trgm_ops);
 "];
 
 /// Every statement the backend runs more than once.
@@ -222,7 +225,7 @@ impl Store for Postgres {
                     .get(0);
                 tx.run(
                     sql::PUT_SESSION,
-                    &[&player, &server, &to_i64(s.first_ms), &last, &s.name],
+                    &[&player, &server, &to_i64(s.first_ms), &last],
                 )?;
             }
             Ok(())
@@ -346,21 +349,22 @@ impl Store for Postgres {
         for r in rows {
             let id: i64 = r.get(0);
             let key: String = r.get(1);
+            let name: String = r.get(2);
             let sessions = self
                 .client
                 .query(&stays, &[&id, &i64::from(sessions)])?
                 .iter()
                 .map(|s| Session {
                     key: key.clone(),
+                    name: name.clone(),
                     server: s.get(0),
                     first_ms: to_u64(s.get(1)),
                     last_ms: to_u64(s.get(2)),
-                    name: s.get(3),
                 })
                 .collect();
             found.push(Seen {
                 key,
-                name: r.get(2),
+                name,
                 last_ms: to_u64(r.get(3)),
                 last_server: r.get(4),
                 sessions,

@@ -28,8 +28,7 @@ CREATE TABLE players (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, name TEX
     last_ms INTEGER NOT NULL, last_series INTEGER NOT NULL);
 CREATE INDEX players_last ON players (last_ms);
 CREATE TABLE sessions (player INTEGER NOT NULL, series INTEGER NOT NULL, first_ms INTEGER NOT NULL,
-    last_ms INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (player, series, first_ms)) WITHOUT ROWID;
-CREATE INDEX sessions_last ON sessions (last_ms);
+    last_ms INTEGER NOT NULL, PRIMARY KEY (player, series, first_ms)) WITHOUT ROWID;
 "];
 
 pub struct Sqlite {
@@ -144,8 +143,7 @@ impl Store for Sqlite {
                     player,
                     server,
                     to_i64(s.first_ms),
-                    to_i64(s.last_ms),
-                    s.name
+                    to_i64(s.last_ms)
                 ])?;
             }
             Ok(())
@@ -303,14 +301,14 @@ impl Store for Sqlite {
         }
         let mut stays = self.conn.prepare_cached(sql::SESSIONS_OF)?;
         for (id, seen) in &mut found {
-            let key = seen.key.clone();
+            let (key, name) = (seen.key.clone(), seen.name.clone());
             let rows = stays.query_map(params![*id, i64::from(sessions)], |r| {
                 Ok(Session {
                     key: key.clone(),
+                    name: name.clone(),
                     server: r.get(0)?,
                     first_ms: to_u64(r.get(1)?),
                     last_ms: to_u64(r.get(2)?),
-                    name: r.get(3)?,
                 })
             })?;
             seen.sessions = rows.collect::<rusqlite::Result<_>>()?;

@@ -53,6 +53,17 @@ async fn the_chart_shows_the_series_the_api_returns_and_offline_players_are_foun
         .unwrap();
 
     let (_driver, client) = open_page(&relay, 1400, 1000).await;
+    // Above the list, every server's players together, tallied once per refresh.
+    eventually("the sparkline shows the totals", async || {
+        let points = client
+            .find_all(Locator::Css("[data-testid=sparkline] svg.sparkline g.pt"))
+            .await
+            .map_err(|e| e.to_string())?;
+        (!points.is_empty())
+            .then_some(())
+            .ok_or("no sparkline".to_owned())
+    })
+    .await;
     client
         .find(Locator::Css(&format!("tr[data-addr=\"{server}\"]")))
         .await

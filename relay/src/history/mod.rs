@@ -250,24 +250,59 @@ fn known(history: &History, addr: &str) -> Option<Response> {
         .then(|| (StatusCode::NOT_FOUND, "no such server").into_response())
 }
 
+/// How an answer is sent: the API's JSON, or a chart.
+#[derive(Clone, Copy)]
+enum Form {
+    Json,
+    Svg,
+}
+
+impl Form {
+    fn content_type(self) -> &'static str {
+        match self {
+            Self::Json => JSON,
+            Self::Svg => SVG,
+        }
+    }
+
+    /// The answer in this form (`draw` makes the chart).
+    fn render<T: serde::Serialize>(self, answer: &T, draw: impl FnOnce(&T) -> String) -> String {
+        match self {
+            Self::Json => serde_json::to_string(answer).unwrap_or_default(),
+            Self::Svg => draw(answer),
+        }
+    }
+}
+
+async fn server_history(h: Arc<History>, addr: String, q: RangeQuery, form: Form) -> Response {
+    if let Some(missing) = known(&h, &addr) {
+        return missing;
+    }
+    let (range, tz) = (q.range(), q.tz());
+    let key = format!("server {} {addr} {range} {tz}", form.content_type());
+    let made = h.cached(key, move |store, now| {
+        Ok(query::server_history(store, &addr, &range, now)?
+            .map(|r| form.render(&r, |r| chart::server(r, tz))))
+    });
+    answer(made.await, form.content_type())
+}
+
+async fn population(h: Arc<History>, q: RangeQuery, form: Form) -> Response {
+    let (range, tz) = (q.range(), q.tz());
+    let key = format!("population {} {range} {tz}", form.content_type());
+    let made = h.cached(key, move |store, now| {
+        Ok(query::population(store, &range, now)?
+            .map(|r| form.render(&r, |r| chart::sparkline(r, tz))))
+    });
+    answer(made.await, form.content_type())
+}
+
 async fn server_json(
     State(h): State<Arc<History>>,
     Path(addr): Path<String>,
     Query(q): Query<RangeQuery>,
 ) -> Response {
-    if let Some(missing) = known(&h, &addr) {
-        return missing;
-    }
-    let range = q.range();
-    let key = format!("server.json {addr} {range}");
-    answer(
-        h.cached(key, move |store, now| {
-            Ok(query::server_history(store, &addr, &range, now)?
-                .and_then(|r| serde_json::to_string(&r).ok()))
-        })
-        .await,
-        JSON,
-    )
+    server_history(h, addr, q, Form::Json).await
 }
 
 async fn server_svg(
@@ -275,42 +310,15 @@ async fn server_svg(
     Path(addr): Path<String>,
     Query(q): Query<RangeQuery>,
 ) -> Response {
-    if let Some(missing) = known(&h, &addr) {
-        return missing;
-    }
-    let (range, tz) = (q.range(), q.tz());
-    let key = format!("server.svg {addr} {range} {tz}");
-    answer(
-        h.cached(key, move |store, now| {
-            Ok(query::server_history(store, &addr, &range, now)?.map(|r| chart::server(&r, tz)))
-        })
-        .await,
-        SVG,
-    )
+    server_history(h, addr, q, Form::Svg).await
 }
 
 async fn population_json(State(h): State<Arc<History>>, Query(q): Query<RangeQuery>) -> Response {
-    let range = q.range();
-    let key = format!("population.json {range}");
-    answer(
-        h.cached(key, move |store, now| {
-            Ok(query::population(store, &range, now)?.and_then(|r| serde_json::to_string(&r).ok()))
-        })
-        .await,
-        JSON,
-    )
+    population(h, q, Form::Json).await
 }
 
 async fn population_svg(State(h): State<Arc<History>>, Query(q): Query<RangeQuery>) -> Response {
-    let (range, tz) = (q.range(), q.tz());
-    let key = format!("population.svg {range} {tz}");
-    answer(
-        h.cached(key, move |store, now| {
-            Ok(query::population(store, &range, now)?.map(|r| chart::sparkline(&r, tz)))
-        })
-        .await,
-        SVG,
-    )
+    population(h, q, Form::Svg).await
 }
 
 /// The store as an operator checks it: which backend, where, its size, records dropped.

@@ -177,6 +177,22 @@ fn inflate(chunk: &[u8]) -> Result<Vec<u8>, StoreError> {
     }
 }
 
+/// Inflates a chunk and reads how many rows it holds (no more than it has bytes, since every
+/// value takes one at least): the bytes, the count, and where the columns begin.
+fn open(chunk: &[u8]) -> Result<(Vec<u8>, usize, usize), StoreError> {
+    let bytes = inflate(chunk)?;
+    let mut r = Reader {
+        bytes: &bytes,
+        at: 0,
+    };
+    let n = usize::try_from(r.varint()?).unwrap_or(usize::MAX);
+    if n > bytes.len() {
+        return Err(StoreError::Corrupt("more rows than bytes"));
+    }
+    let at = r.at;
+    Ok((bytes, n, at))
+}
+
 /// Packs samples (in time order, none before `start_ms`, which is on a whole second). Times
 /// are kept to the second: a poll's milliseconds are its round trip's jitter, which would cost
 /// more than everything else a sample holds, and no chart can show them.
@@ -203,15 +219,8 @@ pub fn pack_samples(start_ms: u64, samples: &[Sample]) -> Vec<u8> {
 }
 
 pub fn unpack_samples(start_ms: u64, chunk: &[u8]) -> Result<Vec<Sample>, StoreError> {
-    let bytes = inflate(chunk)?;
-    let mut r = Reader {
-        bytes: &bytes,
-        at: 0,
-    };
-    let n = usize::try_from(r.varint()?).unwrap_or(usize::MAX);
-    if n > bytes.len() {
-        return Err(StoreError::Corrupt("more samples than bytes"));
-    }
+    let (bytes, n, at) = open(chunk)?;
+    let mut r = Reader { bytes: &bytes, at };
     let deltas = r.column(n)?;
     let (clients, bots, max_clients, up) = (r.small(n)?, r.small(n)?, r.small(n)?, r.small(n)?);
     let mut at = start_ms / 1000;
@@ -268,15 +277,8 @@ pub fn unpack_buckets(
     step_ms: u64,
     chunk: &[u8],
 ) -> Result<Vec<Bucket>, StoreError> {
-    let bytes = inflate(chunk)?;
-    let mut r = Reader {
-        bytes: &bytes,
-        at: 0,
-    };
-    let n = usize::try_from(r.varint()?).unwrap_or(usize::MAX);
-    if n > bytes.len() {
-        return Err(StoreError::Corrupt("more buckets than bytes"));
-    }
+    let (bytes, n, at) = open(chunk)?;
+    let mut r = Reader { bytes: &bytes, at };
     let steps = r.column(n)?;
     let mut prev = 0i64;
     let min = r

@@ -223,6 +223,14 @@ impl Directory {
         self.read().servers.values().cloned().collect()
     }
 
+    /// Runs `f` over every server in place (the directory is locked meanwhile: keep it short).
+    pub fn with_servers<R>(
+        &self,
+        f: impl FnOnce(std::collections::btree_map::Values<'_, String, ServerInfo>) -> R,
+    ) -> R {
+        f(self.read().servers.values())
+    }
+
     /// Whether the directory lists this server (`ip:port`).
     pub fn contains(&self, addr: &str) -> bool {
         self.read().servers.contains_key(addr)

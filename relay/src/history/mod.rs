@@ -181,7 +181,10 @@ impl History {
             .readers
             .run(move |store| query::seen(store, &wanted))
             .await?;
-        Ok(query::sightings(seen, name, &self.directory.servers()))
+        // Read in place, under the directory's lock: no copy of 2,000 records per request.
+        Ok(self
+            .directory
+            .with_servers(|servers| query::sightings(seen, name, servers)))
     }
 }
 

@@ -142,9 +142,14 @@ pub fn seen(store: &mut dyn Store, name: &str) -> Result<Vec<Seen>> {
 
 /// Sightings as the API gives them: hostnames from `servers` (the directory), and the names
 /// playing now on a server that answered its latest poll, those first.
-pub fn sightings(seen: Vec<Seen>, name: &str, servers: &[ServerInfo]) -> Vec<PlayerSeen> {
+pub fn sightings<'a>(
+    seen: Vec<Seen>,
+    name: &str,
+    servers: impl IntoIterator<Item = &'a ServerInfo>,
+) -> Vec<PlayerSeen> {
+    let servers: Vec<&ServerInfo> = servers.into_iter().collect();
     let by_addr: HashMap<&str, &ServerInfo> =
-        servers.iter().map(|s| (s.addr.as_str(), s)).collect();
+        servers.iter().map(|s| (s.addr.as_str(), *s)).collect();
     let server = |addr: &str| SeenServer {
         addr: addr.to_owned(),
         hostname: by_addr

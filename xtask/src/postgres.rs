@@ -43,7 +43,14 @@ impl Cluster {
             .arg("-u")
             .output()
             .is_ok_and(|o| o.stdout.starts_with(b"0"));
-        let dir = std::env::temp_dir().join(format!("muster-pg-{}", std::process::id()));
+        // As root the server runs as `postgres`, which must reach the folder: /tmp always lets
+        // it, where a TMPDIR of root's own might not.
+        let base = if as_root {
+            PathBuf::from("/tmp")
+        } else {
+            std::env::temp_dir()
+        };
+        let dir = base.join(format!("muster-pg-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("pg"))?;
         std::fs::create_dir_all(dir.join("run"))?;

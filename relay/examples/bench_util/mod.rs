@@ -84,8 +84,8 @@ pub fn unix_us() -> u64 {
         .map_or(0, |d| d.as_micros() as u64)
 }
 
-/// `muster serve` on `http_port`, polling only the lab master on `master_port`, with `extra`
-/// flags.
+/// `muster serve` on `http_port`, polling only the lab master on `master_port`, keeping no
+/// history, with `extra` flags.
 pub fn start_relay(
     bin: &std::path::Path,
     http_port: u16,
@@ -101,6 +101,9 @@ pub fn start_relay(
         &format!("127.0.0.1:{master_port}"),
         "--no-default-masters",
         "--no-lan",
+        // Each run measures a fresh relay: nothing restored from the run before (history has
+        // a bench of its own).
+        "--no-history",
         "--dist",
         &dist.display().to_string(),
     ]

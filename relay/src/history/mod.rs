@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -89,7 +90,7 @@ pub struct History {
     location: String,
     directory: Arc<Directory>,
     /// Encoded answers by request, shared by every page that asks within [`CACHE_FOR`].
-    cache: Mutex<HashMap<String, (Instant, Arc<str>)>>,
+    cache: Mutex<HashMap<String, (Instant, Bytes)>>,
 }
 
 impl History {
@@ -146,7 +147,7 @@ impl History {
     }
 
     /// A cached answer, or `make`'s (cached for the next pages).
-    async fn cached<F>(&self, key: String, make: F) -> Result<Option<Arc<str>>>
+    async fn cached<F>(&self, key: String, make: F) -> Result<Option<Bytes>>
     where
         F: FnOnce(&mut dyn crate::store::Store, u64) -> Result<Option<String>> + Send + 'static,
     {
@@ -162,7 +163,8 @@ impl History {
         let Some(body) = self.readers.run(move |store| make(store, now)).await? else {
             return Ok(None);
         };
-        let body: Arc<str> = body.into();
+        // Shared, not copied, by every page served from the cache.
+        let body = Bytes::from(body);
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if cache.len() >= CACHE_ENTRIES {
             cache.retain(|_, (at, _)| at.elapsed() < CACHE_FOR);
@@ -210,14 +212,14 @@ struct NameQuery {
     name: String,
 }
 
-fn answer(result: Result<Option<Arc<str>>>, content_type: &'static str) -> Response {
+fn answer(result: Result<Option<Bytes>>, content_type: &'static str) -> Response {
     match result {
         Ok(Some(body)) => (
             [
                 (header::CONTENT_TYPE, content_type),
                 (header::CACHE_CONTROL, "max-age=30"),
             ],
-            body.to_string(),
+            body,
         )
             .into_response(),
         Ok(None) => (
@@ -352,5 +354,64 @@ async fn players(State(h): State<Arc<History>>, Query(q): Query<NameQuery>) -> R
             tracing::warn!("players: {e}");
             (StatusCode::SERVICE_UNAVAILABLE, "history is unavailable").into_response()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::StatusCode;
+
+    use super::*;
+    use crate::http::oneshot::{call, get};
+
+    async fn history() -> (tempfile::TempDir, Router) {
+        let dir = tempfile::tempdir().unwrap();
+        let directory = Arc::new(Directory::new(&[]));
+        let addr = "10.0.0.7:28960".parse().unwrap();
+        directory.upsert(crate::browse::poller::pending_server(
+            addr,
+            vec!["operator".into()],
+        ));
+        let config = HistoryConfig {
+            store: StoreArgs {
+                data_dir: dir.path().to_owned(),
+                database: None,
+            },
+            retention: Retention::default(),
+        };
+        let history = History::start(config, directory, Duration::from_secs(20))
+            .await
+            .unwrap();
+        (dir, routes(history))
+    }
+
+    #[tokio::test]
+    async fn the_routes_answer_and_refuse_with_reasons() {
+        let (_dir, app) = history().await;
+        let (status, body) = call(&app, get("/api/servers/10.0.0.7:28960/history?range=7d")).await;
+        assert_eq!(status, StatusCode::OK);
+        let answer: protocol::relay_api::history::ServerHistory =
+            serde_json::from_str(&body).unwrap();
+        assert_eq!((answer.step_ms, answer.points.len()), (1_800_000, 0));
+        let (status, body) = call(&app, get("/api/servers/10.0.0.7:28960/history.svg")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.starts_with("<svg"), "{body}");
+        // A server the directory does not know, a range the API does not offer, a blank name.
+        let unknown = call(&app, get("/api/servers/10.9.9.9:28960/history")).await;
+        assert_eq!(unknown.0, StatusCode::NOT_FOUND);
+        let range = call(&app, get("/api/history?range=2d")).await;
+        assert_eq!(range.0, StatusCode::BAD_REQUEST);
+        assert!(range.1.contains("24h"), "{}", range.1);
+        assert_eq!(
+            call(&app, get("/api/players?name=%20")).await.0,
+            StatusCode::BAD_REQUEST
+        );
+        let (status, body) = call(&app, get("/api/players?name=bob")).await;
+        assert_eq!((status, body.as_str()), (StatusCode::OK, "[]"));
+        let (status, body) = call(&app, get("/api/history/store")).await;
+        assert_eq!(status, StatusCode::OK);
+        let store: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(store["backend"], "sqlite");
+        assert!(store["size_bytes"].as_u64().unwrap() > 0);
     }
 }

@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::lab_config;
@@ -11,7 +10,6 @@ use lab::Lab;
 use protocol::relay_api::history::{PlayerSeen, ServerHistory};
 use protocol::relay_api::{MasterStatus, Reachability, ServerInfo};
 use relay::store::StoreArgs;
-use tokio::io::AsyncBufReadExt;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -31,15 +29,7 @@ async fn serve(master: &str, store: &[String]) -> (tokio::process::Child, String
         common::dist().display().to_string(),
     ];
     args.extend_from_slice(store);
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_muster"))
-        .args(&args)
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let (child, mut lines) = common::spawn_muster(&args);
     let url = tokio::time::timeout(LIMIT, async {
         while let Ok(Some(line)) = lines.next_line().await {
             if let Some(url) = line.strip_prefix("muster: serving ") {

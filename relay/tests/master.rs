@@ -436,24 +436,15 @@ fn openarena(master: SocketAddr) -> OpenArena {
 #[tokio::test]
 #[ignore = "needs openarena-server; run by cargo xtask test"]
 async fn a_real_openarena_heartbeat_is_refused_for_its_protocol_with_a_clear_log_line() {
-    use tokio::io::AsyncBufReadExt;
     let port = std::net::UdpSocket::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
     let listen = format!("127.0.0.1:{port}");
-    let mut master = tokio::process::Command::new(env!("CARGO_BIN_EXE_muster"))
-        .args(["master-server", "--listen", &listen, "--allow-private"])
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
     // The master logs to stdout, as the relay does.
-    let mut lines = tokio::io::BufReader::new(master.stdout.take().unwrap()).lines();
+    let (_master, mut lines) =
+        common::spawn_muster(&["master-server", "--listen", &listen, "--allow-private"]);
     let _server = openarena(listen.parse().unwrap());
     let line = tokio::time::timeout(Duration::from_secs(60), async {
         while let Ok(Some(line)) = lines.next_line().await {

@@ -129,9 +129,9 @@ impl History {
             .iter()
             .filter_map(|(_, json)| serde_json::from_str(json).ok())
             .collect();
+        let location = config.store.describe();
         tracing::info!(
-            "history in {} ({}): {} servers restored",
-            config.store.describe(),
+            "history in {location} ({}): {} servers restored",
             writer.backend(),
             servers.len()
         );
@@ -140,7 +140,7 @@ impl History {
         Ok(Arc::new(Self {
             log,
             readers: Workers::start(readers, "history-reader"),
-            location: config.store.describe(),
+            location,
             directory,
             cache: Mutex::new(HashMap::new()),
         }))

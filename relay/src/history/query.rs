@@ -147,28 +147,36 @@ pub fn sightings<'a>(
     name: &str,
     servers: impl IntoIterator<Item = &'a ServerInfo>,
 ) -> Vec<PlayerSeen> {
-    let servers: Vec<&ServerInfo> = servers.into_iter().collect();
-    let by_addr: HashMap<&str, &ServerInfo> =
-        servers.iter().map(|s| (s.addr.as_str(), *s)).collect();
-    let server = |addr: &str| SeenServer {
-        addr: addr.to_owned(),
-        hostname: by_addr
-            .get(addr)
-            .map_or_else(|| addr.to_owned(), |s| s.hostname.clone()),
-    };
-    let key = store::name_key(name);
-    let mut online: HashMap<String, &str> = HashMap::new();
-    for s in servers
+    // One pass over the directory: the hostnames the answer names, and who plays now.
+    let wanted: std::collections::HashSet<&str> = seen
         .iter()
-        .filter(|s| s.reachability == Reachability::Online)
-    {
+        .flat_map(|s| {
+            std::iter::once(s.last_server.as_str())
+                .chain(s.sessions.iter().map(|x| x.server.as_str()))
+        })
+        .collect();
+    let key = store::name_key(name);
+    let mut hostnames: HashMap<&str, &str> = HashMap::new();
+    let mut online: HashMap<String, &str> = HashMap::new();
+    for s in servers {
+        if wanted.contains(s.addr.as_str()) {
+            hostnames.insert(&s.addr, &s.hostname);
+        }
+        if s.reachability != Reachability::Online || key.is_empty() {
+            continue;
+        }
         for p in s.players.iter().filter(|p| !p.bot) {
             let k = store::name_key(&p.name);
-            if !key.is_empty() && k.contains(&key) {
+            if k.contains(&key) {
                 online.insert(k, &s.addr);
+                hostnames.insert(&s.addr, &s.hostname);
             }
         }
     }
+    let server = |addr: &str| SeenServer {
+        addr: addr.to_owned(),
+        hostname: hostnames.get(addr).map_or(addr, |h| h).to_owned(),
+    };
     let mut out: Vec<PlayerSeen> = seen
         .into_iter()
         .map(|s| PlayerSeen {

@@ -247,7 +247,6 @@ pub fn start(
             let mut next_flush = Instant::now() + FLUSH_EVERY;
             let mut next_tally = Instant::now() + refresh;
             let mut next_compact = Instant::now();
-            // Expiry scans whole tables: once an hour is plenty.
             let mut expired_hour = None;
             loop {
                 let wait = next_flush
@@ -274,16 +273,7 @@ pub fn start(
                     return;
                 }
                 if now >= next_compact {
-                    let now_ms = unix_ms();
-                    let hour = now_ms / crate::store::HOUR_MS;
-                    let done = compact::pack_finished(store.as_mut(), now_ms).and_then(|_| {
-                        if expired_hour == Some(hour) {
-                            return Ok(0);
-                        }
-                        expired_hour = Some(hour);
-                        compact::expire(store.as_mut(), now_ms, &retention)
-                    });
-                    if let Err(e) = done {
+                    if let Err(e) = compact_now(store.as_mut(), &retention, &mut expired_hour) {
                         tracing::warn!("history compaction: {e}");
                     }
                     next_compact = Instant::now() + COMPACT_EVERY;
@@ -297,6 +287,23 @@ pub fn start(
         tx,
         dropped: AtomicU64::new(0),
     })
+}
+
+/// Packs every finished hour, and drops what is past its retention once an hour (expiry
+/// scans whole tables; `expired_hour` remembers the last one).
+fn compact_now(
+    store: &mut dyn Store,
+    retention: &Retention,
+    expired_hour: &mut Option<u64>,
+) -> crate::store::Result<()> {
+    let now_ms = unix_ms();
+    compact::pack_finished(store, now_ms)?;
+    let hour = now_ms / crate::store::HOUR_MS;
+    if *expired_hour != Some(hour) {
+        *expired_hour = Some(hour);
+        compact::expire(store, now_ms, retention)?;
+    }
+    Ok(())
 }
 
 fn flush(store: &mut dyn Store, state: &mut State) {

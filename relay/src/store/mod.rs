@@ -57,8 +57,6 @@ pub const DAY_MS: u64 = 24 * HOUR_MS;
 pub const PERIOD_MS: u64 = 28 * DAY_MS;
 
 impl Resolution {
-    pub const ALL: [Resolution; 3] = [Self::Raw, Self::FiveMinutes, Self::Hour];
-
     /// As stored.
     pub fn code(self) -> i64 {
         match self {

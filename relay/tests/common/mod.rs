@@ -214,6 +214,28 @@ pub async fn follow_until(
 }
 
 /// Runs the `muster` binary with `args`, feeding it `stdin`, and waits for it.
+/// `muster ARGS` running beside the test, logging at info, with its stdout's lines to read
+/// (it logs there); killed when dropped.
+pub fn spawn_muster<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+) -> (
+    tokio::process::Child,
+    tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_muster"))
+        .args(args)
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("muster runs");
+    let stdout = child.stdout.take().expect("stdout");
+    (child, tokio::io::BufReader::new(stdout).lines())
+}
+
 pub fn run_muster(args: &[&str], stdin: &str) -> std::process::Output {
     use std::io::Write;
     use std::process::{Command, Stdio};

@@ -8,7 +8,9 @@
 //! - [`wulfram`]: the Wulfram II proxy and its checks;
 //! - [`master`]: the replacement master and its federation;
 //! - [`history`]: population history, player sightings and the persisted directory, kept in
-//!   [`store`] (SQLite or PostgreSQL).
+//!   [`store`] (SQLite or PostgreSQL);
+//! - [`cluster`]: several relays as one site through NATS (one poller, one game slot per
+//!   match, shared budgets).
 //!
 //! [`http`] only merges their routes; [`seams`] holds the narrow traits through which one
 //! capability uses another; [`net`] and [`game_link`] are shared helpers; [`cli`] holds the
@@ -17,6 +19,7 @@
 pub mod bridge;
 pub mod browse;
 pub mod cli;
+pub mod cluster;
 pub mod demos;
 pub mod game_link;
 pub mod history;
@@ -61,6 +64,8 @@ pub struct ServeConfig {
     pub master: Option<MasterListen>,
     /// Keep history and persist the directory (`None`: remember nothing across restarts).
     pub history: Option<history::HistoryConfig>,
+    /// Join a cluster of relays through NATS (`None`: this relay is the whole site).
+    pub cluster: Option<cluster::ClusterConfig>,
 }
 
 impl Default for ServeConfig {
@@ -77,6 +82,7 @@ impl Default for ServeConfig {
             wulfram: wulfram::WulframConfig::default(),
             master: None,
             history: None,
+            cluster: None,
         }
     }
 }
@@ -98,6 +104,7 @@ pub struct Relay {
     /// The master this relay runs, if any; it stops with the relay.
     pub master: Option<(master::SharedMaster, AbortOnDrop)>,
     pub history: Option<Arc<history::History>>,
+    pub cluster: Option<Arc<cluster::Cluster>>,
     _tasks: JoinSet<()>,
 }
 
@@ -119,6 +126,29 @@ impl Relay {
             }
             None => None,
         };
+        let cluster = match config.cluster.take() {
+            Some(cluster) => {
+                if config
+                    .history
+                    .as_ref()
+                    .is_some_and(|h| h.store.database.is_none())
+                {
+                    anyhow::bail!(
+                        "--cluster needs a shared history: --database postgres://... (or \
+                         --no-history)"
+                    );
+                }
+                let name = cluster::relay_name(addr);
+                Some(
+                    cluster::Cluster::connect(cluster, name)
+                        .await
+                        .context("joining the cluster")?,
+                )
+            }
+            None => None,
+        };
+        // In a cluster only the poller's lease holder writes history, with its token.
+        let fence = cluster.as_ref().map(|_| Arc::new(store::Fence::default()));
         let directory = Arc::new(Directory::new(&config.poller.masters));
         if let Some(started) = &master {
             tasks.spawn(started.show_on(directory.clone()));
@@ -128,7 +158,7 @@ impl Relay {
             Some(history) => {
                 let refresh = config.poller.refresh_interval;
                 Some(
-                    history::History::start(history, directory.clone(), refresh)
+                    history::History::start(history, directory.clone(), refresh, fence.clone())
                         .await
                         .context("opening the history")?,
                 )
@@ -139,8 +169,22 @@ impl Relay {
         let log = history
             .as_ref()
             .map(|h| h.log.clone() as Arc<dyn seams::PollLog>);
-        tasks.spawn(browse::poller::run(directory.clone(), config.poller, log));
         let feed = browse::PageFeed::new(directory.clone());
+        match &cluster {
+            Some(cluster) => {
+                let polling = cluster::directory::Polling {
+                    directory: directory.clone(),
+                    feed: feed.clone(),
+                    config: config.poller,
+                    log,
+                    fence,
+                };
+                tasks.spawn(cluster::directory::run(cluster.clone(), polling));
+            }
+            None => {
+                tasks.spawn(browse::poller::run(directory.clone(), config.poller, log));
+            }
+        }
         tasks.spawn(feed.clone().run());
         let wulfram = config.wulfram;
         if !wulfram.targets.is_empty() {
@@ -150,13 +194,14 @@ impl Relay {
                 wulfram.check_every,
             ));
         }
-        let hubs = spectate::Hubs::new(config.spectate, directory.clone());
-        let bridge = bridge::Bridge::new(
+        let hubs = spectate::Hubs::clustered(config.spectate, directory.clone(), cluster.clone());
+        let bridge = bridge::Bridge::clustered(
             bridge::BridgeConfig {
                 masters,
                 ..config.bridge
             },
             directory.clone(),
+            cluster.clone(),
         );
         let mut routers = vec![
             browse::routes(directory.clone(), feed),
@@ -165,6 +210,7 @@ impl Relay {
             bridge::routes(bridge),
             wulfram::routes(directory.clone(), wulfram.targets),
             master::routes(master.as_ref().map(|m| m.shared.clone())),
+            cluster::routes(cluster.clone()),
         ];
         if let Some(history) = &history {
             routers.push(history::routes(history.clone()));
@@ -183,6 +229,7 @@ impl Relay {
             hubs,
             master: master.map(|m| (m.shared, AbortOnDrop(m.task))),
             history,
+            cluster,
             _tasks: tasks,
         })
     }

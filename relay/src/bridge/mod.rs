@@ -170,6 +170,8 @@ pub struct Bridge {
     per_ip: DefaultKeyedRateLimiter<IpAddr>,
     per_target: DefaultKeyedRateLimiter<SocketAddrV4>,
     global: DefaultDirectRateLimiter,
+    /// In a cluster: the per-target budget every relay spends together.
+    shared_per_target: Option<crate::cluster::budget::SharedBudget>,
     pub counters: Counters,
 }
 
@@ -208,7 +210,26 @@ impl Drop for Session {
 impl Bridge {
     /// A bridge to the servers `known` lists and the configured masters, and nowhere else.
     pub fn new(config: BridgeConfig, known: Known) -> Arc<Self> {
+        Self::clustered(config, known, None)
+    }
+
+    /// A bridge whose per-target budget, in a cluster, is the whole cluster's: a game server
+    /// sees every relay's pages as one client.
+    pub fn clustered(
+        config: BridgeConfig,
+        known: Known,
+        cluster: Option<Arc<crate::cluster::Cluster>>,
+    ) -> Arc<Self> {
+        let shared_per_target = cluster.map(|cluster| {
+            crate::cluster::budget::SharedBudget::new(
+                cluster,
+                "bridge-target",
+                Duration::from_secs(1),
+                PER_TARGET_BURST,
+            )
+        });
         Arc::new(Self {
+            shared_per_target,
             per_ip: RateLimiter::keyed(per_second(config.client_rate, config.client_rate)),
             per_target: RateLimiter::keyed(per_second(1, PER_TARGET_BURST)),
             global: RateLimiter::direct(per_second(config.global_rate, config.global_rate)),
@@ -313,7 +334,7 @@ impl Bridge {
     }
 
     /// The budgets a datagram that passed the policy still has to fit.
-    pub(crate) fn budget(
+    pub(crate) async fn budget(
         &self,
         client: IpAddr,
         target: SocketAddrV4,
@@ -325,10 +346,23 @@ impl Bridge {
         if self.per_ip.check_key(&client).is_err() {
             return Err(Budget::Client);
         }
-        if passed == Passed::Connectionless && self.per_target.check_key(&target).is_err() {
-            return Err(Budget::Target);
+        if passed != Passed::Connectionless {
+            return Ok(());
         }
-        Ok(())
+        use crate::cluster::budget::Taken;
+        let shared = match &self.shared_per_target {
+            Some(shared) => shared.take(&crate::cluster::token(&target)).await,
+            None => Taken::Unavailable,
+        };
+        match shared {
+            Taken::Yes => Ok(()),
+            Taken::Spent(_) => Err(Budget::Target),
+            // Alone, or NATS away: this relay's own bucket.
+            Taken::Unavailable => match self.per_target.check_key(&target) {
+                Ok(()) => Ok(()),
+                Err(_) => Err(Budget::Target),
+            },
+        }
     }
 }
 

@@ -99,13 +99,15 @@ impl Session {
                     counters.datagrams_from_pages.fetch_add(1, Ordering::Relaxed);
                     counters.bytes_from_pages.fetch_add(datagram.len() as u64, Ordering::Relaxed);
                     from_pages += datagram.len() as u64;
-                    let verdict = egress.check(&datagram).map_err(|r| (r.kind(), r.to_string()));
-                    let verdict = verdict.and_then(|verdict| {
-                        self.bridge
+                    let verdict = match egress.check(&datagram) {
+                        Ok(verdict) => self
+                            .bridge
                             .budget(self.client, self.target, verdict.passed)
+                            .await
                             .map(|()| verdict)
-                            .map_err(|b| (b.kind(), b.reason(&self.bridge.config)))
-                    });
+                            .map_err(|b| (b.kind(), b.reason(&self.bridge.config))),
+                        Err(r) => Err((r.kind(), r.to_string())),
+                    };
                     let verdict = match verdict {
                         Ok(verdict) => verdict,
                         Err((kind, reason)) => {

@@ -13,6 +13,9 @@ use protocol::relay_api::{
 };
 use tokio::sync::Notify;
 
+/// How long another relay's word on what its pages watch counts.
+pub const REMOTE_WATCH_FOR: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What changed since the feed's last tick.
 #[derive(Default)]
 struct Pending {
@@ -48,6 +51,9 @@ struct State {
     wulfram: Vec<WulframServer>,
     /// What each connected page shows in detail, by page.
     watched: BTreeMap<u64, String>,
+    /// In a cluster: what pages on other relays show in detail, by relay, with when it was
+    /// said (the poller refreshes those servers as often as its own pages' ones).
+    remote_watched: BTreeMap<String, (std::time::Instant, BTreeSet<String>)>,
     next_page: u64,
     pending: Pending,
     /// The feed's latest tick.
@@ -357,9 +363,45 @@ impl Directory {
         }
     }
 
-    /// Every server some page shows in detail.
-    pub fn watched(&self) -> BTreeSet<String> {
+    /// Every server some page of this relay shows in detail.
+    pub fn local_watched(&self) -> BTreeSet<String> {
         self.read().watched.values().cloned().collect()
+    }
+
+    /// Every server some page shows in detail, on this relay or (in a cluster) another that
+    /// said so within [`REMOTE_WATCH_FOR`].
+    pub fn watched(&self) -> BTreeSet<String> {
+        let state = self.read();
+        let remote = state
+            .remote_watched
+            .values()
+            .filter(|(at, _)| at.elapsed() < REMOTE_WATCH_FOR)
+            .flat_map(|(_, servers)| servers.iter());
+        state.watched.values().chain(remote).cloned().collect()
+    }
+
+    /// In a cluster: what another relay's pages show in detail now.
+    pub fn set_remote_watched(&self, relay: &str, servers: BTreeSet<String>) {
+        let mut state = self.write();
+        state
+            .remote_watched
+            .retain(|_, (at, _)| at.elapsed() < REMOTE_WATCH_FOR);
+        state
+            .remote_watched
+            .insert(relay.to_owned(), (std::time::Instant::now(), servers));
+    }
+
+    /// In a cluster: the masters as the poller's relay reports them.
+    pub fn set_masters(&self, masters: Vec<MasterStatus>) {
+        {
+            let mut state = self.write();
+            if state.masters == masters {
+                return;
+            }
+            state.masters = masters;
+            state.pending.masters = true;
+        }
+        self.changed.notify_one();
     }
 
     /// Shows what the relay's own master (`addr`, as the poller asks it) holds.

@@ -172,6 +172,11 @@ impl PageFeed {
         Some(bytes)
     }
 
+    /// Every tick from now on (the cluster's poller relay republishes what each changed).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Tick>> {
+        self.ticks.subscribe()
+    }
+
     /// Turns the directory's changes into ticks, for the relay's life, and keeps the keyframe
     /// fresh: one that is stale is rebuilt in the background, at most every
     /// [`KEYFRAME_EVERY`], and when that wait ends even if nothing more changed.

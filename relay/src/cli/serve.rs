@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::out;
 use crate::bridge::BridgeArgs;
 use crate::browse::BrowseArgs;
+use crate::cluster::ClusterArgs;
 use crate::demos::DemosArgs;
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
@@ -52,6 +53,8 @@ pub struct Args {
     master: MasterArgs,
     #[command(flatten)]
     history: HistoryArgs,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 impl Args {
@@ -70,6 +73,7 @@ impl Args {
                 .master_listen
                 .map(|listen| self.master.listen(listen, self.allow_private)),
             history: self.history.config(),
+            cluster: self.cluster.config(),
         })
     }
 }

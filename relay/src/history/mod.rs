@@ -100,6 +100,7 @@ impl History {
         config: HistoryConfig,
         directory: Arc<Directory>,
         refresh: std::time::Duration,
+        fence: Option<Arc<crate::store::Fence>>,
     ) -> Result<Arc<Self>> {
         let store = config.store.clone();
         // Connections are made off the runtime (PostgreSQL's client blocks).
@@ -135,7 +136,7 @@ impl History {
             writer.backend(),
             servers.len()
         );
-        let log = writer::start(writer, &servers, config.retention, refresh);
+        let log = writer::start(writer, &servers, config.retention, refresh, fence);
         directory.restore(servers, masters);
         Ok(Arc::new(Self {
             log,
@@ -379,7 +380,7 @@ mod tests {
             },
             retention: Retention::default(),
         };
-        let history = History::start(config, directory, Duration::from_secs(20))
+        let history = History::start(config, directory, Duration::from_secs(20), None)
             .await
             .unwrap();
         (dir, routes(history))

@@ -15,7 +15,7 @@ use protocol::relay_api::{MasterStatus, ServerInfo};
 use crate::net::unix_ms;
 use crate::seams::PollLog;
 use crate::store::compact::{self, Retention};
-use crate::store::{self, Batch, MapChange, Sample, Session, Store};
+use crate::store::{self, Batch, Fence, MapChange, Sample, Session, Store};
 
 /// What the poller reports.
 pub enum Record {
@@ -38,6 +38,8 @@ const QUEUE: usize = 16_384;
 pub struct Log {
     tx: mpsc::SyncSender<Record>,
     pub dropped: AtomicU64,
+    /// Batches the database refused for a stale fencing token (cluster).
+    pub fenced: Arc<AtomicU64>,
 }
 
 impl Log {
@@ -230,12 +232,17 @@ impl State {
 }
 
 /// Starts the writer thread; it stops (after a last write) when every [`Log`] is dropped.
+/// In a cluster (`fence`), only the lease holder tallies totals and compacts, and every batch
+/// carries the holder's token.
 pub fn start(
     mut store: Box<dyn Store>,
     seed: &[ServerInfo],
     retention: Retention,
     refresh: Duration,
+    fence: Option<Arc<Fence>>,
 ) -> Arc<Log> {
+    let fenced = Arc::new(AtomicU64::new(0));
+    let fenced_count = fenced.clone();
     // A server counts in the totals while its latest answer is at most two refreshes old.
     let fresh_ms = 2 * refresh.as_millis() as u64 + 10_000;
     let (tx, rx) = mpsc::sync_channel(QUEUE);
@@ -261,18 +268,24 @@ pub fn start(
                     Err(RecvTimeoutError::Disconnected) => true,
                 };
                 let now = Instant::now();
+                let acting = fence.as_ref().is_none_or(|f| f.holding());
                 if now >= next_tally {
-                    state.tally(unix_ms(), fresh_ms);
+                    if acting {
+                        state.tally(unix_ms(), fresh_ms);
+                    }
                     next_tally = now + refresh;
                 }
                 if now >= next_flush || closed {
-                    flush(store.as_mut(), &mut state);
+                    let token = fence.as_ref().and_then(|f| f.token());
+                    if flush(store.as_mut(), &mut state, token) {
+                        fenced_count.fetch_add(1, Ordering::Relaxed);
+                    }
                     next_flush = now + FLUSH_EVERY;
                 }
                 if closed {
                     return;
                 }
-                if now >= next_compact {
+                if now >= next_compact && acting {
                     if let Err(e) = compact_now(store.as_mut(), &retention, &mut expired_hour) {
                         tracing::warn!("history compaction: {e}");
                     }
@@ -286,6 +299,7 @@ pub fn start(
     Arc::new(Log {
         tx,
         dropped: AtomicU64::new(0),
+        fenced,
     })
 }
 
@@ -306,12 +320,20 @@ fn compact_now(
     Ok(())
 }
 
-fn flush(store: &mut dyn Store, state: &mut State) {
-    let batch = state.take();
+/// Writes what is pending; true when the database refused it for a stale token (the batch is
+/// then dropped: a newer holder writes these polls' successors).
+fn flush(store: &mut dyn Store, state: &mut State, fence: Option<u64>) -> bool {
+    let mut batch = state.take();
     if batch.is_empty() {
-        return;
+        return false;
     }
-    if let Err(e) = store.write(&batch) {
+    batch.fence = fence;
+    let result = store.write(&batch);
+    if let Err(e @ crate::store::StoreError::Fenced { .. }) = &result {
+        tracing::warn!("history {e}; this relay no longer holds the poller's lease");
+        return true;
+    }
+    if let Err(e) = result {
         // Kept for the next flush (merged ahead of what came since), so a passing fault
         // loses nothing; a lasting one is logged every second.
         tracing::warn!("history write failed, retrying: {e}");
@@ -335,4 +357,5 @@ fn flush(store: &mut dyn Store, state: &mut State) {
                 .or_insert(s);
         }
     }
+    false
 }

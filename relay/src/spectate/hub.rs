@@ -118,6 +118,18 @@ pub enum FrameKind {
     Update,
 }
 
+/// How far a takeover moves the update sequence (see [`Hub::take_over`]).
+const SEQ_JUMP: u64 = 1_000;
+
+/// What a mirrored frame came to.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Mirrored {
+    Applied,
+    /// An update that does not follow what this relay holds: it needs a keyframe.
+    Gap,
+    Unreadable,
+}
+
 /// What the hub has released to viewers.
 struct Shared {
     status: HubStatus,
@@ -134,6 +146,8 @@ struct Shared {
     record_wanted: bool,
     /// The demo file being written.
     record_path: Option<PathBuf>,
+    /// This hub took over another relay's (cluster): its first release is a whole keyframe.
+    restart: bool,
 }
 
 impl Shared {
@@ -162,6 +176,8 @@ pub struct Hub {
     feed: broadcast::Sender<Frame>,
     shared: Mutex<Shared>,
     viewers: AtomicU32,
+    /// In a cluster, on the relay holding the game slot: viewers other relays report.
+    remote_viewers: AtomicU32,
 }
 
 fn status_frame(status: &HubStatus) -> Frame {
@@ -210,8 +226,10 @@ impl Hub {
                 status_sent_at: Instant::now(),
                 record_wanted: false,
                 record_path: None,
+                restart: false,
             }),
             viewers: AtomicU32::new(0),
+            remote_viewers: AtomicU32::new(0),
         }
     }
 
@@ -232,8 +250,102 @@ impl Hub {
         self.lock().status_frame.clone()
     }
 
+    /// Viewers on this relay.
     pub fn viewers(&self) -> u32 {
         self.viewers.load(Ordering::Relaxed)
+    }
+
+    /// Viewers on this relay and, in a cluster, on the relays this hub feeds.
+    pub fn audience(&self) -> u32 {
+        self.viewers() + self.remote_viewers.load(Ordering::Relaxed)
+    }
+
+    /// In a cluster: the viewers other relays report; none left starts the grace period.
+    pub(super) fn set_remote_viewers(&self, n: u32) {
+        let before = self.remote_viewers.swap(n, Ordering::AcqRel);
+        let mut shared = self.lock();
+        if n > 0 {
+            shared.idle_since = None;
+        } else if before > 0 && self.viewers() == 0 {
+            shared.idle_since = Some(Instant::now());
+        }
+    }
+
+    /// In a cluster, on a relay that takes the game slot over: the sequence jumps past
+    /// anything a viewer on another relay may hold (relays drift apart by at most a backlog
+    /// before resynchronising), and the first release is a whole keyframe, so every viewer
+    /// starts again from it.
+    pub(super) fn take_over(&self) {
+        let mut shared = self.lock();
+        if shared.seq > 0 {
+            shared.seq += SEQ_JUMP;
+            shared.restart = true;
+        }
+    }
+
+    /// In a cluster, on a relay that mirrors another's hub: one frame as its hub published
+    /// it, forwarded unchanged to this relay's viewers and applied to what late joiners get.
+    pub(super) fn mirror(&self, bytes: Bytes) -> Mirrored {
+        let Ok(message) = WatchMessage::decode(&bytes) else {
+            return Mirrored::Unreadable;
+        };
+        let mut shared = self.lock();
+        let frame = match message {
+            WatchMessage::Status(mut status) => {
+                // The status counts every relay's viewers; the flags are this relay's own.
+                status.recordable = shared.status.recordable;
+                status.overviews = shared.status.overviews.clone();
+                shared.status = status;
+                shared.status_frame = Frame {
+                    kind: FrameKind::Status,
+                    seq: 0,
+                    bytes,
+                };
+                shared.status_frame.clone()
+            }
+            WatchMessage::Keyframe {
+                seq,
+                relay_us,
+                view,
+            } => {
+                if shared.seq != 0 && seq <= shared.seq {
+                    return Mirrored::Applied;
+                }
+                shared.released = view;
+                shared.seq = seq;
+                shared.relay_us = relay_us;
+                let frame = Frame {
+                    kind: FrameKind::Keyframe,
+                    seq,
+                    bytes,
+                };
+                shared.keyframe = Some(frame.clone());
+                frame
+            }
+            WatchMessage::Update {
+                seq,
+                relay_us,
+                update,
+            } => {
+                if shared.seq != 0 && seq <= shared.seq {
+                    return Mirrored::Applied;
+                }
+                if shared.seq == 0 || seq != shared.seq + 1 {
+                    return Mirrored::Gap;
+                }
+                apply(&mut shared.released, &update);
+                shared.seq = seq;
+                shared.relay_us = relay_us;
+                shared.keyframe = None;
+                Frame {
+                    kind: FrameKind::Update,
+                    seq,
+                    bytes,
+                }
+            }
+        };
+        let _ = self.feed.send(frame);
+        Mirrored::Applied
     }
 
     /// The delayed match viewers hold, once the first picture went out.
@@ -253,7 +365,7 @@ impl Hub {
         let mut shared = self.lock();
         let before = shared.status.clone();
         change(&mut shared.status);
-        shared.status.viewers = self.viewers();
+        shared.status.viewers = self.audience();
         if shared.status != before {
             shared.status_frame = status_frame(&shared.status);
             shared.status_sent_at = Instant::now();
@@ -265,7 +377,7 @@ impl Hub {
     fn refresh_viewers(&self) {
         let due = {
             let shared = self.lock();
-            shared.status.viewers != self.viewers()
+            shared.status.viewers != self.audience()
                 && shared.status_sent_at.elapsed() >= STATUS_EVERY
         };
         if due {
@@ -276,12 +388,16 @@ impl Hub {
     /// One change leaves the delay: applied to what viewers hold, encoded once, sent to all.
     fn release(&self, relay_us: u64, update: Update) {
         let mut shared = self.lock();
+        let restart = std::mem::take(&mut shared.restart);
+        if restart {
+            shared.released = MatchView::default();
+        }
         apply(&mut shared.released, &update);
         shared.seq += 1;
         shared.relay_us = relay_us;
         shared.keyframe = None;
         let seq = shared.seq;
-        let frame = if seq == 1 {
+        let frame = if seq == 1 || restart {
             // The first picture: everything so far, as a keyframe.
             shared.keyframe()
         } else {
@@ -299,8 +415,8 @@ impl Hub {
         let _ = self.feed.send(frame);
     }
 
-    fn idle_for(&self) -> Option<Duration> {
-        if self.viewers() > 0 {
+    pub(super) fn idle_for(&self) -> Option<Duration> {
+        if self.audience() > 0 {
             return None;
         }
         let shared = self.lock();
@@ -377,15 +493,27 @@ pub struct Hubs {
     config: SpectateConfig,
     known: Known,
     hubs: Mutex<BTreeMap<SocketAddrV4, Arc<Hub>>>,
+    /// In a cluster, one relay's hub holds each match's game slot and the others mirror it.
+    cluster: Option<Arc<crate::cluster::Cluster>>,
 }
 
 impl Hubs {
     /// Hubs for the servers `known` lists, and no others.
     pub fn new(config: SpectateConfig, known: Known) -> Arc<Self> {
+        Self::clustered(config, known, None)
+    }
+
+    /// Hubs that, in a cluster, share one game slot per match with every other relay.
+    pub fn clustered(
+        config: SpectateConfig,
+        known: Known,
+        cluster: Option<Arc<crate::cluster::Cluster>>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             config,
             known,
             hubs: Mutex::default(),
+            cluster,
         })
     }
 
@@ -436,7 +564,14 @@ impl Hubs {
                 }
                 let hub = Arc::new(Hub::new(addr, &self.config));
                 hubs.insert(addr, hub.clone());
-                tokio::spawn(HubTask::new(hub.clone(), self.clone()).run());
+                match &self.cluster {
+                    Some(cluster) => tokio::spawn(super::cluster::run(
+                        hub.clone(),
+                        self.clone(),
+                        cluster.clone(),
+                    )),
+                    None => tokio::spawn(HubTask::new(hub.clone(), self.clone()).run()),
+                };
                 hub
             }
         };
@@ -458,7 +593,7 @@ impl Hubs {
 
     /// Removes the hub if it is still idle past the grace period; joins hold the same lock, so
     /// a viewer arriving now keeps it.
-    fn retire(&self, hub: &Arc<Hub>) -> bool {
+    pub(super) fn retire(&self, hub: &Arc<Hub>) -> bool {
         let mut hubs = self.registry();
         if hub.idle_for().is_some_and(|idle| idle >= self.config.grace) {
             hubs.remove(&hub.addr);
@@ -492,7 +627,7 @@ impl Session {
 }
 
 /// The hub's own loop: the session, the model, the delay.
-struct HubTask {
+pub(super) struct HubTask {
     hub: Arc<Hub>,
     hubs: Arc<Hubs>,
     session: Option<Session>,
@@ -506,7 +641,7 @@ struct HubTask {
 }
 
 impl HubTask {
-    fn new(hub: Arc<Hub>, hubs: Arc<Hubs>) -> Self {
+    pub(super) fn new(hub: Arc<Hub>, hubs: Arc<Hubs>) -> Self {
         let delay = hubs.config.delay;
         Self {
             hub,
@@ -521,7 +656,7 @@ impl HubTask {
         }
     }
 
-    async fn run(mut self) {
+    pub(super) async fn run(mut self) {
         loop {
             if self
                 .hub
@@ -600,7 +735,10 @@ impl HubTask {
                 let view = self.model.view();
                 let update = diff(&self.pushed, &view);
                 apply(&mut self.pushed, &update);
-                let first = self.queue.is_empty() && self.hub.lock().seq == 0;
+                let first = self.queue.is_empty() && {
+                    let shared = self.hub.lock();
+                    shared.seq == 0 || shared.restart
+                };
                 self.queue.push(arrival, (relay_us, update));
                 if first {
                     let filling = self.queue.filling(arrival).as_millis() as u32;

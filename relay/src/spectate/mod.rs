@@ -3,6 +3,7 @@
 //! `GET /api/spectate`, `GET /api/spectate/ADDR` and `GET /overview/MAP`.
 
 pub mod api;
+mod cluster;
 pub mod delay;
 pub mod hub;
 pub mod viewer;

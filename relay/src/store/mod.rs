@@ -36,6 +36,10 @@ pub enum StoreError {
     Stopped,
     #[error("--database must be a postgres:// or postgresql:// URL")]
     Url,
+    /// A write carried a fencing token older than one already written: its writer's lease
+    /// has passed to another relay, so the write is refused whole.
+    #[error("write refused: fencing token {token} is stale (a newer lease holder has written)")]
+    Fenced { token: u64 },
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -145,6 +149,9 @@ pub struct Batch {
     pub masters: Vec<(String, String)>,
     pub map_changes: Vec<MapChange>,
     pub sessions: Vec<Session>,
+    /// In a cluster: the poller lease's revision the writer held. The write goes through only
+    /// if no greater token was written before (the fence row keeps the greatest).
+    pub fence: Option<u64>,
 }
 
 impl Batch {
@@ -154,6 +161,39 @@ impl Batch {
             && self.masters.is_empty()
             && self.map_changes.is_empty()
             && self.sessions.is_empty()
+    }
+}
+
+/// In a cluster: whether this relay holds the poller's lease, and the lease's latest revision,
+/// the fencing token every history write carries. Outside a cluster there is none.
+#[derive(Debug, Default)]
+pub struct Fence {
+    token: std::sync::atomic::AtomicU64,
+    holding: std::sync::atomic::AtomicBool,
+}
+
+impl Fence {
+    /// The lease was won or renewed at `token`.
+    pub fn hold(&self, token: u64) {
+        use std::sync::atomic::Ordering;
+        self.token.fetch_max(token, Ordering::AcqRel);
+        self.holding.store(true, Ordering::Release);
+    }
+
+    /// The lease was lost; the token is kept, so what was queued is still written with it and
+    /// refused by the database if a newer holder has written since.
+    pub fn release(&self) {
+        self.holding
+            .store(false, std::sync::atomic::Ordering::Release);
+    }
+
+    pub fn holding(&self) -> bool {
+        self.holding.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    pub fn token(&self) -> Option<u64> {
+        let token = self.token.load(std::sync::atomic::Ordering::Acquire);
+        (token > 0).then_some(token)
     }
 }
 
@@ -288,6 +328,9 @@ mod sql {
     pub const PUT_SAMPLE: &str =
         "INSERT INTO samples (series, at_ms, clients, bots, max_clients, up) \
          VALUES ($1, $2, $3, $4, $5, $6)";
+    /// Raises the fence to the token, or changes nothing when a greater one is there.
+    pub const FENCE: &str = "INSERT INTO fence (name, token) VALUES ('poller', $1) \
+         ON CONFLICT (name) DO UPDATE SET token = excluded.token WHERE fence.token <= excluded.token";
     pub const PUT_SERVER: &str =
         "INSERT INTO directory (addr, record, saved_ms) VALUES ($1, $2, $3) \
          ON CONFLICT (addr) DO UPDATE SET record = excluded.record, saved_ms = excluded.saved_ms";

@@ -12,7 +12,8 @@ use super::{
 };
 
 /// The schema, one step per version; never edit a step that has shipped.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE series (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE directory (addr TEXT PRIMARY KEY, record TEXT NOT NULL, saved_ms BIGINT NOT NULL);
 CREATE TABLE masters (addr TEXT PRIMARY KEY, record TEXT NOT NULL, saved_ms BIGINT NOT NULL);
@@ -35,7 +36,11 @@ CREATE INDEX sessions_player ON sessions (player, last_ms);
 -- Find player asks for any part of a name: trigrams answer LIKE '%part%' without a scan.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX players_key_trgm ON players USING gin (key gin_trgm_ops);
-"];
+",
+    // Fencing: the greatest lease revision a cluster's writer has written with.
+    "CREATE TABLE fence (name TEXT PRIMARY KEY, token BIGINT NOT NULL);
+",
+];
 
 /// Every statement the backend runs more than once.
 const PREPARED: &[&str] = &[
@@ -44,6 +49,7 @@ const PREPARED: &[&str] = &[
     sql::SAMPLES_OF,
     sql::SAMPLES_ALL,
     sql::PUT_SAMPLE,
+    sql::FENCE,
     sql::PUT_SERVER,
     sql::PUT_MASTER,
     sql::PUT_MAP_CHANGE,
@@ -186,6 +192,11 @@ impl Store for Postgres {
     fn write(&mut self, batch: &Batch) -> Result<()> {
         let now = to_i64(crate::net::unix_ms());
         self.transaction(|tx| {
+            if let Some(token) = batch.fence {
+                if tx.run(sql::FENCE, &[&to_i64(token)])? == 0 {
+                    return Err(StoreError::Fenced { token });
+                }
+            }
             for (series, s) in &batch.samples {
                 let id = tx.series(series)?;
                 tx.run(

@@ -29,6 +29,9 @@ CREATE TABLE players (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, name TEX
 CREATE INDEX players_last ON players (last_ms);
 CREATE TABLE sessions (player INTEGER NOT NULL, series INTEGER NOT NULL, first_ms INTEGER NOT NULL,
     last_ms INTEGER NOT NULL, PRIMARY KEY (player, series, first_ms)) WITHOUT ROWID;
+",
+// Fencing: the greatest lease revision a cluster's writer has written with.
+"CREATE TABLE fence (name TEXT PRIMARY KEY, token INTEGER NOT NULL);
 "];
 
 pub struct Sqlite {
@@ -104,6 +107,15 @@ impl Store for Sqlite {
         // A rolled-back transaction may have made series ids that no longer exist.
         let known = ids.clone();
         let result = (|| -> Result<()> {
+            if let Some(token) = batch.fence {
+                if tx
+                    .prepare_cached(sql::FENCE)?
+                    .execute(params![to_i64(token)])?
+                    == 0
+                {
+                    return Err(StoreError::Fenced { token });
+                }
+            }
             for (series, s) in &batch.samples {
                 let id = Self::series_id(&tx, ids, series)?;
                 tx.prepare_cached(sql::PUT_SAMPLE)?.execute(params![

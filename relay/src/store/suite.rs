@@ -5,7 +5,8 @@
 use super::compact::{self, Retention};
 use super::pack::Bucket;
 use super::{
-    Batch, MapChange, Resolution, Sample, Session, Store, StoreArgs, DAY_MS, HOUR_MS, TOTAL,
+    Batch, MapChange, Resolution, Sample, Session, Store, StoreArgs, StoreError, DAY_MS, HOUR_MS,
+    TOTAL,
 };
 
 use super::suite_support::postgres_database;
@@ -213,6 +214,35 @@ pub fn run(open: impl Fn() -> Box<dyn Store>) {
     store.write(&totals).unwrap();
     assert_eq!(store.series_names("gametype:").unwrap(), ["gametype:ctf"]);
     assert!(store.size_bytes().unwrap() > 0);
+    fencing(store.as_mut(), day);
+}
+
+/// A write with a lease revision older than one already written is refused whole; equal or
+/// newer tokens pass, and so do writes without one (a relay outside a cluster).
+fn fencing(store: &mut dyn Store, day: u64) {
+    const C: &str = "10.0.0.3:28960";
+    let fenced = |token: Option<u64>, at: u64| Batch {
+        samples: vec![(C.into(), sample(at, 1, true))],
+        servers: vec![(C.into(), format!("{{\"at\":{at}}}"))],
+        fence: token,
+        ..Batch::default()
+    };
+    store.write(&fenced(Some(10), day)).unwrap();
+    store.write(&fenced(Some(12), day + 1_000)).unwrap();
+    store.write(&fenced(Some(12), day + 2_000)).unwrap();
+    let stale = store.write(&fenced(Some(11), day + 3_000)).unwrap_err();
+    assert!(matches!(stale, StoreError::Fenced { token: 11 }), "{stale}");
+    store.write(&fenced(None, day + 4_000)).unwrap();
+    let kept: Vec<u64> = store
+        .samples(Some(C), day, day + 10_000)
+        .unwrap()
+        .iter()
+        .map(|(_, s)| s.at_ms)
+        .collect();
+    assert_eq!(kept, [day, day + 1_000, day + 2_000, day + 4_000]);
+    let saved = store.saved().unwrap();
+    let record = saved.servers.iter().find(|(a, _)| a == C).unwrap();
+    assert_eq!(record.1, format!("{{\"at\":{}}}", day + 4_000));
 }
 
 #[test]

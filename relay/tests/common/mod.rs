@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod engines;
+
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
@@ -150,7 +152,12 @@ pub struct Page {
 
 impl Page {
     pub async fn open(relay: &Relay) -> Self {
-        let url = format!("ws://{}/ws", relay.addr);
+        Self::open_at(relay.addr).await
+    }
+
+    /// A page of the relay at `addr` (one running in its own process, say).
+    pub async fn open_at(addr: std::net::SocketAddr) -> Self {
+        let url = format!("ws://{addr}/ws");
         let (socket, _) = tokio_tungstenite::connect_async(&url)
             .await
             .expect("WebSocket connects");
@@ -307,7 +314,12 @@ pub struct Viewer {
 
 impl Viewer {
     pub async fn open(relay: &Relay, server: &str) -> Self {
-        let url = format!("ws://{}/spectate/{server}", relay.addr);
+        Self::open_at(relay.addr, server).await
+    }
+
+    /// A viewer on the relay at `addr`.
+    pub async fn open_at(addr: std::net::SocketAddr, server: &str) -> Self {
+        let url = format!("ws://{addr}/spectate/{server}");
         let (socket, _) = tokio_tungstenite::connect_async(&url)
             .await
             .expect("the viewer WebSocket opens");

@@ -1,0 +1,145 @@
+//! Leases in the JetStream key-value bucket. `create` succeeds only for an absent key, so one
+//! relay wins; the winner renews with `update(key, revision)` every third of the TTL, and the
+//! bucket's `max_age` removes the key of a holder that stopped renewing. Each renewal's
+//! revision is the fencing token: the bucket's revisions only grow, so a later holder's token
+//! is always greater than any token a former holder had.
+//!
+//! A holder that cannot renew for two thirds of the TTL stops acting as holder before the key
+//! can expire, so two relays never both believe they hold it (bounded clock drift assumed;
+//! the database's fence check covers the rest).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream::kv;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::Cluster;
+use crate::AbortOnDrop;
+
+/// How often a relay that does not hold a lease tries to take it.
+pub const CAMPAIGN_EVERY: Duration = Duration::from_millis(500);
+
+/// A lease this relay campaigns for while the handle lives; released at once when dropped.
+pub struct Lease {
+    held: watch::Receiver<Option<u64>>,
+    _task: AbortOnDrop,
+    release: Option<(Arc<Cluster>, String)>,
+}
+
+impl Lease {
+    /// Starts campaigning for `key`.
+    pub fn campaign(cluster: Arc<Cluster>, key: String) -> Self {
+        let (tx, held) = watch::channel(None);
+        let task = tokio::spawn(run(cluster.clone(), key.clone(), tx));
+        Self {
+            held,
+            _task: AbortOnDrop(task),
+            release: Some((cluster, key)),
+        }
+    }
+
+    /// The revision (fencing token) while this relay holds the lease.
+    pub fn held(&self) -> Option<u64> {
+        *self.held.borrow()
+    }
+
+    /// Changes whenever the lease is won, renewed or lost.
+    pub fn watch(&self) -> watch::Receiver<Option<u64>> {
+        self.held.clone()
+    }
+}
+
+impl Drop for Lease {
+    /// A lease let go on purpose is deleted at once, so another relay does not wait out the
+    /// TTL (only if it is still ours: the delete names our revision).
+    fn drop(&mut self) {
+        let (Some(revision), Some((cluster, key))) = (self.held(), self.release.take()) else {
+            return;
+        };
+        cluster.note_lease(&key, None);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Ok(leases) = cluster.leases().await {
+                    let _ = leases.delete_expect_revision(&key, Some(revision)).await;
+                }
+            });
+        }
+    }
+}
+
+async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>>) {
+    let ttl = cluster.config.lease_ttl;
+    let renew_every = ttl / 3;
+    // Renewed no later than this, or the holder steps down before the key can expire.
+    let trust_for = ttl * 2 / 3;
+    let mut bucket = None;
+    let mut renewed_at = Instant::now();
+    let value = bytes::Bytes::from(cluster.relay.clone());
+    loop {
+        let store = match &bucket {
+            Some(store) => store,
+            None => match tokio::time::timeout(ttl, cluster.leases()).await {
+                Ok(Ok(store)) => bucket.insert(store),
+                _ => {
+                    step_down(&cluster, &held, &key, "the lease bucket is unreachable");
+                    tokio::time::sleep(CAMPAIGN_EVERY).await;
+                    continue;
+                }
+            },
+        };
+        let current = *held.borrow();
+        let attempt = match current {
+            Some(revision) => store
+                .update(&key, value.clone(), revision)
+                .await
+                .map_err(|e| e.kind() == kv::UpdateErrorKind::WrongLastRevision),
+            // `Err(true)`: someone else holds the key; `Err(false)`: NATS did not answer.
+            None => store
+                .create(&key, value.clone())
+                .await
+                .map_err(|e| e.kind() == kv::CreateErrorKind::AlreadyExists),
+        };
+        let mut wait = CAMPAIGN_EVERY;
+        match (current, attempt) {
+            (_, Ok(revision)) => {
+                if current.is_none() {
+                    tracing::info!(%key, revision, relay = %cluster.relay, "lease won");
+                }
+                renewed_at = Instant::now();
+                cluster.note_lease(&key, Some(revision));
+                held.send_replace(Some(revision));
+                wait = renew_every;
+            }
+            // Someone else holds it now: our revision is no longer the key's.
+            (Some(_), Err(true)) => step_down(&cluster, &held, &key, "taken by another relay"),
+            (Some(_), Err(false)) if renewed_at.elapsed() >= trust_for => {
+                step_down(&cluster, &held, &key, "not renewed in time");
+                cluster.forget_buckets();
+                bucket = None;
+            }
+            // Another relay holds it.
+            (None, Err(true)) => {}
+            // NATS failed us (or lost the bucket): look it up again.
+            (None, Err(false)) => {
+                cluster.forget_buckets();
+                bucket = None;
+            }
+            // A failed renewal, retried soon while the trust lasts.
+            (Some(_), Err(false)) => {
+                cluster.forget_buckets();
+                bucket = None;
+            }
+        }
+        tokio::time::sleep(wait).await;
+    }
+}
+
+fn step_down(cluster: &Cluster, held: &watch::Sender<Option<u64>>, key: &str, why: &str) {
+    cluster.note_lease(key, None);
+    if held.borrow().is_some() {
+        tracing::warn!(%key, "lease lost: {why}");
+        held.send_replace(None);
+    }
+}

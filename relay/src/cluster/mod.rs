@@ -1,0 +1,260 @@
+//! Scale-out: several relays behave as one site through NATS (JetStream on).
+//!
+//! - Core subjects carry what is encoded once to every relay: the directory's changes from the
+//!   one poller ([`directory`]), each watched match's frames from the one relay whose hub holds
+//!   the game slot (`spectate::cluster`), and the small heartbeats that tell those relays who
+//!   still wants them.
+//! - A JetStream key-value bucket holds the leases ([`lease`]): the poller's and one per hub.
+//!   A lease's KV revision is its fencing token; history writes carry it and the database
+//!   refuses a stale one.
+//! - A second bucket holds budgets every relay draws from ([`budget`]), so a game server sees
+//!   the whole cluster as one client.
+//!
+//! Without `--cluster` nothing here runs.
+
+pub mod budget;
+pub mod directory;
+pub mod lease;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream::{self, kv};
+use tokio::sync::watch;
+
+/// How `muster serve` joins a cluster.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ClusterArgs {
+    /// A NATS server of the cluster's engine (JetStream on), as nats://HOST:PORT; repeat for
+    /// a NATS cluster. Needs --database postgres://... (the shared history) or --no-history.
+    #[arg(
+        long = "cluster",
+        value_name = "nats://HOST:PORT",
+        env = "MUSTER_CLUSTER"
+    )]
+    pub cluster: Vec<String>,
+    /// Seconds a lease (the poller's, a hub's) lives without renewal; holders renew it every
+    /// third of that, and another relay takes over within it plus a second.
+    #[arg(long = "lease-ttl", value_name = "SECS", default_value_t = 6)]
+    pub lease_ttl: u64,
+}
+
+impl ClusterArgs {
+    pub fn config(&self) -> Option<ClusterConfig> {
+        (!self.cluster.is_empty()).then(|| ClusterConfig {
+            urls: self.cluster.clone(),
+            lease_ttl: Duration::from_secs(self.lease_ttl.clamp(2, 60)),
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    pub urls: Vec<String>,
+    pub lease_ttl: Duration,
+}
+
+/// The lease bucket and the budgets bucket.
+const LEASES: &str = "muster_leases";
+const BUDGETS: &str = "muster_budgets";
+/// Budget keys outlive any window they describe.
+const BUDGET_AGE: Duration = Duration::from_secs(120);
+
+/// This relay's connection to the cluster's engine, shared by every capability that takes
+/// part.
+pub struct Cluster {
+    pub client: async_nats::Client,
+    js: jetstream::Context,
+    /// This relay's name on the bus: its listen address and a random tag, unique per run.
+    pub relay: String,
+    pub config: ClusterConfig,
+    /// Counts the (re)connections to NATS: what was published meanwhile is lost, so followers
+    /// resynchronise when it moves.
+    connections: watch::Receiver<u64>,
+    /// The two buckets, once found.
+    buckets: std::sync::Mutex<Option<(kv::Store, kv::Store)>>,
+    /// The leases this relay holds now, with their revisions (`GET /api/cluster`).
+    held: std::sync::Mutex<BTreeMap<String, u64>>,
+}
+
+impl Cluster {
+    /// Connects (waiting for NATS if it is not up yet) and makes sure both buckets exist.
+    pub async fn connect(config: ClusterConfig, relay: String) -> anyhow::Result<Arc<Self>> {
+        let (connected_tx, connections) = watch::channel(0u64);
+        let connected_tx = Arc::new(connected_tx);
+        let addrs = config
+            .urls
+            .iter()
+            .map(|u| u.parse::<async_nats::ServerAddr>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--cluster: {e}"))?;
+        let events = connected_tx.clone();
+        let client = async_nats::ConnectOptions::new()
+            .name(relay.clone())
+            .retry_on_initial_connect()
+            .request_timeout(Some(Duration::from_secs(2)))
+            .connection_timeout(Duration::from_secs(2))
+            .ping_interval(Duration::from_secs(2))
+            // A restarted NATS is found again within a quarter of a second.
+            .reconnect_delay_callback(|attempts| {
+                Duration::from_millis((attempts as u64 * 50).min(250))
+            })
+            .event_callback(move |event| {
+                let events = events.clone();
+                async move {
+                    match event {
+                        async_nats::Event::Connected => events.send_modify(|n| *n += 1),
+                        async_nats::Event::Disconnected => {
+                            tracing::warn!("cluster: NATS connection lost, reconnecting")
+                        }
+                        other => tracing::debug!("cluster: {other}"),
+                    }
+                }
+            })
+            .connect(addrs)
+            .await?;
+        let js = jetstream::new(client.clone());
+        let cluster = Arc::new(Self {
+            client,
+            js,
+            relay,
+            config,
+            connections,
+            buckets: std::sync::Mutex::new(None),
+            held: std::sync::Mutex::default(),
+        });
+        cluster.buckets().await?;
+        tracing::info!(relay = %cluster.relay, "cluster: joined");
+        Ok(cluster)
+    }
+
+    /// The lease bucket (entries expire a TTL after their last renewal) or the budgets
+    /// bucket, created if missing (a NATS whose store was lost gets them again). The stream
+    /// is made here with the layout JetStream's key-value buckets use, because the client's
+    /// own bucket creation first reads account details that Debian's nats-server 2.9 words
+    /// differently; the key-value calls themselves work on it.
+    async fn bucket(&self, name: &str, max_age: Duration) -> anyhow::Result<kv::Store> {
+        use jetstream::stream;
+        self.js
+            .get_or_create_stream(stream::Config {
+                name: format!("KV_{name}"),
+                subjects: vec![format!("$KV.{name}.>")],
+                max_messages_per_subject: 1,
+                max_age,
+                allow_rollup: true,
+                deny_delete: true,
+                allow_direct: true,
+                discard: stream::DiscardPolicy::New,
+                storage: stream::StorageType::File,
+                ..Default::default()
+            })
+            .await?;
+        Ok(self.js.get_key_value(name).await?)
+    }
+
+    async fn buckets(&self) -> anyhow::Result<(kv::Store, kv::Store)> {
+        if let Some(found) = self.cached() {
+            return Ok(found);
+        }
+        let found = (
+            self.bucket(LEASES, self.config.lease_ttl).await?,
+            self.bucket(BUDGETS, BUDGET_AGE).await?,
+        );
+        *self.buckets.lock().unwrap_or_else(|p| p.into_inner()) = Some(found.clone());
+        Ok(found)
+    }
+
+    fn cached(&self) -> Option<(kv::Store, kv::Store)> {
+        self.buckets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Looks the buckets up again at next use (after a failure: NATS may have lost them).
+    pub(crate) fn forget_buckets(&self) {
+        *self.buckets.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    pub(crate) async fn leases(&self) -> anyhow::Result<kv::Store> {
+        Ok(self.buckets().await?.0)
+    }
+
+    pub(crate) async fn budgets(&self) -> anyhow::Result<kv::Store> {
+        Ok(self.buckets().await?.1)
+    }
+
+    /// Notes a lease won or renewed (`Some`) or lost (`None`).
+    pub(crate) fn note_lease(&self, key: &str, revision: Option<u64>) {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        match revision {
+            Some(revision) => held.insert(key.to_owned(), revision),
+            None => held.remove(key),
+        };
+    }
+
+    /// What this relay is in the cluster now.
+    pub fn status(&self) -> ClusterStatus {
+        ClusterStatus {
+            relay: self.relay.clone(),
+            connected: self.client.connection_state() == async_nats::connection::State::Connected,
+            leases: self.held.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        }
+    }
+
+    /// Moves each time the connection to NATS is (re)made.
+    pub fn connections(&self) -> watch::Receiver<u64> {
+        self.connections.clone()
+    }
+
+    /// Publishes, logging (not failing) when NATS is away: what is lost is recovered by the
+    /// subscribers' resynchronisation.
+    pub async fn publish(&self, subject: String, payload: bytes::Bytes) {
+        if let Err(e) = self.client.publish(subject, payload).await {
+            tracing::debug!("cluster: publish failed: {e}");
+        }
+    }
+}
+
+/// `GET /api/cluster`: this relay's name, whether it reaches NATS, and the leases it holds
+/// (`poller`, `hub.ADDR`) with their revisions.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ClusterStatus {
+    pub relay: String,
+    pub connected: bool,
+    pub leases: BTreeMap<String, u64>,
+}
+
+/// `GET /api/cluster` (404 on a relay outside a cluster).
+pub fn routes(cluster: Option<Arc<Cluster>>) -> axum::Router {
+    use axum::routing::get;
+    axum::Router::new().route(
+        "/api/cluster",
+        get(move || {
+            let cluster = cluster.clone();
+            async move {
+                use axum::response::IntoResponse;
+                match cluster {
+                    Some(cluster) => axum::Json(cluster.status()).into_response(),
+                    None => (
+                        axum::http::StatusCode::NOT_FOUND,
+                        "this relay is not in a cluster",
+                    )
+                        .into_response(),
+                }
+            }
+        }),
+    )
+}
+
+/// A game server's address as one token of a subject or a KV key (neither takes `.` or `:`
+/// inside a token).
+pub fn token(addr: &std::net::SocketAddrV4) -> String {
+    addr.to_string().replace(['.', ':'], "-")
+}
+
+/// A name for this relay on the bus, unique per run.
+pub fn relay_name(listen: std::net::SocketAddr) -> String {
+    format!("{listen}/{:08x}", rand::random::<u32>())
+}

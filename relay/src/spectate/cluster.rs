@@ -1,0 +1,253 @@
+//! One game slot per match across a cluster. Every relay with viewers of a server campaigns
+//! for the lease `hub.ADDR`; the holder runs the hub's game session as a lone relay does and
+//! publishes each frame it sends its own viewers, the same bytes, once, on
+//! `muster.hub.ADDR.frames`. The other relays mirror it: they forward those bytes to their
+//! viewers and apply them to their own copy of the released match, so a late joiner on any
+//! relay gets a keyframe from its own relay at once. A mirror that misses an update asks the
+//! holder for a keyframe (`.keyframe`), says every second how many viewers it has (`.viewers`:
+//! the holder keeps the slot while anyone watches anywhere), and forwards recording requests
+//! (`.record`). When the holder's relay dies its lease expires; a mirror wins it, joins the
+//! server (one new `connect`) and starts its viewers and every other relay's again from a
+//! keyframe.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{broadcast, watch};
+
+use super::hub::{Hub, HubTask, Hubs, Mirrored};
+use crate::cluster::{lease::Lease, token, Cluster};
+use crate::AbortOnDrop;
+
+/// How often mirrors report their viewers, and how long a report counts.
+const REPORT_EVERY: Duration = Duration::from_secs(1);
+const REPORT_COUNTS_FOR: Duration = Duration::from_secs(4);
+
+/// A mirror's report to the holder.
+#[derive(Serialize, Deserialize)]
+struct Viewers {
+    relay: String,
+    viewers: u32,
+}
+
+struct Subjects {
+    frames: String,
+    keyframe: String,
+    viewers: String,
+    record: String,
+    lease: String,
+}
+
+impl Subjects {
+    fn of(hub: &Hub) -> Self {
+        let t = token(&hub.addr);
+        Self {
+            frames: format!("muster.hub.{t}.frames"),
+            keyframe: format!("muster.hub.{t}.keyframe"),
+            viewers: format!("muster.hub.{t}.viewers"),
+            record: format!("muster.hub.{t}.record"),
+            lease: format!("hub.{t}"),
+        }
+    }
+}
+
+/// How a role ended.
+enum Ended {
+    Retired,
+    LeaseLost,
+    LeaseWon,
+}
+
+/// The hub's life in a cluster: holding the game slot or mirroring the relay that does, until
+/// nobody on this relay needs it.
+pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
+    let subjects = Subjects::of(&hub);
+    let lease = Lease::campaign(cluster.clone(), subjects.lease.clone());
+    let mut held = lease.watch();
+    // The first campaign round decides whether this relay starts the session or mirrors.
+    let _ = tokio::time::timeout(Duration::from_secs(1), held.changed()).await;
+    loop {
+        let ended = if held.borrow_and_update().is_some() {
+            hold(&hub, &hubs, &cluster, &subjects, &mut held).await
+        } else {
+            mirror(&hub, &hubs, &cluster, &subjects, &mut held).await
+        };
+        match ended {
+            Ended::Retired => return,
+            Ended::LeaseLost => tracing::warn!(server = %hub.addr, "hub lease lost: mirroring"),
+            Ended::LeaseWon => tracing::info!(server = %hub.addr, "hub taken over"),
+        }
+    }
+}
+
+/// The relay holding the game slot: the session, and its frames out to the other relays.
+async fn hold(
+    hub: &Arc<Hub>,
+    hubs: &Arc<Hubs>,
+    cluster: &Arc<Cluster>,
+    subjects: &Subjects,
+    held: &mut watch::Receiver<Option<u64>>,
+) -> Ended {
+    let client = &cluster.client;
+    let (Ok(mut keyframes), Ok(mut reports), Ok(mut records)) = (
+        client.subscribe(subjects.keyframe.clone()).await,
+        client.subscribe(subjects.viewers.clone()).await,
+        client.subscribe(subjects.record.clone()).await,
+    ) else {
+        tracing::warn!(server = %hub.addr, "cannot subscribe to the hub's subjects");
+        tokio::time::sleep(REPORT_EVERY).await;
+        return Ended::LeaseLost;
+    };
+    // A mirror that was showing a recording carries it on.
+    if hub.status().recording.is_some() {
+        hub.set_recording(true);
+    }
+    hub.take_over();
+    let mut frames = hub.subscribe();
+    let mut session = AbortOnDrop(tokio::spawn(HubTask::new(hub.clone(), hubs.clone()).run()));
+    let mut counts: HashMap<String, (Instant, u32)> = HashMap::new();
+    let mut tally = tokio::time::interval(REPORT_EVERY);
+    loop {
+        tokio::select! {
+            _ = &mut session.0 => return Ended::Retired,
+            changed = held.changed() => {
+                if changed.is_err() || held.borrow().is_none() {
+                    // Another relay may hold the slot now; this session stops without a word.
+                    return Ended::LeaseLost;
+                }
+            }
+            frame = frames.recv() => match frame {
+                Ok(frame) => cluster.publish(subjects.frames.clone(), frame.bytes).await,
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if let Some(keyframe) = hub.keyframe() {
+                        cluster.publish(subjects.frames.clone(), keyframe.bytes).await;
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => return Ended::Retired,
+            },
+            Some(request) = keyframes.next() => {
+                if let Some(reply) = request.reply {
+                    let answer = picture(hub);
+                    let _ = client.publish(reply, answer).await;
+                }
+            }
+            Some(report) = reports.next() => {
+                if let Ok(report) = serde_json::from_slice::<Viewers>(&report.payload) {
+                    counts.insert(report.relay, (Instant::now(), report.viewers));
+                }
+            }
+            Some(request) = records.next() => {
+                let on = request.payload.as_ref() == b"on";
+                hub.set_recording(on);
+                if let Some(reply) = request.reply {
+                    let _ = client.publish(reply, Bytes::from_static(b"ok")).await;
+                }
+            }
+            _ = tally.tick() => {
+                counts.retain(|_, (at, _)| at.elapsed() < REPORT_COUNTS_FOR);
+                hub.set_remote_viewers(counts.values().map(|(_, n)| n).sum());
+            }
+        }
+    }
+}
+
+/// The hub's status and its keyframe (if a picture went out yet), for a mirror that starts
+/// or fell behind: a 4-byte length, the status frame, then the keyframe.
+fn picture(hub: &Hub) -> Bytes {
+    let status = hub.status_frame().bytes;
+    let keyframe = hub.keyframe().map(|k| k.bytes).unwrap_or_default();
+    let mut out = Vec::with_capacity(4 + status.len() + keyframe.len());
+    out.extend_from_slice(&(status.len() as u32).to_be_bytes());
+    out.extend_from_slice(&status);
+    out.extend_from_slice(&keyframe);
+    out.into()
+}
+
+/// A relay without the slot: forwards the holder's frames to its viewers, campaigning all the
+/// while so it can take over.
+async fn mirror(
+    hub: &Arc<Hub>,
+    hubs: &Arc<Hubs>,
+    cluster: &Arc<Cluster>,
+    subjects: &Subjects,
+    held: &mut watch::Receiver<Option<u64>>,
+) -> Ended {
+    let Ok(mut frames) = cluster.client.subscribe(subjects.frames.clone()).await else {
+        tokio::time::sleep(REPORT_EVERY).await;
+        return Ended::LeaseLost;
+    };
+    let mut synced = resync(hub, cluster, subjects).await;
+    let mut report = tokio::time::interval(REPORT_EVERY);
+    let mut record_said = false;
+    loop {
+        tokio::select! {
+            changed = held.changed() => {
+                if changed.is_err() {
+                    return Ended::Retired;
+                }
+                if held.borrow().is_some() {
+                    return Ended::LeaseWon;
+                }
+            }
+            Some(message) = frames.next() => {
+                if hub.mirror(message.payload) == Mirrored::Gap {
+                    synced = resync(hub, cluster, subjects).await;
+                }
+            }
+            _ = report.tick() => {
+                if hub
+                    .idle_for()
+                    .is_some_and(|idle| idle >= hubs.config().grace)
+                    && hubs.retire(hub)
+                {
+                    return Ended::Retired;
+                }
+                let viewers = Viewers { relay: cluster.relay.clone(), viewers: hub.viewers() };
+                if let Ok(bytes) = serde_json::to_vec(&viewers) {
+                    cluster.publish(subjects.viewers.clone(), bytes.into()).await;
+                }
+                let wanted = hub.record_wanted();
+                if wanted != record_said {
+                    let ask = Bytes::from_static(if wanted { b"on" } else { b"off" });
+                    if cluster.client.request(subjects.record.clone(), ask).await.is_ok() {
+                        record_said = wanted;
+                    }
+                }
+                if !synced {
+                    synced = resync(hub, cluster, subjects).await;
+                }
+            }
+        }
+    }
+}
+
+/// Asks the holder for its status and keyframe; false when nobody answered (no holder yet).
+async fn resync(hub: &Hub, cluster: &Cluster, subjects: &Subjects) -> bool {
+    let Ok(reply) = cluster
+        .client
+        .request(subjects.keyframe.clone(), Bytes::new())
+        .await
+    else {
+        return false;
+    };
+    let payload = reply.payload;
+    let Some(len) = payload
+        .get(..4)
+        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    else {
+        return false;
+    };
+    let Some(status) = payload.get(4..4 + len) else {
+        return false;
+    };
+    hub.mirror(payload.slice(4..4 + len.min(status.len())));
+    let keyframe = payload.slice(4 + len..);
+    if !keyframe.is_empty() {
+        hub.mirror(keyframe);
+    }
+    true
+}

@@ -1,0 +1,382 @@
+//! Several relays as one site, on the real engines: `nats-server` (JetStream) and PostgreSQL
+//! started on 127.0.0.1, a lab fleet, and `muster serve` processes that are killed with
+//! SIGKILL, frozen with SIGSTOP, and cut off from a restarted NATS.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::engines::{Nats, RelayProcess};
+use common::{Page, Viewer};
+use lab::{Lab, LabConfig};
+use protocol::relay_api::watch::WatchMessage;
+use tokio::time::Instant;
+
+const LIMIT: Duration = Duration::from_secs(30);
+/// What the issue promises for a takeover after SIGKILL.
+const FAILOVER: Duration = Duration::from_secs(10);
+
+fn relay_args(lab: &Lab, nats: &Nats, database: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--no-default-masters",
+        "--no-lan",
+        "--refresh-interval",
+        "2",
+        "--allow-private",
+        "--master",
+        &lab.master.to_string(),
+        "--cluster",
+        &nats.url(),
+        "--database",
+        database,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+async fn relays(n: usize, args: &[String]) -> Vec<RelayProcess> {
+    let mut relays = Vec::new();
+    for _ in 0..n {
+        relays.push(RelayProcess::start(args).await);
+    }
+    relays
+}
+
+/// The servers a relay lists, by address: (hostname, reachability, updated_ms).
+async fn listed(relay: &RelayProcess) -> BTreeMap<String, (String, String, u64)> {
+    let servers = relay.get("/api/servers").await;
+    servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["addr"].as_str().unwrap().to_owned(),
+                (
+                    s["hostname"].as_str().unwrap().to_owned(),
+                    s["reachability"].as_str().unwrap_or_default().to_owned(),
+                    s["updated_ms"].as_u64().unwrap_or(0),
+                ),
+            )
+        })
+        .collect()
+}
+
+async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + limit;
+    while !check().await {
+        assert!(Instant::now() < deadline, "{what}: not within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Which of `relays` holds `lease` now.
+async fn holder(relays: &[RelayProcess], lease: &str) -> Option<usize> {
+    for (i, relay) in relays.iter().enumerate() {
+        if relay.leases().await.iter().any(|l| l == lease) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Waits until one of `relays` holds `lease`; which one.
+async fn wait_holder(relays: &[RelayProcess], lease: &str, limit: Duration) -> usize {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(i) = holder(relays, lease).await {
+            return i;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nobody holds {lease} within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn lab(config: LabConfig) -> Lab {
+    let lab = Lab::start(config).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    lab
+}
+
+fn all_online(lab: &Lab, servers: &BTreeMap<String, (String, String, u64)>) -> bool {
+    lab.servers.iter().all(|s| {
+        servers
+            .get(&s.addr.to_string())
+            .is_some_and(|(_, reach, _)| reach == "online")
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn pages_on_any_relay_see_one_poller_which_another_relay_replaces_within_ten_seconds() {
+    let lab = lab(common::lab_config(8, 10)).await;
+    let nats = Nats::start();
+    let database = relay::store::suite_support::postgres_database();
+    let mut relays = relays(3, &relay_args(&lab, &nats, &database, &[])).await;
+    let poller = wait_holder(&relays, "poller", LIMIT).await;
+    let followers: Vec<usize> = (0..3).filter(|&i| i != poller).collect();
+    // A page on a relay that polls nothing sees every server the poller's relay polled.
+    let mut page = Page::open_at(relays[followers[0]].addr).await;
+    page.until(LIMIT, |view| {
+        lab.servers.iter().all(|s| {
+            view.servers
+                .get(&s.addr.to_string())
+                .is_some_and(|info| info.reachability == protocol::relay_api::Reachability::Online)
+        })
+    })
+    .await;
+    for &f in &followers {
+        eventually(LIMIT, "listed on every follower", || async {
+            all_online(&lab, &listed(&relays[f]).await)
+        })
+        .await;
+        assert!(!relays[f].leases().await.contains(&"poller".to_owned()));
+        assert!(!relays[f].logged("polling for the cluster"));
+    }
+
+    // The poller's relay dies without a word; another takes over within 10 s.
+    let killed_at_ms = relay::net::unix_ms();
+    let killed = Instant::now();
+    relays[poller].kill().await;
+    let survivors: Vec<RelayProcess> = relays
+        .drain(..)
+        .enumerate()
+        .filter_map(|(i, r)| (i != poller).then_some(r))
+        .collect();
+    wait_holder(&survivors, "poller", FAILOVER).await;
+    let took = killed.elapsed();
+    eprintln!("poller failover after SIGKILL: {took:?}");
+    // Every server is polled again by the new holder, and no page lost one.
+    for relay in &survivors {
+        eventually(LIMIT, "every server polled after the takeover", || async {
+            let servers = listed(relay).await;
+            all_online(&lab, &servers)
+                && lab.servers.iter().all(|s| {
+                    servers
+                        .get(&s.addr.to_string())
+                        .is_some_and(|(_, _, at)| *at > killed_at_ms)
+                })
+        })
+        .await;
+    }
+    page.until(LIMIT, |view| {
+        lab.servers.iter().all(|s| {
+            view.servers
+                .get(&s.addr.to_string())
+                .is_some_and(|info| info.updated_ms.unwrap_or(0) > killed_at_ms)
+        })
+    })
+    .await;
+    assert_eq!(page.view.servers.len(), lab.servers.len());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn viewers_on_three_relays_share_one_game_slot_which_moves_when_its_relay_dies() {
+    let lab = lab(LabConfig {
+        players: Some(8),
+        ..common::lab_config(1, 10)
+    })
+    .await;
+    let server = lab.servers[0].addr.to_string();
+    let nats = Nats::start();
+    let database = relay::store::suite_support::postgres_database();
+    let args = relay_args(
+        &lab,
+        &nats,
+        &database,
+        &["--spectate-delay", "0", "--spectate-grace", "2"],
+    );
+    let mut relays = relays(3, &args).await;
+    for relay in &relays {
+        eventually(LIMIT, "the server listed", || async {
+            all_online(&lab, &listed(relay).await)
+        })
+        .await;
+    }
+    // 200 viewers, spread over the three relays, the first on relay 0.
+    let mut viewers: Vec<(usize, Viewer)> = Vec::new();
+    for i in 0..200 {
+        let at = i % 3;
+        viewers.push((at, Viewer::open_at(relays[at].addr, &server).await));
+    }
+    let viewers = read_until(viewers, |v| v.view.is_some() && v.seq >= 20).await;
+    assert_eq!(
+        lab.servers[0].connects(),
+        1,
+        "one game slot for 200 viewers"
+    );
+    let lease = format!("hub.{}", server.replace(['.', ':'], "-"));
+    let owner = holder(&relays, &lease)
+        .await
+        .expect("a relay holds the slot");
+    // A late joiner on another relay gets the match from its own relay at once.
+    let other = (owner + 1) % 3;
+    let mut late = Viewer::open_at(relays[other].addr, &server).await;
+    assert!(matches!(late.next().await, Some(WatchMessage::Status(_))));
+    assert!(matches!(
+        late.next().await,
+        Some(WatchMessage::Keyframe { .. })
+    ));
+
+    // The slot's relay dies: one relay joins again and every viewer elsewhere starts again from
+    // a keyframe (Viewer checks that no update is missing).
+    relays[owner].kill().await;
+    let before: u64 = viewers.iter().map(|(_, v)| v.seq).max().unwrap();
+    let survivors: Vec<(usize, Viewer)> =
+        viewers.into_iter().filter(|(at, _)| *at != owner).collect();
+    assert!(survivors.len() >= 133);
+    let resumed = read_until(survivors, move |v| {
+        let restarted = v
+            .received
+            .iter()
+            .any(|(_, m)| matches!(m, WatchMessage::Keyframe { seq, .. } if *seq > before + 500));
+        restarted && v.seq > before + 520
+    })
+    .await;
+    assert_eq!(lab.servers[0].connects(), 2, "exactly one more connect");
+    assert!(resumed
+        .iter()
+        .all(|(_, v)| v.view.as_ref().is_some_and(|m| !m.players.is_empty())));
+    let new_owner = holder(
+        &relays
+            .drain(..)
+            .enumerate()
+            .filter_map(|(i, r)| (i != owner).then_some(r))
+            .collect::<Vec<_>>(),
+        &lease,
+    )
+    .await;
+    assert!(new_owner.is_some());
+}
+
+/// Reads every viewer concurrently until `done` holds for each.
+async fn read_until(
+    viewers: Vec<(usize, Viewer)>,
+    done: impl Fn(&Viewer) -> bool + Clone + Send + Sync + 'static,
+) -> Vec<(usize, Viewer)> {
+    let tasks: Vec<_> = viewers
+        .into_iter()
+        .map(|(at, mut viewer)| {
+            let done = done.clone();
+            tokio::spawn(async move {
+                viewer.until(Duration::from_secs(60), |v| done(v)).await;
+                (at, viewer)
+            })
+        })
+        .collect();
+    let mut out = Vec::new();
+    for task in tasks {
+        out.push(task.await.expect("every viewer got there"));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn after_nats_restarts_every_relay_and_page_catches_up() {
+    let lab = lab(common::lab_config(4, 10)).await;
+    let mut nats = Nats::start();
+    let database = relay::store::suite_support::postgres_database();
+    let relays = relays(2, &relay_args(&lab, &nats, &database, &[])).await;
+    for relay in &relays {
+        eventually(LIMIT, "listed", || async {
+            all_online(&lab, &listed(relay).await)
+        })
+        .await;
+    }
+    let mut pages = Vec::new();
+    for relay in &relays {
+        pages.push(Page::open_at(relay.addr).await);
+    }
+    nats.stop();
+    // While NATS is away, every server is renamed.
+    for (i, server) in lab.servers.iter().enumerate() {
+        server.profile.lock().unwrap().hostname = format!("renamed in the outage {i}");
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    nats.restart();
+    let renamed = |view: &common::PageView| {
+        lab.servers.iter().enumerate().all(|(i, s)| {
+            view.servers
+                .get(&s.addr.to_string())
+                .is_some_and(|info| info.hostname == format!("renamed in the outage {i}"))
+        })
+    };
+    for page in &mut pages {
+        page.until(LIMIT, renamed).await;
+    }
+    for relay in &relays {
+        eventually(LIMIT, "the relay reconnected", || async {
+            relay.get("/api/cluster").await["connected"] == true
+        })
+        .await;
+    }
+    // And the cluster goes on: a change after the restart reaches every page.
+    for server in &lab.servers {
+        server.profile.lock().unwrap().mapname = "mp_after_restart".into();
+    }
+    for page in &mut pages {
+        page.until(LIMIT, |view| {
+            view.servers
+                .values()
+                .filter(|s| s.map == "mp_after_restart")
+                .count()
+                == lab.servers.len()
+        })
+        .await;
+    }
+    assert_eq!(holder(&relays, "poller").await.into_iter().count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn a_frozen_lease_holder_wakes_to_find_its_history_writes_refused() {
+    let lab = lab(common::lab_config(6, 10)).await;
+    let nats = Nats::start();
+    let database = relay::store::suite_support::postgres_database();
+    let mut args = relay_args(&lab, &nats, &database, &[]);
+    // Polls every second, so the frozen relay wakes with a batch to write.
+    args[3] = "1".into();
+    let relays = relays(2, &args).await;
+    let frozen = wait_holder(&relays, "poller", LIMIT).await;
+    let other = 1 - frozen;
+    eventually(LIMIT, "history written", || async {
+        relays[frozen].get("/api/history?range=1h").await["total"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty())
+    })
+    .await;
+    // A pause longer than the lease (a stop-the-world, a stalled VM): the other relay takes
+    // over and writes with a newer token.
+    relays[frozen].signal("STOP");
+    eventually(
+        FAILOVER + Duration::from_secs(2),
+        "the other relay polls",
+        || async { relays[other].leases().await.contains(&"poller".to_owned()) },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    relays[frozen].signal("CONT");
+    eventually(LIMIT, "the stale holder's write refused", || async {
+        relays[frozen].logged("is stale (a newer lease holder has written)")
+    })
+    .await;
+    eventually(LIMIT, "the stale holder stops polling", || async {
+        relays[frozen].logged("stopped polling")
+    })
+    .await;
+    assert!(!relays[frozen].leases().await.contains(&"poller".to_owned()));
+    assert!(relays[other].leases().await.contains(&"poller".to_owned()));
+}

@@ -400,6 +400,69 @@ async fn a_server_s_query_budget_is_shared_by_every_session_to_it() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server: `cargo xtask test` installs it"]
+async fn a_server_s_query_budget_is_one_for_a_whole_cluster() {
+    let nats = common::engines::Nats::start();
+    let lab = Lab::start(lab_config(1, 10)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let mut relays = Vec::new();
+    for _ in 0..2 {
+        let relay = Relay::start(ServeConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            dist: dist(),
+            poller: PollerConfig {
+                masters: vec![lab.master.to_string()],
+                lan: vec![],
+                ..PollerConfig::default()
+            },
+            bridge: lab_bridge(),
+            cluster: Some(relay::cluster::ClusterConfig {
+                urls: vec![nats.url()],
+                lease_ttl: Duration::from_secs(6),
+            }),
+            ..ServeConfig::default()
+        })
+        .await
+        .unwrap();
+        relays.push(relay);
+    }
+    let target = silent_target(&relays[0]).await;
+    let addr = target.local_addr().unwrap();
+    let SocketAddr::V4(v4) = addr else {
+        unreachable!()
+    };
+    relays[1]
+        .directory
+        .upsert(relay::browse::poller::pending_server(
+            v4,
+            vec!["test".into()],
+        ));
+    // Eight queries through each relay: one budget of a burst of ten for both, as a lone
+    // relay would give (each relay alone would have let all sixteen through).
+    let mut refused = 0;
+    // Two sessions a relay: a session sends four before the target answers.
+    let mut sockets = Vec::new();
+    for relay in relays.iter().chain(&relays) {
+        sockets.push(session(relay, &addr.to_string()).await.0);
+    }
+    for socket in &mut sockets {
+        for _ in 0..4 {
+            send(socket, getinfo()).await;
+        }
+    }
+    for socket in &mut sockets {
+        while let Some(Err(report)) = next(socket, Duration::from_millis(500)).await {
+            assert_eq!(report["kind"], "budget_target");
+            refused += 1;
+        }
+    }
+    let reached = drain(&target).await.len();
+    assert_eq!(reached + refused, 16);
+    // A cell may refill while the test runs (one a second).
+    assert!((10..=11).contains(&reached), "{reached} reached the server");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_idle_session_is_closed_with_its_reason() {
     let (lab, relay) = lab_and_relay(BridgeConfig {
         idle: Duration::from_secs(1),

@@ -261,6 +261,98 @@ async fn viewers_on_three_relays_share_one_game_slot_which_moves_when_its_relay_
     assert!(new_owner.is_some());
 }
 
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn a_recording_asked_of_any_relay_is_made_by_the_hub_and_follows_it() {
+    let lab = lab(LabConfig {
+        players: Some(8),
+        ..common::lab_config(1, 10)
+    })
+    .await;
+    let server = lab.servers[0].addr.to_string();
+    let nats = Nats::start();
+    let database = relay::store::suite_support::postgres_database();
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut relays = Vec::new();
+    for dir in &dirs {
+        let record_dir = dir.path().display().to_string();
+        let extra = [
+            "--spectate-delay",
+            "0",
+            "--operator-token",
+            "op-secret",
+            "--record-dir",
+            &record_dir,
+        ];
+        relays.push(RelayProcess::start(&relay_args(&lab, &nats, &database, &extra)).await);
+    }
+    for relay in &relays {
+        eventually(LIMIT, "listed", || async {
+            all_online(&lab, &listed(relay).await)
+        })
+        .await;
+    }
+    // The hub on relay 0, a mirror on relay 1; the operator asks relay 1.
+    let first = Viewer::open_at(relays[0].addr, &server).await;
+    let second = Viewer::open_at(relays[1].addr, &server).await;
+    let mut viewers = read_until(vec![(0, first), (1, second)], |v| v.seq >= 5).await;
+    let record = |relay: &RelayProcess, on: bool| {
+        let url = format!("http://{}/api/spectate/{server}/record", relay.addr);
+        let client = reqwest::Client::new();
+        async move {
+            let request = if on {
+                client.post(url)
+            } else {
+                client.delete(url)
+            };
+            request
+                .bearer_auth("op-secret")
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert!(record(&relays[1], true).await.is_success());
+    let demos_in = |dir: &tempfile::TempDir| -> Vec<u64> {
+        std::fs::read_dir(dir.path())
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok()?.metadata().ok())
+                    .map(|m| m.len())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    eventually(LIMIT, "the hub's relay records", || async {
+        demos_in(&dirs[0]).iter().any(|&len| len > 0)
+    })
+    .await;
+    assert!(demos_in(&dirs[1]).is_empty(), "the mirror records nothing");
+    viewers.retain(|(at, _)| *at == 1);
+    relays[0].kill().await;
+    // The hub moves to relay 1, and the recording with it, in a file of its own.
+    eventually(
+        LIMIT,
+        "the recording goes on where the hub went",
+        || async { demos_in(&dirs[1]).iter().any(|&len| len > 0) },
+    )
+    .await;
+    assert!(relays[1]
+        .leases()
+        .await
+        .iter()
+        .any(|l| l.starts_with("hub.")));
+    assert!(record(&relays[1], false).await.is_success());
+    eventually(LIMIT, "the finished demo listed", || async {
+        relays[1].get("/api/demos").await["demos"]
+            .as_array()
+            .is_some_and(|d| !d.is_empty())
+    })
+    .await;
+    drop(viewers);
+}
+
 /// Reads every viewer concurrently until `done` holds for each.
 async fn read_until(
     viewers: Vec<(usize, Viewer)>,

@@ -23,12 +23,21 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             std::env::set_var("MUSTER_BENCH_POSTGRES", &postgres.url);
             example(root, "history_bench", &args[1..])
         }
+        Some("cluster") => {
+            tools::ensure(root, tools::Needs::Cluster)?;
+            let postgres = crate::postgres::Cluster::start()?;
+            let nats = crate::nats::Nats::start()?;
+            std::env::set_var("MUSTER_BENCH_POSTGRES", &postgres.url);
+            std::env::set_var("MUSTER_BENCH_NATS", &nats.url);
+            std::env::set_var("MUSTER_BENCH_NATS_MONITOR", nats.monitor.to_string());
+            example(root, "cluster_bench", &args[1..])
+        }
         Some("master") => {
             tools::ensure(root, tools::Needs::Test)?;
             example(root, "master_bench", &args[1..])
         }
         other => {
-            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo|master|history (got {other:?})")
+            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo|master|history|cluster (got {other:?})")
         }
     }
 }

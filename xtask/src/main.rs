@@ -3,6 +3,7 @@
 
 mod bench;
 mod fuzz;
+mod nats;
 mod postgres;
 mod tools;
 
@@ -32,6 +33,11 @@ commands:
   bench history [SERVERS] [NAMES] [DAYS]
                       a year of history for 2,000 servers and 50,000 names on SQLite and
                       on PostgreSQL: size, write headroom, chart and search latency; JSON
+  cluster [N]         like run, with N relays (default 3) as one site on NATS and
+                      PostgreSQL (both started here): kill one and watch the others carry on
+  bench cluster [VIEWERS] [PAGES] [SECONDS]
+                      three relays, a 32-player match, 3,000 viewers and 3,000 pages: bus
+                      latency and bytes, CPU, memory, failover times; JSON
   fuzz [--seconds N] [TARGET...]
                       long cargo-fuzz runs (default 300 s per target, every target)";
 
@@ -41,6 +47,7 @@ fn main() -> Result<()> {
     std::env::set_current_dir(&root)?;
     match args.first().map(String::as_str) {
         Some("run") => run(&root, &args[1..]),
+        Some("cluster") => cluster(&root, &args[1..]),
         Some("test") => test(&root),
         Some("bench") => bench::run(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
@@ -153,66 +160,22 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     build_page(root)?;
     build_release_binaries()?;
     let bin = root.join("target/release");
-    let lab_port = "28960";
-    let master_port = "20611";
-    let mut lab = Command::new(bin.join("muster-lab"))
-        .args([
-            "--servers",
-            &servers,
-            "--port",
-            lab_port,
-            "--master-port",
-            master_port,
-            "--wulfram-port",
-            WULFRAM_PORT,
-            // The lab's servers also heartbeat the relay's own master, as stock servers would
-            // heartbeat a replacement one; every 15 s rather than stock's 180 s, so it fills
-            // soon after the relay starts.
-            "--heartbeat-to",
-            OWN_MASTER,
-            "--heartbeat",
-            "15",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("starting muster-lab")?;
+    let mut lab = start_lab(
+        &bin,
+        &servers,
+        // The lab's servers also heartbeat the relay's own master, as stock servers would
+        // heartbeat a replacement one; every 15 s rather than stock's 180 s, so it fills soon
+        // after the relay starts.
+        &["--heartbeat-to", OWN_MASTER, "--heartbeat", "15"],
+    )?;
     wait_for_line(&mut lab, "muster-lab:")?;
-    // The operator's secret for this run: the watch view's Record button asks for it.
-    let token: String = {
-        use std::io::Read;
-        let mut bytes = [0u8; 8];
-        std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    };
-    let mut relay = Command::new(bin.join("muster"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:8080",
-            "--master",
-            &format!("127.0.0.1:{master_port}"),
-            "--lan",
-            "127.0.0.1",
-            "--wulfram",
-            &format!("lab=127.0.0.1:{WULFRAM_PORT}"),
-            // The lab is ours: a short delay, so a newcomer sees the match almost at once.
-            "--spectate-delay",
-            LAB_SPECTATE_DELAY,
-            // The lab's servers are on loopback; the bridge refuses such targets otherwise.
-            "--allow-private",
-            "--operator-token",
-            &token,
-            "--master-listen",
-            OWN_MASTER,
-            "--record-dir",
-        ])
+    let token = operator_token()?;
+    let mut relay = relay_command(root, &bin, "127.0.0.1:8080", &token)
+        .args(["--master-listen", OWN_MASTER, "--record-dir"])
         .arg(root.join("target/demos"))
-        .arg("--dist")
-        .arg(root.join("dist"))
         // History and the persisted list, kept across runs (SQLite).
         .arg("--data-dir")
         .arg(root.join("target/muster-data"))
-        .stdout(Stdio::piped())
         .spawn()
         .context("starting muster serve")?;
     wait_for_line(&mut relay, "muster: serving")?;
@@ -229,6 +192,124 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     let result = relay.wait();
     let _ = lab.kill();
     result?;
+    Ok(())
+}
+
+/// The lab fleet `run` and `cluster` start: its servers from 28960, its master on 20611.
+const LAB_PORT: &str = "28960";
+const LAB_MASTER_PORT: &str = "20611";
+
+fn start_lab(bin: &Path, servers: &str, extra: &[&str]) -> Result<Child> {
+    Command::new(bin.join("muster-lab"))
+        .args(["--servers", servers, "--port", LAB_PORT])
+        .args(["--master-port", LAB_MASTER_PORT])
+        .args(["--wulfram-port", WULFRAM_PORT])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting muster-lab")
+}
+
+/// The operator's secret for this run: the watch view's Record button asks for it.
+fn operator_token() -> Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// `muster serve` on `listen` for the lab, as `run` and `cluster` start it.
+fn relay_command(root: &Path, bin: &Path, listen: &str, token: &str) -> Command {
+    let mut relay = Command::new(bin.join("muster"));
+    relay
+        .args(["serve", "--listen", listen])
+        .args(["--master", &format!("127.0.0.1:{LAB_MASTER_PORT}")])
+        .args(["--lan", "127.0.0.1"])
+        .args(["--wulfram", &format!("lab=127.0.0.1:{WULFRAM_PORT}")])
+        // The lab is ours: a short delay, so a newcomer sees the match almost at once.
+        .args(["--spectate-delay", LAB_SPECTATE_DELAY])
+        // The lab's servers are on loopback; the bridge refuses such targets otherwise.
+        .arg("--allow-private")
+        .args(["--operator-token", token])
+        .arg("--dist")
+        .arg(root.join("dist"))
+        .stdout(Stdio::piped());
+    relay
+}
+
+/// `cargo xtask cluster [N]`: N relays as one site, on NATS and PostgreSQL started here, beside
+/// a lab fleet; runs until Ctrl-C, and stops everything it started (a relay killed meanwhile
+/// stays dead, so the others can be seen carrying on).
+fn cluster(root: &Path, args: &[String]) -> Result<()> {
+    let count: usize = match args {
+        [] => 3,
+        [n] => n.parse().context("usage: cargo xtask cluster [N]")?,
+        _ => bail!("usage: cargo xtask cluster [N]"),
+    };
+    tools::ensure(root, Needs::Cluster)?;
+    build_page(root)?;
+    build_release_binaries()?;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let on_signal = stop.clone();
+    ctrlc::set_handler(move || on_signal.store(true, std::sync::atomic::Ordering::SeqCst))
+        .context("catching Ctrl-C")?;
+    let nats = nats::Nats::start()?;
+    let postgres = postgres::Cluster::start()?;
+    let bin = root.join("target/release");
+    let mut lab = start_lab(&bin, "24", &[])?;
+    wait_for_line(&mut lab, "muster-lab:")?;
+    let token = operator_token()?;
+    let mut relays = Vec::new();
+    for i in 0..count {
+        let listen = format!("127.0.0.1:{}", 8081 + i);
+        let mut relay = relay_command(root, &bin, &listen, &token);
+        relay
+            .args([
+                "--cluster",
+                &nats.url,
+                "--database",
+                &postgres.url,
+                "--record-dir",
+            ])
+            .arg(root.join(format!("target/demos/relay-{}", i + 1)));
+        let mut child = relay.spawn().context("starting muster serve")?;
+        wait_for_line(&mut child, "muster: serving")?;
+        relays.push((listen, child));
+    }
+    println!();
+    println!("{count} relays are running as one site:");
+    for (listen, child) in &relays {
+        println!("  http://{listen}/   (pid {})", child.id());
+    }
+    println!(
+        "NATS at {}, PostgreSQL at {}, 24 lab servers on 127.0.0.1.",
+        nats.url, postgres.url
+    );
+    println!(
+        "Kill one (kill -9 PID) and watch the others carry on: another relay takes over the \
+         polling and the watched matches within 10 s. GET /api/cluster on each shows the \
+         leases it holds. Operator token: {token}. Ctrl-C stops everything."
+    );
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let alive = relays
+            .iter_mut()
+            .map(|(_, child)| child)
+            .filter_map(|child| child.try_wait().ok())
+            .filter(Option::is_none)
+            .count();
+        if alive == 0 {
+            break;
+        }
+    }
+    for (_, child) in &mut relays {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let _ = lab.kill();
+    let _ = lab.wait();
+    drop(postgres);
+    drop(nats);
     Ok(())
 }
 
@@ -295,6 +376,11 @@ fn test(root: &Path) -> Result<()> {
     tests
         .args(["test", "--", "--include-ignored"])
         .env("MUSTER_TEST_POSTGRES", &postgres.url)
+        // The cluster tests start (and restart) NATS servers of their own.
+        .env(
+            "MUSTER_NATS_SERVER",
+            nats::binary().context("nats-server is not installed")?,
+        )
         .env("MUSTER_DIST", root.join("dist"))
         .env("MUSTER_NODE_BIN", tools::node_bin(root))
         .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));

@@ -49,6 +49,8 @@ fn forbid_service_starts() -> Result<()> {
 pub enum Needs {
     Run,
     Test,
+    /// What `run` needs, and the cluster's engines (NATS, PostgreSQL).
+    Cluster,
 }
 
 /// Where the npm tools' executables land.
@@ -77,9 +79,15 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
             forbid_service_starts()?;
             apt.push("openarena-server");
         }
+    }
+    if needs != Needs::Run {
         if crate::postgres::needs_install() {
             forbid_service_starts()?;
             apt.push("postgresql");
+        }
+        if crate::nats::needs_install() {
+            forbid_service_starts()?;
+            apt.push("nats-server");
         }
     }
     apt_install(&apt)?;

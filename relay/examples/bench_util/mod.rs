@@ -1,6 +1,9 @@
 //! What the relay's benchmarks share: child processes on loopback ports, and the CPU and memory
 //! a process used, read from /proc.
 
+// Each bench uses a part of this.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -84,16 +87,10 @@ pub fn unix_us() -> u64 {
         .map_or(0, |d| d.as_micros() as u64)
 }
 
-/// `muster serve` on `http_port`, polling only the lab master on `master_port`, keeping no
-/// history, with `extra` flags.
-pub fn start_relay(
-    bin: &std::path::Path,
-    http_port: u16,
-    master_port: u16,
-    dist: &std::path::Path,
-    extra: &[&str],
-) -> anyhow::Result<Process> {
-    let mut args: Vec<String> = [
+/// `muster serve` on `http_port`, polling only the lab master on `master_port`, serving the
+/// page from `dist`.
+pub fn relay_args(http_port: u16, master_port: u16, dist: &std::path::Path) -> Vec<String> {
+    [
         "serve",
         "--listen",
         &format!("127.0.0.1:{http_port}"),
@@ -101,14 +98,24 @@ pub fn start_relay(
         &format!("127.0.0.1:{master_port}"),
         "--no-default-masters",
         "--no-lan",
-        // Each run measures a fresh relay: nothing restored from the run before (history has
-        // a bench of its own).
-        "--no-history",
         "--dist",
         &dist.display().to_string(),
     ]
     .map(String::from)
-    .to_vec();
+    .to_vec()
+}
+
+/// [`relay_args`] keeping no history, with `extra` flags: each run measures a fresh relay,
+/// nothing restored from the run before (history has a bench of its own).
+pub fn start_relay(
+    bin: &std::path::Path,
+    http_port: u16,
+    master_port: u16,
+    dist: &std::path::Path,
+    extra: &[&str],
+) -> anyhow::Result<Process> {
+    let mut args = relay_args(http_port, master_port, dist);
+    args.push("--no-history".into());
     args.extend(extra.iter().map(|a| a.to_string()));
     start(bin.join("muster"), &args, "muster: serving")
 }

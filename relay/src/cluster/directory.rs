@@ -196,6 +196,7 @@ struct Publisher {
 
 impl Publisher {
     async fn keyframe(&mut self) {
+        super::Counters::add(&self.cluster.counters.directory_keyframes);
         let servers = self.directory.servers();
         self.send(servers, true).await;
     }

@@ -17,6 +17,7 @@ pub mod directory;
 pub mod lease;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,6 +77,26 @@ pub struct Cluster {
     buckets: std::sync::Mutex<Option<(kv::Store, kv::Store)>>,
     /// The leases this relay holds now, with their revisions (`GET /api/cluster`).
     held: std::sync::Mutex<BTreeMap<String, u64>>,
+    pub counters: Counters,
+}
+
+/// What this relay put on the bus, and why beyond the steady stream (`GET /api/cluster`).
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Counters {
+    pub published_messages: AtomicU64,
+    pub published_bytes: AtomicU64,
+    /// Whole directories sent to followers (a new holder, a follower's request, a lag).
+    pub directory_keyframes: AtomicU64,
+    /// Keyframes this relay asked another's hub for (a mirror that started or missed one).
+    pub hub_resyncs: AtomicU64,
+    /// Keyframes a hub sent on the bus in place of frames its publisher fell behind on.
+    pub hub_keyframes_resent: AtomicU64,
+}
+
+impl Counters {
+    pub fn add(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 impl Cluster {
@@ -123,6 +144,7 @@ impl Cluster {
             connections,
             buckets: std::sync::Mutex::new(None),
             held: std::sync::Mutex::default(),
+            counters: Counters::default(),
         });
         cluster.buckets().await?;
         tracing::info!(relay = %cluster.relay, "cluster: joined");
@@ -200,6 +222,7 @@ impl Cluster {
             relay: self.relay.clone(),
             connected: self.client.connection_state() == async_nats::connection::State::Connected,
             leases: self.held.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            counters: serde_json::to_value(&self.counters).unwrap_or_default(),
         }
     }
 
@@ -211,19 +234,26 @@ impl Cluster {
     /// Publishes, logging (not failing) when NATS is away: what is lost is recovered by the
     /// subscribers' resynchronisation.
     pub async fn publish(&self, subject: String, payload: bytes::Bytes) {
+        self.counters
+            .published_messages
+            .fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .published_bytes
+            .fetch_add(payload.len() as u64, Ordering::Relaxed);
         if let Err(e) = self.client.publish(subject, payload).await {
             tracing::debug!("cluster: publish failed: {e}");
         }
     }
 }
 
-/// `GET /api/cluster`: this relay's name, whether it reaches NATS, and the leases it holds
-/// (`poller`, `hub.ADDR`) with their revisions.
+/// `GET /api/cluster`: this relay's name, whether it reaches NATS, the leases it holds
+/// (`poller`, `hub.ADDR`) with their revisions, and its [`Counters`].
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ClusterStatus {
     pub relay: String,
     pub connected: bool,
     pub leases: BTreeMap<String, u64>,
+    pub counters: serde_json::Value,
 }
 
 /// `GET /api/cluster` (404 on a relay outside a cluster).

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 
 use super::hub::{Hub, HubTask, Hubs, Mirrored};
-use crate::cluster::{lease::Lease, token, Cluster};
+use crate::cluster::{lease::Lease, token, Cluster, Counters};
 use crate::AbortOnDrop;
 
 /// How often mirrors report their viewers, and how long a report counts.
@@ -123,6 +123,7 @@ async fn hold(
             frame = frames.recv() => match frame {
                 Ok(frame) => cluster.publish(subjects.frames.clone(), frame.bytes).await,
                 Err(broadcast::error::RecvError::Lagged(_)) => {
+                    Counters::add(&cluster.counters.hub_keyframes_resent);
                     if let Some(keyframe) = hub.keyframe() {
                         cluster.publish(subjects.frames.clone(), keyframe.bytes).await;
                     }
@@ -227,6 +228,7 @@ async fn mirror(
 
 /// Asks the holder for its status and keyframe; false when nobody answered (no holder yet).
 async fn resync(hub: &Hub, cluster: &Cluster, subjects: &Subjects) -> bool {
+    Counters::add(&cluster.counters.hub_resyncs);
     let Ok(reply) = cluster
         .client
         .request(subjects.keyframe.clone(), Bytes::new())

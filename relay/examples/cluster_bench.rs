@@ -14,7 +14,7 @@
 //!   fresh keyframe), after SIGKILL, several runs each.
 //!
 //! Usage: cluster_bench [VIEWERS] [PAGES] [SECONDS]; MUSTER_BIN_DIR names the release
-//! binaries, MUSTER_BENCH_NATS, MUSTER_BENCH_NATS_MONITOR and MUSTER_BENCH_POSTGRES the
+//! binaries, MUSTER_BENCH_KEEP keeps the relays' logs, MUSTER_BENCH_NATS, MUSTER_BENCH_NATS_MONITOR and MUSTER_BENCH_POSTGRES the
 //! engines `cargo xtask bench cluster` started. The last line printed is one JSON object.
 
 use std::collections::BTreeMap;
@@ -24,7 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bench_util::{
-    cpu_seconds, free_port, free_tcp_port, relay_args, rss_kib, start, unix_us, Process,
+    cpu_seconds, free_port, free_tcp_port, relay_args, rss_kib, start, start_logged, unix_us,
+    Process,
 };
 use futures_util::StreamExt;
 use protocol::relay_api::watch::WatchMessage;
@@ -65,7 +66,13 @@ impl Site {
             ]
             .map(String::from),
         );
-        self.relays[i] = Some(start(self.bin.join("muster"), &args, "muster: serving")?);
+        let log = self.dir.join(format!("relay-{i}.log"));
+        self.relays[i] = Some(start_logged(
+            self.bin.join("muster"),
+            &args,
+            "muster: serving",
+            Some(&log),
+        )?);
         Ok(())
     }
 
@@ -465,7 +472,11 @@ async fn main() -> anyhow::Result<()> {
         site.start_relay(holder)?;
         wait_online(&site.http(holder), SERVERS).await?;
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("MUSTER_BENCH_KEEP").is_some() {
+        eprintln!("relay logs kept in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     let added_p50 = round(percentile_ms(&remote, 0.5) - percentile_ms(&local, 0.5), 1);
     let added_p99 = round(

@@ -37,6 +37,26 @@ pub fn free_tcp_port() -> u16 {
 
 /// Starts a program and waits for the stdout line starting with `ready`.
 pub fn start(program: PathBuf, args: &[String], ready: &str) -> anyhow::Result<Process> {
+    start_logged(program, args, ready, None)
+}
+
+/// [`start`], appending the program's stdout (its log) to `log` if given.
+pub fn start_logged(
+    program: PathBuf,
+    args: &[String],
+    ready: &str,
+    log: Option<&std::path::Path>,
+) -> anyhow::Result<Process> {
+    use std::io::Write;
+    let mut file = match log {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?,
+        ),
+        None => None,
+    };
     let mut child = Command::new(&program)
         .args(args)
         .stdout(Stdio::piped())
@@ -49,11 +69,21 @@ pub fn start(program: PathBuf, args: &[String], ready: &str) -> anyhow::Result<P
         let Some(line) = lines.next() else {
             bail!("{} exited before {ready:?}", program.display());
         };
-        if line?.starts_with(ready) {
+        let line = line?;
+        if let Some(file) = file.as_mut() {
+            let _ = writeln!(file, "{line}");
+        }
+        if line.starts_with(ready) {
             break;
         }
     }
-    std::thread::spawn(move || lines.for_each(drop));
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            if let Some(file) = file.as_mut() {
+                let _ = writeln!(file, "{line}");
+            }
+        }
+    });
     Ok(Process(child))
 }
 

@@ -23,6 +23,15 @@ type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn relay_with(lab: &Lab, bridge: BridgeConfig) -> Relay {
+    relay_in(lab, bridge, None).await
+}
+
+/// [`relay_with`], in a cluster if one is given.
+async fn relay_in(
+    lab: &Lab,
+    bridge: BridgeConfig,
+    cluster: Option<relay::cluster::ClusterConfig>,
+) -> Relay {
     let relay = Relay::start(ServeConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         dist: dist(),
@@ -32,6 +41,7 @@ async fn relay_with(lab: &Lab, bridge: BridgeConfig) -> Relay {
             ..PollerConfig::default()
         },
         bridge,
+        cluster,
         ..ServeConfig::default()
     })
     .await
@@ -407,24 +417,11 @@ async fn a_server_s_query_budget_is_one_for_a_whole_cluster() {
     lab.wait_registered(LIMIT).await.unwrap();
     let mut relays = Vec::new();
     for _ in 0..2 {
-        let relay = Relay::start(ServeConfig {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            dist: dist(),
-            poller: PollerConfig {
-                masters: vec![lab.master.to_string()],
-                lan: vec![],
-                ..PollerConfig::default()
-            },
-            bridge: lab_bridge(),
-            cluster: Some(relay::cluster::ClusterConfig {
-                urls: vec![nats.url()],
-                lease_ttl: Duration::from_secs(6),
-            }),
-            ..ServeConfig::default()
-        })
-        .await
-        .unwrap();
-        relays.push(relay);
+        let cluster = relay::cluster::ClusterConfig {
+            urls: vec![nats.url()],
+            lease_ttl: Duration::from_secs(6),
+        };
+        relays.push(relay_in(&lab, lab_bridge(), Some(cluster)).await);
     }
     let target = silent_target(&relays[0]).await;
     let addr = target.local_addr().unwrap();

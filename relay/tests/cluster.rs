@@ -103,6 +103,18 @@ async fn wait_holder(relays: &[RelayProcess], lease: &str, limit: Duration) -> u
     }
 }
 
+/// A one-server lab with room for a spectator, its address, NATS and a fresh database.
+async fn watched_match() -> (Lab, String, Nats, String) {
+    let lab = lab(LabConfig {
+        players: Some(8),
+        ..common::lab_config(1, 10)
+    })
+    .await;
+    let server = lab.servers[0].addr.to_string();
+    let database = relay::store::suite_support::postgres_database();
+    (lab, server, Nats::start(), database)
+}
+
 async fn lab(config: LabConfig) -> Lab {
     let lab = Lab::start(config).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
@@ -184,14 +196,7 @@ async fn pages_on_any_relay_see_one_poller_which_another_relay_replaces_within_t
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn viewers_on_three_relays_share_one_game_slot_which_moves_when_its_relay_dies() {
-    let lab = lab(LabConfig {
-        players: Some(8),
-        ..common::lab_config(1, 10)
-    })
-    .await;
-    let server = lab.servers[0].addr.to_string();
-    let nats = Nats::start();
-    let database = relay::store::suite_support::postgres_database();
+    let (lab, server, nats, database) = watched_match().await;
     let args = relay_args(
         &lab,
         &nats,
@@ -264,14 +269,7 @@ async fn viewers_on_three_relays_share_one_game_slot_which_moves_when_its_relay_
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn a_recording_asked_of_any_relay_is_made_by_the_hub_and_follows_it() {
-    let lab = lab(LabConfig {
-        players: Some(8),
-        ..common::lab_config(1, 10)
-    })
-    .await;
-    let server = lab.servers[0].addr.to_string();
-    let nats = Nats::start();
-    let database = relay::store::suite_support::postgres_database();
+    let (lab, server, nats, database) = watched_match().await;
     let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut relays = Vec::new();
     for dir in &dirs {

@@ -70,11 +70,17 @@ pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
     let mut held = lease.watch();
     // The first campaign round decides whether this relay starts the session or mirrors.
     let _ = tokio::time::timeout(Duration::from_secs(1), held.changed()).await;
+    let role = Role {
+        hub: &hub,
+        hubs: &hubs,
+        cluster: &cluster,
+        subjects: &subjects,
+    };
     loop {
         let ended = if held.borrow_and_update().is_some() {
-            hold(&hub, &hubs, &cluster, &subjects, &mut held).await
+            role.hold(&mut held).await
         } else {
-            mirror(&hub, &hubs, &cluster, &subjects, &mut held).await
+            role.mirror(&mut held).await
         };
         match ended {
             Ended::Retired => return,
@@ -84,73 +90,141 @@ pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
     }
 }
 
-/// The relay holding the game slot: the session, and its frames out to the other relays.
-async fn hold(
-    hub: &Arc<Hub>,
-    hubs: &Arc<Hubs>,
-    cluster: &Arc<Cluster>,
-    subjects: &Subjects,
-    held: &mut watch::Receiver<Option<u64>>,
-) -> Ended {
-    let client = &cluster.client;
-    let (Ok(mut keyframes), Ok(mut reports), Ok(mut records)) = (
-        client.subscribe(subjects.keyframe.clone()).await,
-        client.subscribe(subjects.viewers.clone()).await,
-        client.subscribe(subjects.record.clone()).await,
-    ) else {
-        tracing::warn!(server = %hub.addr, "cannot subscribe to the hub's subjects");
-        tokio::time::sleep(REPORT_EVERY).await;
-        return Ended::LeaseLost;
-    };
-    // A mirror that was showing a recording carries it on.
-    if hub.status().recording.is_some() {
-        hub.set_recording(true);
-    }
-    hub.take_over();
-    let mut frames = hub.subscribe();
-    let mut session = AbortOnDrop(tokio::spawn(HubTask::new(hub.clone(), hubs.clone()).run()));
-    let mut counts: HashMap<String, (Instant, u32)> = HashMap::new();
-    let mut tally = tokio::time::interval(REPORT_EVERY);
-    loop {
-        tokio::select! {
-            _ = &mut session.0 => return Ended::Retired,
-            changed = held.changed() => {
-                if changed.is_err() || held.borrow().is_none() {
-                    // Another relay may hold the slot now; this session stops without a word.
-                    return Ended::LeaseLost;
-                }
-            }
-            frame = frames.recv() => match frame {
-                Ok(frame) => cluster.publish(subjects.frames.clone(), frame.bytes).await,
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    Counters::add(&cluster.counters.hub_keyframes_resent);
-                    if let Some(keyframe) = hub.keyframe() {
-                        cluster.publish(subjects.frames.clone(), keyframe.bytes).await;
+/// One hub's part in the cluster, as holder of its game slot or as a mirror.
+struct Role<'a> {
+    hub: &'a Arc<Hub>,
+    hubs: &'a Arc<Hubs>,
+    cluster: &'a Arc<Cluster>,
+    subjects: &'a Subjects,
+}
+
+impl Role<'_> {
+    /// The relay holding the game slot: the session, and its frames out to the other relays.
+    async fn hold(&self, held: &mut watch::Receiver<Option<u64>>) -> Ended {
+        let Self {
+            hub,
+            hubs,
+            cluster,
+            subjects,
+        } = *self;
+        let client = &cluster.client;
+        let (Ok(mut keyframes), Ok(mut reports), Ok(mut records)) = (
+            client.subscribe(subjects.keyframe.clone()).await,
+            client.subscribe(subjects.viewers.clone()).await,
+            client.subscribe(subjects.record.clone()).await,
+        ) else {
+            tracing::warn!(server = %hub.addr, "cannot subscribe to the hub's subjects");
+            tokio::time::sleep(REPORT_EVERY).await;
+            return Ended::LeaseLost;
+        };
+        // A mirror that was showing a recording carries it on.
+        if hub.status().recording.is_some() {
+            hub.set_recording(true);
+        }
+        hub.take_over();
+        let mut frames = hub.subscribe();
+        let mut session = AbortOnDrop(tokio::spawn(HubTask::new(hub.clone(), hubs.clone()).run()));
+        let mut counts: HashMap<String, (Instant, u32)> = HashMap::new();
+        let mut tally = tokio::time::interval(REPORT_EVERY);
+        loop {
+            tokio::select! {
+                _ = &mut session.0 => return Ended::Retired,
+                changed = held.changed() => {
+                    if changed.is_err() || held.borrow().is_none() {
+                        // Another relay may hold the slot now; this session stops without a word.
+                        return Ended::LeaseLost;
                     }
                 }
-                Err(broadcast::error::RecvError::Closed) => return Ended::Retired,
-            },
-            Some(request) = keyframes.next() => {
-                if let Some(reply) = request.reply {
-                    let answer = picture(hub);
-                    let _ = client.publish(reply, answer).await;
+                frame = frames.recv() => match frame {
+                    Ok(frame) => cluster.publish(subjects.frames.clone(), frame.bytes).await,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        Counters::add(&cluster.counters.hub_keyframes_resent);
+                        if let Some(keyframe) = hub.keyframe() {
+                            cluster.publish(subjects.frames.clone(), keyframe.bytes).await;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return Ended::Retired,
+                },
+                Some(request) = keyframes.next() => {
+                    if let Some(reply) = request.reply {
+                        let answer = picture(hub);
+                        let _ = client.publish(reply, answer).await;
+                    }
+                }
+                Some(report) = reports.next() => {
+                    if let Ok(report) = serde_json::from_slice::<Viewers>(&report.payload) {
+                        counts.insert(report.relay, (Instant::now(), report.viewers));
+                    }
+                }
+                Some(request) = records.next() => {
+                    let on = request.payload.as_ref() == b"on";
+                    hub.set_recording(on);
+                    if let Some(reply) = request.reply {
+                        let _ = client.publish(reply, Bytes::from_static(b"ok")).await;
+                    }
+                }
+                _ = tally.tick() => {
+                    counts.retain(|_, (at, _)| at.elapsed() < REPORT_COUNTS_FOR);
+                    hub.set_remote_viewers(counts.values().map(|(_, n)| n).sum());
                 }
             }
-            Some(report) = reports.next() => {
-                if let Ok(report) = serde_json::from_slice::<Viewers>(&report.payload) {
-                    counts.insert(report.relay, (Instant::now(), report.viewers));
+        }
+    }
+
+    /// A relay without the slot: forwards the holder's frames to its viewers, campaigning all the
+    /// while so it can take over.
+    async fn mirror(&self, held: &mut watch::Receiver<Option<u64>>) -> Ended {
+        let Self {
+            hub,
+            hubs,
+            cluster,
+            subjects,
+        } = *self;
+        let Ok(mut frames) = cluster.client.subscribe(subjects.frames.clone()).await else {
+            tokio::time::sleep(REPORT_EVERY).await;
+            return Ended::LeaseLost;
+        };
+        let mut synced = resync(hub, cluster, subjects).await;
+        let mut report = tokio::time::interval(REPORT_EVERY);
+        let mut record_said = false;
+        loop {
+            tokio::select! {
+                changed = held.changed() => {
+                    if changed.is_err() {
+                        return Ended::Retired;
+                    }
+                    if held.borrow().is_some() {
+                        return Ended::LeaseWon;
+                    }
                 }
-            }
-            Some(request) = records.next() => {
-                let on = request.payload.as_ref() == b"on";
-                hub.set_recording(on);
-                if let Some(reply) = request.reply {
-                    let _ = client.publish(reply, Bytes::from_static(b"ok")).await;
+                Some(message) = frames.next() => {
+                    if hub.mirror(message.payload) == Mirrored::Gap {
+                        synced = resync(hub, cluster, subjects).await;
+                    }
                 }
-            }
-            _ = tally.tick() => {
-                counts.retain(|_, (at, _)| at.elapsed() < REPORT_COUNTS_FOR);
-                hub.set_remote_viewers(counts.values().map(|(_, n)| n).sum());
+                _ = report.tick() => {
+                    if hub
+                        .idle_for()
+                        .is_some_and(|idle| idle >= hubs.config().grace)
+                        && hubs.retire(hub)
+                    {
+                        return Ended::Retired;
+                    }
+                    let viewers = Viewers { relay: cluster.relay.clone(), viewers: hub.viewers() };
+                    if let Ok(bytes) = serde_json::to_vec(&viewers) {
+                        cluster.publish(subjects.viewers.clone(), bytes.into()).await;
+                    }
+                    let wanted = hub.record_wanted();
+                    if wanted != record_said {
+                        let ask = Bytes::from_static(if wanted { b"on" } else { b"off" });
+                        if cluster.client.request(subjects.record.clone(), ask).await.is_ok() {
+                            record_said = wanted;
+                        }
+                    }
+                    if !synced {
+                        synced = resync(hub, cluster, subjects).await;
+                    }
+                }
             }
         }
     }
@@ -166,64 +240,6 @@ fn picture(hub: &Hub) -> Bytes {
     out.extend_from_slice(&status);
     out.extend_from_slice(&keyframe);
     out.into()
-}
-
-/// A relay without the slot: forwards the holder's frames to its viewers, campaigning all the
-/// while so it can take over.
-async fn mirror(
-    hub: &Arc<Hub>,
-    hubs: &Arc<Hubs>,
-    cluster: &Arc<Cluster>,
-    subjects: &Subjects,
-    held: &mut watch::Receiver<Option<u64>>,
-) -> Ended {
-    let Ok(mut frames) = cluster.client.subscribe(subjects.frames.clone()).await else {
-        tokio::time::sleep(REPORT_EVERY).await;
-        return Ended::LeaseLost;
-    };
-    let mut synced = resync(hub, cluster, subjects).await;
-    let mut report = tokio::time::interval(REPORT_EVERY);
-    let mut record_said = false;
-    loop {
-        tokio::select! {
-            changed = held.changed() => {
-                if changed.is_err() {
-                    return Ended::Retired;
-                }
-                if held.borrow().is_some() {
-                    return Ended::LeaseWon;
-                }
-            }
-            Some(message) = frames.next() => {
-                if hub.mirror(message.payload) == Mirrored::Gap {
-                    synced = resync(hub, cluster, subjects).await;
-                }
-            }
-            _ = report.tick() => {
-                if hub
-                    .idle_for()
-                    .is_some_and(|idle| idle >= hubs.config().grace)
-                    && hubs.retire(hub)
-                {
-                    return Ended::Retired;
-                }
-                let viewers = Viewers { relay: cluster.relay.clone(), viewers: hub.viewers() };
-                if let Ok(bytes) = serde_json::to_vec(&viewers) {
-                    cluster.publish(subjects.viewers.clone(), bytes.into()).await;
-                }
-                let wanted = hub.record_wanted();
-                if wanted != record_said {
-                    let ask = Bytes::from_static(if wanted { b"on" } else { b"off" });
-                    if cluster.client.request(subjects.record.clone(), ask).await.is_ok() {
-                        record_said = wanted;
-                    }
-                }
-                if !synced {
-                    synced = resync(hub, cluster, subjects).await;
-                }
-            }
-        }
-    }
 }
 
 /// Asks the holder for its status and keyframe; false when nobody answered (no holder yet).

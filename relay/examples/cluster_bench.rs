@@ -9,6 +9,7 @@
 //!   the viewers and with all of them, beside what the relays published (`/api/cluster`): the
 //!   bus carries each frame once per relay, whatever the audience. The match's frames grow as
 //!   it gets going, so bytes are compared per byte published;
+//! - how long a viewer on a relay without the game slot waits for its first keyframe;
 //! - each relay's CPU and memory;
 //! - the time another relay takes over the poller, and a hub (until viewers elsewhere have a
 //!   fresh keyframe), after SIGKILL, several runs each.
@@ -131,6 +132,8 @@ struct Window {
 #[derive(Default)]
 struct Measured {
     relay: usize,
+    /// From opening the socket to the first keyframe.
+    join_us: Option<u64>,
     latencies_us: Vec<u64>,
     bytes: u64,
 }
@@ -141,6 +144,7 @@ async fn viewer(url: String, relay: usize, sampled: bool, window: Arc<Window>) -
         relay,
         ..Measured::default()
     };
+    let opened = Instant::now();
     let Ok((mut socket, _)) = tokio_tungstenite::connect_async(&url).await else {
         return measured;
     };
@@ -151,6 +155,14 @@ async fn viewer(url: String, relay: usize, sampled: bool, window: Arc<Window>) -
         let Message::Binary(bytes) = message else {
             continue;
         };
+        if measured.join_us.is_none()
+            && matches!(
+                WatchMessage::decode(&bytes),
+                Ok(WatchMessage::Keyframe { .. })
+            )
+        {
+            measured.join_us = Some(opened.elapsed().as_micros() as u64);
+        }
         if !window.open.load(Ordering::Relaxed) {
             continue;
         }
@@ -405,7 +417,7 @@ async fn main() -> anyhow::Result<()> {
         .map(|i| round(rss_kib(site.pid(i)) / 1024.0, 1))
         .collect();
     window.closed.store(true, Ordering::Relaxed);
-    let (mut local, mut remote) = (Vec::new(), Vec::new());
+    let (mut local, mut remote, mut joins) = (Vec::new(), Vec::new(), Vec::new());
     let (mut bytes, mut measured) = (0u64, 0u64);
     for task in tasks {
         let Ok(Ok(m)) = tokio::time::timeout(Duration::from_secs(5), task).await else {
@@ -419,6 +431,7 @@ async fn main() -> anyhow::Result<()> {
             local.extend(m.latencies_us);
         } else {
             remote.extend(m.latencies_us);
+            joins.extend(m.join_us);
         }
     }
     for task in page_tasks {
@@ -426,6 +439,7 @@ async fn main() -> anyhow::Result<()> {
     }
     local.sort_unstable();
     remote.sort_unstable();
+    joins.sort_unstable();
 
     // Failovers: the poller's relay, then the hub's, killed with SIGKILL and restarted.
     let mut poller_failover = Vec::new();
@@ -515,6 +529,8 @@ async fn main() -> anyhow::Result<()> {
         "hub_to_viewer_same_relay_p99_ms": percentile_ms(&local, 0.99),
         "hub_to_viewer_other_relay_p50_ms": percentile_ms(&remote, 0.5),
         "hub_to_viewer_other_relay_p99_ms": percentile_ms(&remote, 0.99),
+        "join_to_keyframe_other_relay_p50_ms": percentile_ms(&joins, 0.5),
+        "join_to_keyframe_other_relay_p99_ms": percentile_ms(&joins, 0.99),
         "bus_added_p50_ms": added_p50,
         "bus_added_p99_ms": added_p99,
         "bus_bytes_per_s_tenth_of_viewers": bus_few.bytes,

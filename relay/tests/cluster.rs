@@ -351,6 +351,52 @@ async fn a_recording_asked_of_any_relay_is_made_by_the_hub_and_follows_it() {
     drop(viewers);
 }
 
+/// The greatest fencing token written to the shared history.
+async fn fence(database: &str) -> i64 {
+    let url = database.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        client
+            .query_opt("SELECT token FROM fence WHERE name = 'poller'", &[])
+            .unwrap()
+            .map_or(0, |row| row.get(0))
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn a_nats_that_lost_its_store_still_issues_tokens_above_the_old_ones() {
+    let lab = lab(common::lab_config(2, 10)).await;
+    let mut nats = Nats::start();
+    let database = relay::store::suite_support::postgres_database();
+    let mut relays = relays(2, &relay_args(&lab, &nats, &database, &[])).await;
+    let first = wait_holder(&relays, "poller", LIMIT).await;
+    // Renewed a few times, so the old revisions are above where a new bucket starts.
+    let renewed = |token: i64| token % (1 << 32) >= 4;
+    eventually(
+        LIMIT,
+        "history written with a renewed lease's token",
+        || async { renewed(fence(&database).await) },
+    )
+    .await;
+    // The poller's relay dies and NATS comes back without its store: the other relay wins a
+    // lease numbered from 1 again, in a new bucket, and must still write.
+    relays[first].kill().await;
+    let before = fence(&database).await;
+    nats.restart_empty();
+    let other = &relays[1 - first];
+    eventually(LIMIT, "written again, above the old token", || async {
+        fence(&database).await > before
+    })
+    .await;
+    assert!(
+        !other.logged("is stale"),
+        "the new holder's writes were refused"
+    );
+}
+
 /// Reads every viewer concurrently until `done` holds for each.
 async fn read_until(
     viewers: Vec<(usize, Viewer)>,

@@ -80,14 +80,14 @@ pub async fn run(cluster: Arc<Cluster>, polling: Polling) {
     )));
     let mut running: Option<(AbortOnDrop, AbortOnDrop)> = None;
     loop {
-        let token = *held.borrow_and_update();
-        match (token, running.is_some()) {
-            (Some(token), false) => {
+        let revision = *held.borrow_and_update();
+        match (revision, running.is_some()) {
+            (Some(revision), false) => {
                 if let Some(fence) = &polling.fence {
-                    fence.hold(token);
+                    fence.hold(cluster.fencing_token(revision));
                 }
                 holding_tx.send_replace(true);
-                tracing::info!(epoch = token, "polling for the cluster");
+                tracing::info!(epoch = revision, "polling for the cluster");
                 let poll = tokio::spawn(poller::run(
                     polling.directory.clone(),
                     polling.config.clone(),
@@ -97,13 +97,13 @@ pub async fn run(cluster: Arc<Cluster>, polling: Polling) {
                     cluster.clone(),
                     polling.directory.clone(),
                     polling.feed.clone(),
-                    token,
+                    revision,
                 ));
                 running = Some((AbortOnDrop(poll), AbortOnDrop(publish)));
             }
-            (Some(token), true) => {
+            (Some(revision), true) => {
                 if let Some(fence) = &polling.fence {
-                    fence.hold(token);
+                    fence.hold(cluster.fencing_token(revision));
                 }
             }
             (None, true) => {

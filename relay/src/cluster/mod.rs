@@ -56,6 +56,9 @@ pub struct ClusterConfig {
     pub lease_ttl: Duration,
 }
 
+/// Where fencing tokens count bucket creation times from (2020-09-13).
+const TOKEN_EPOCH: i64 = 1_600_000_000;
+
 /// The lease bucket and the budgets bucket.
 const LEASES: &str = "muster_leases";
 const BUDGETS: &str = "muster_budgets";
@@ -77,6 +80,11 @@ pub struct Cluster {
     buckets: std::sync::Mutex<Option<(kv::Store, kv::Store)>>,
     /// The leases this relay holds now, with their revisions (`GET /api/cluster`).
     held: std::sync::Mutex<BTreeMap<String, u64>>,
+    /// The lease bucket's creation time (seconds since [`TOKEN_EPOCH`]) in the upper bits of a
+    /// fencing token: a NATS whose store was lost numbers revisions from 1 again, in a bucket
+    /// made later, and its tokens must still be above every one written before. (The tokens
+    /// fit the database's signed 64 bits until 2088.)
+    token_base: AtomicU64,
     pub counters: Counters,
 }
 
@@ -100,7 +108,7 @@ impl Counters {
 }
 
 impl Cluster {
-    /// Connects (waiting for NATS if it is not up yet) and makes sure both buckets exist.
+    /// Connects (in the background if NATS is not up yet) and makes sure both buckets exist.
     pub async fn connect(config: ClusterConfig, relay: String) -> anyhow::Result<Arc<Self>> {
         let (connected_tx, connections) = watch::channel(0u64);
         let connected_tx = Arc::new(connected_tx);
@@ -144,10 +152,18 @@ impl Cluster {
             connections,
             buckets: std::sync::Mutex::new(None),
             held: std::sync::Mutex::default(),
+            token_base: AtomicU64::new(0),
             counters: Counters::default(),
         });
-        cluster.buckets().await?;
-        tracing::info!(relay = %cluster.relay, "cluster: joined");
+        // A relay starts, and serves what it restored, even while NATS is away: its leases
+        // wait for the buckets.
+        match cluster.buckets().await {
+            Ok(_) => tracing::info!(relay = %cluster.relay, "cluster: joined"),
+            Err(e) => tracing::warn!(
+                relay = %cluster.relay,
+                "cluster: JetStream not reachable yet ({e}); taking part once it is"
+            ),
+        }
         Ok(cluster)
     }
 
@@ -183,6 +199,11 @@ impl Cluster {
             self.bucket(LEASES, self.config.lease_ttl).await?,
             self.bucket(BUDGETS, BUDGET_AGE).await?,
         );
+        if let Ok(status) = found.0.status().await {
+            let created = status.info.created.unix_timestamp() - TOKEN_EPOCH;
+            self.token_base
+                .fetch_max((created.max(0) as u64) << 32, Ordering::AcqRel);
+        }
         *self.buckets.lock().unwrap_or_else(|p| p.into_inner()) = Some(found.clone());
         Ok(found)
     }
@@ -205,6 +226,12 @@ impl Cluster {
 
     pub(crate) async fn budgets(&self) -> anyhow::Result<kv::Store> {
         Ok(self.buckets().await?.1)
+    }
+
+    /// The fencing token of a lease revision: ordered like the revisions within one bucket,
+    /// and above every token of a bucket made before.
+    pub fn fencing_token(&self, revision: u64) -> u64 {
+        self.token_base.load(Ordering::Acquire) + revision.min(u64::from(u32::MAX))
     }
 
     /// Notes a lease won or renewed (`Some`) or lost (`None`).

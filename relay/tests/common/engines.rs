@@ -77,6 +77,13 @@ impl Nats {
         }
     }
 
+    /// Starts it again on the same port with an empty store, as after a lost disk.
+    pub fn restart_empty(&mut self) {
+        self.stop();
+        self.dir = tempfile::tempdir().unwrap();
+        self.run();
+    }
+
     /// Starts it again on the same port and store.
     pub fn restart(&mut self) {
         self.stop();

@@ -26,6 +26,8 @@ use crate::AbortOnDrop;
 /// How often mirrors report their viewers, and how long a report counts.
 const REPORT_EVERY: Duration = Duration::from_secs(1);
 const REPORT_COUNTS_FOR: Duration = Duration::from_secs(4);
+/// How long a session that lost its lease has to say goodbye.
+const HAND_OVER: Duration = Duration::from_secs(2);
 
 /// A mirror's report to the holder.
 #[derive(Serialize, Deserialize)]
@@ -131,7 +133,11 @@ impl Role<'_> {
                 _ = &mut session.0 => return Ended::Retired,
                 changed = held.changed() => {
                     if changed.is_err() || held.borrow().is_none() {
-                        // Another relay may hold the slot now; this session stops without a word.
+                        // Another relay may hold the slot now: this session says goodbye to
+                        // the server (freeing its slot at once) and ends; the hub stays.
+                        hub.hand_over(true);
+                        let _ = tokio::time::timeout(HAND_OVER, &mut session.0).await;
+                        hub.hand_over(false);
                         return Ended::LeaseLost;
                     }
                 }

@@ -178,6 +178,9 @@ pub struct Hub {
     viewers: AtomicU32,
     /// In a cluster, on the relay holding the game slot: viewers other relays report.
     remote_viewers: AtomicU32,
+    /// In a cluster: the lease passed on, so the session says goodbye and ends, leaving the
+    /// viewers and the recording request for whichever relay holds the slot now.
+    handing_over: std::sync::atomic::AtomicBool,
 }
 
 fn status_frame(status: &HubStatus) -> Frame {
@@ -230,6 +233,7 @@ impl Hub {
             }),
             viewers: AtomicU32::new(0),
             remote_viewers: AtomicU32::new(0),
+            handing_over: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -269,6 +273,16 @@ impl Hub {
         } else if before > 0 && self.viewers() == 0 {
             shared.idle_since = Some(Instant::now());
         }
+    }
+
+    /// In a cluster: ends the session (with its goodbye) without closing the hub, or lets a
+    /// later one run.
+    pub(super) fn hand_over(&self, on: bool) {
+        self.handing_over.store(on, Ordering::Release);
+    }
+
+    fn handing_over(&self) -> bool {
+        self.handing_over.load(Ordering::Acquire)
     }
 
     /// In a cluster, on a relay that takes the game slot over: the sequence jumps past
@@ -658,6 +672,9 @@ impl HubTask {
 
     pub(super) async fn run(mut self) {
         loop {
+            if self.hub.handing_over() {
+                break;
+            }
             if self
                 .hub
                 .idle_for()
@@ -695,13 +712,18 @@ impl HubTask {
             self.release(Instant::now());
             self.hub.refresh_viewers();
         }
-        self.hub.set_recording(false);
+        let handing_over = self.hub.handing_over();
+        if !handing_over {
+            self.hub.set_recording(false);
+        }
         if let Some(session) = self.session.as_mut() {
             session.link.farewell().await;
             // The goodbye ends a recording: its file gets its end marker.
             self.record();
         }
-        self.hub.set_status(|s| s.state = HubState::Closed);
+        if !handing_over {
+            self.hub.set_status(|s| s.state = HubState::Closed);
+        }
     }
 
     fn next_wake(&self) -> Instant {

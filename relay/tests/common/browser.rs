@@ -90,6 +90,9 @@ impl Driver {
         let Value::Object(capabilities) = capabilities else {
             unreachable!("a JSON object")
         };
+        // Two TLS backends are linked (the WebDriver client's and NATS's); say which one
+        // rustls is to use (a second call finds it set, which is fine).
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         Ok(ClientBuilder::rustls()?
             .capabilities(capabilities)
             .connect(&self.url)

@@ -76,6 +76,7 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
     let trust_for = ttl * 2 / 3;
     let mut bucket = None;
     let mut renewed_at = Instant::now();
+    let mut first_round = true;
     let value = bytes::Bytes::from(cluster.relay.clone());
     loop {
         let store = match &bucket {
@@ -131,6 +132,11 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
                 cluster.forget_buckets();
                 bucket = None;
             }
+        }
+        if std::mem::take(&mut first_round) && held.borrow().is_none() {
+            // Lost the first round: said at once, so whoever waits for the outcome (a hub
+            // deciding to mirror) need not wait for a change that will not come.
+            held.send_replace(None);
         }
         tokio::time::sleep(wait).await;
     }

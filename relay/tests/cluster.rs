@@ -17,12 +17,16 @@ const LIMIT: Duration = Duration::from_secs(30);
 /// What the issue promises for a takeover after SIGKILL.
 const FAILOVER: Duration = Duration::from_secs(10);
 
+/// `muster serve` flags for a cluster relay polling the lab (every 2 s unless `extra` says).
 fn relay_args(lab: &Lab, nats: &Nats, database: &str, extra: &[&str]) -> Vec<String> {
+    let refresh: &[&str] = if extra.contains(&"--refresh-interval") {
+        &[]
+    } else {
+        &["--refresh-interval", "2"]
+    };
     let mut args: Vec<String> = [
         "--no-default-masters",
         "--no-lan",
-        "--refresh-interval",
-        "2",
         "--allow-private",
         "--master",
         &lab.master.to_string(),
@@ -34,7 +38,7 @@ fn relay_args(lab: &Lab, nats: &Nats, database: &str, extra: &[&str]) -> Vec<Str
     .iter()
     .map(|s| s.to_string())
     .collect();
-    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(refresh.iter().chain(extra).map(|s| s.to_string()));
     args
 }
 
@@ -78,14 +82,20 @@ where
     }
 }
 
-/// Which of `relays` holds `lease` now.
-async fn holder(relays: &[RelayProcess], lease: &str) -> Option<usize> {
+/// Which of `relays` hold `lease` now.
+async fn holders(relays: &[RelayProcess], lease: &str) -> Vec<usize> {
+    let mut found = Vec::new();
     for (i, relay) in relays.iter().enumerate() {
         if relay.leases().await.iter().any(|l| l == lease) {
-            return Some(i);
+            found.push(i);
         }
     }
-    None
+    found
+}
+
+/// One of `relays` that holds `lease` now.
+async fn holder(relays: &[RelayProcess], lease: &str) -> Option<usize> {
+    holders(relays, lease).await.first().copied()
 }
 
 /// Waits until one of `relays` holds `lease`; which one.
@@ -105,14 +115,20 @@ async fn wait_holder(relays: &[RelayProcess], lease: &str, limit: Duration) -> u
 
 /// A one-server lab with room for a spectator, its address, NATS and a fresh database.
 async fn watched_match() -> (Lab, String, Nats, String) {
-    let lab = lab(LabConfig {
+    let (lab, nats, database) = site(LabConfig {
         players: Some(8),
         ..common::lab_config(1, 10)
     })
     .await;
     let server = lab.servers[0].addr.to_string();
+    (lab, server, nats, database)
+}
+
+/// A lab fleet, NATS and a fresh database: what every cluster test stands on.
+async fn site(config: LabConfig) -> (Lab, Nats, String) {
+    let lab = lab(config).await;
     let database = relay::store::suite_support::postgres_database();
-    (lab, server, Nats::start(), database)
+    (lab, Nats::start(), database)
 }
 
 async fn lab(config: LabConfig) -> Lab {
@@ -132,9 +148,7 @@ fn all_online(lab: &Lab, servers: &BTreeMap<String, (String, String, u64)>) -> b
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn pages_on_any_relay_see_one_poller_which_another_relay_replaces_within_ten_seconds() {
-    let lab = lab(common::lab_config(8, 10)).await;
-    let nats = Nats::start();
-    let database = relay::store::suite_support::postgres_database();
+    let (lab, nats, database) = site(common::lab_config(8, 10)).await;
     let mut relays = relays(3, &relay_args(&lab, &nats, &database, &[])).await;
     let poller = wait_holder(&relays, "poller", LIMIT).await;
     let followers: Vec<usize> = (0..3).filter(|&i| i != poller).collect();
@@ -368,9 +382,7 @@ async fn fence(database: &str) -> i64 {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn a_nats_that_lost_its_store_still_issues_tokens_above_the_old_ones() {
-    let lab = lab(common::lab_config(2, 10)).await;
-    let mut nats = Nats::start();
-    let database = relay::store::suite_support::postgres_database();
+    let (lab, mut nats, database) = site(common::lab_config(2, 10)).await;
     let mut relays = relays(2, &relay_args(&lab, &nats, &database, &[])).await;
     let first = wait_holder(&relays, "poller", LIMIT).await;
     // Renewed a few times, so the old revisions are above where a new bucket starts.
@@ -422,9 +434,7 @@ async fn read_until(
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn after_nats_restarts_every_relay_and_page_catches_up() {
-    let lab = lab(common::lab_config(4, 10)).await;
-    let mut nats = Nats::start();
-    let database = relay::store::suite_support::postgres_database();
+    let (lab, mut nats, database) = site(common::lab_config(4, 10)).await;
     let relays = relays(2, &relay_args(&lab, &nats, &database, &[])).await;
     for relay in &relays {
         eventually(LIMIT, "listed", || async {
@@ -473,18 +483,19 @@ async fn after_nats_restarts_every_relay_and_page_catches_up() {
         })
         .await;
     }
-    assert_eq!(holder(&relays, "poller").await.into_iter().count(), 1);
+    assert_eq!(
+        holders(&relays, "poller").await.len(),
+        1,
+        "exactly one relay polls"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn a_frozen_lease_holder_wakes_to_find_its_history_writes_refused() {
-    let lab = lab(common::lab_config(6, 10)).await;
-    let nats = Nats::start();
-    let database = relay::store::suite_support::postgres_database();
-    let mut args = relay_args(&lab, &nats, &database, &[]);
+    let (lab, nats, database) = site(common::lab_config(6, 10)).await;
     // Polls every second, so the frozen relay wakes with a batch to write.
-    args[3] = "1".into();
+    let args = relay_args(&lab, &nats, &database, &["--refresh-interval", "1"]);
     let relays = relays(2, &args).await;
     let frozen = wait_holder(&relays, "poller", LIMIT).await;
     let other = 1 - frozen;
@@ -513,6 +524,8 @@ async fn a_frozen_lease_holder_wakes_to_find_its_history_writes_refused() {
         relays[frozen].logged("stopped polling")
     })
     .await;
+    let store = relays[frozen].get("/api/history/store").await;
+    assert!(store["fenced_batches"].as_u64() > Some(0), "{store}");
     assert!(!relays[frozen].leases().await.contains(&"poller".to_owned()));
     assert!(relays[other].leases().await.contains(&"poller".to_owned()));
 }

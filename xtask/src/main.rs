@@ -66,6 +66,13 @@ fn workspace_root() -> Result<PathBuf> {
         .to_path_buf())
 }
 
+/// A TCP port on 127.0.0.1 nobody listens on now (for the engines xtask starts).
+pub fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
 /// Runs a command to completion, failing with its name if it fails.
 pub fn status(command: &mut Command) -> Result<()> {
     let shown = format!("{command:?}");

@@ -32,16 +32,10 @@ pub struct Nats {
     child: Child,
 }
 
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
 impl Nats {
     pub fn start() -> Result<Self> {
         let bin = binary().context("nats-server is not installed")?;
-        let (port, monitor) = (free_port()?, free_port()?);
+        let (port, monitor) = (crate::free_port()?, crate::free_port()?);
         let dir = std::env::temp_dir().join(format!("muster-nats-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;

@@ -30,12 +30,6 @@ pub fn server_bin() -> Option<PathBuf> {
     found.pop()
 }
 
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
 impl Cluster {
     pub fn start() -> Result<Self> {
         let bin = server_bin().context("PostgreSQL's server is not installed")?;
@@ -58,7 +52,7 @@ impl Cluster {
             status(Command::new("chmod").arg("755").arg(&dir))?;
             status(Command::new("chown").args(["-R", "postgres"]).arg(&dir))?;
         }
-        let port = free_port()?;
+        let port = crate::free_port()?;
         let cluster = Self {
             url: format!("postgres://muster@127.0.0.1:{port}/muster"),
             bin,

@@ -81,11 +81,11 @@ pub async fn run(cluster: Arc<Cluster>, polling: Polling) {
     let mut running: Option<(AbortOnDrop, AbortOnDrop)> = None;
     loop {
         let revision = *held.borrow_and_update();
+        if let (Some(revision), Some(fence)) = (revision, &polling.fence) {
+            fence.hold(cluster.fencing_token(revision));
+        }
         match (revision, running.is_some()) {
             (Some(revision), false) => {
-                if let Some(fence) = &polling.fence {
-                    fence.hold(cluster.fencing_token(revision));
-                }
                 holding_tx.send_replace(true);
                 tracing::info!(epoch = revision, "polling for the cluster");
                 let poll = tokio::spawn(poller::run(
@@ -101,11 +101,6 @@ pub async fn run(cluster: Arc<Cluster>, polling: Polling) {
                 ));
                 running = Some((AbortOnDrop(poll), AbortOnDrop(publish)));
             }
-            (Some(revision), true) => {
-                if let Some(fence) = &polling.fence {
-                    fence.hold(cluster.fencing_token(revision));
-                }
-            }
             (None, true) => {
                 running = None;
                 if let Some(fence) = &polling.fence {
@@ -114,7 +109,8 @@ pub async fn run(cluster: Arc<Cluster>, polling: Polling) {
                 holding_tx.send_replace(false);
                 tracing::warn!("stopped polling: the lease passed on");
             }
-            (None, false) => {}
+            // Renewed, or still not ours.
+            (Some(_), true) | (None, false) => {}
         }
         if held.changed().await.is_err() {
             return;

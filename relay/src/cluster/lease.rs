@@ -1,8 +1,8 @@
 //! Leases in the JetStream key-value bucket. `create` succeeds only for an absent key, so one
 //! relay wins; the winner renews with `update(key, revision)` every third of the TTL, and the
 //! bucket's `max_age` removes the key of a holder that stopped renewing. Each renewal's
-//! revision is the fencing token: the bucket's revisions only grow, so a later holder's token
-//! is always greater than any token a former holder had.
+//! revision makes the fencing token ([`Cluster::fencing_token`]): the bucket's revisions only
+//! grow, so a later holder's token is always greater than any token a former holder had.
 //!
 //! A holder that cannot renew for two thirds of the TTL stops acting as holder before the key
 //! can expire, so two relays never both believe they hold it (bounded clock drift assumed;
@@ -40,7 +40,7 @@ impl Lease {
         }
     }
 
-    /// The revision (fencing token) while this relay holds the lease.
+    /// The lease's revision while this relay holds it.
     pub fn held(&self) -> Option<u64> {
         *self.held.borrow()
     }
@@ -103,6 +103,11 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
                 .map_err(|e| e.kind() == kv::CreateErrorKind::AlreadyExists),
         };
         let mut wait = CAMPAIGN_EVERY;
+        if matches!(attempt, Err(false)) {
+            // NATS failed us (or lost the bucket): look it up again next round.
+            cluster.forget_buckets();
+            bucket = None;
+        }
         match (current, attempt) {
             (_, Ok(revision)) => {
                 if current.is_none() {
@@ -117,21 +122,10 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
             (Some(_), Err(true)) => step_down(&cluster, &held, &key, "taken by another relay"),
             (Some(_), Err(false)) if renewed_at.elapsed() >= trust_for => {
                 step_down(&cluster, &held, &key, "not renewed in time");
-                cluster.forget_buckets();
-                bucket = None;
             }
-            // Another relay holds it.
-            (None, Err(true)) => {}
-            // NATS failed us (or lost the bucket): look it up again.
-            (None, Err(false)) => {
-                cluster.forget_buckets();
-                bucket = None;
-            }
-            // A failed renewal, retried soon while the trust lasts.
-            (Some(_), Err(false)) => {
-                cluster.forget_buckets();
-                bucket = None;
-            }
+            // Another relay holds it; or a failed round, retried soon (a renewal while the
+            // trust lasts).
+            (None, Err(_)) | (Some(_), Err(false)) => {}
         }
         if std::mem::take(&mut first_round) && held.borrow().is_none() {
             // Lost the first round: said at once, so whoever waits for the outcome (a hub

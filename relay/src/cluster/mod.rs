@@ -110,15 +110,14 @@ impl Counters {
 impl Cluster {
     /// Connects (in the background if NATS is not up yet) and makes sure both buckets exist.
     pub async fn connect(config: ClusterConfig, relay: String) -> anyhow::Result<Arc<Self>> {
-        let (connected_tx, connections) = watch::channel(0u64);
-        let connected_tx = Arc::new(connected_tx);
+        let (connected, connections) = watch::channel(0u64);
+        let events = Arc::new(connected);
         let addrs = config
             .urls
             .iter()
             .map(|u| u.parse::<async_nats::ServerAddr>())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow::anyhow!("--cluster: {e}"))?;
-        let events = connected_tx.clone();
         let client = async_nats::ConnectOptions::new()
             .name(relay.clone())
             .retry_on_initial_connect()
@@ -314,4 +313,32 @@ pub fn token(addr: &std::net::SocketAddrV4) -> String {
 /// A name for this relay on the bus, unique per run.
 pub fn relay_name(listen: std::net::SocketAddr) -> String {
     format!("{listen}/{:08x}", rand::random::<u32>())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, SocketAddrV4};
+
+    use axum::http::StatusCode;
+
+    use super::*;
+    use crate::http::oneshot::{call, get};
+
+    #[tokio::test]
+    async fn a_relay_outside_a_cluster_says_so() {
+        let answer = call(&routes(None), get("/api/cluster")).await;
+        assert_eq!(
+            answer,
+            (
+                StatusCode::NOT_FOUND,
+                "this relay is not in a cluster".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_server_address_is_one_token_of_a_subject_and_a_key() {
+        let addr = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 28960);
+        assert_eq!(token(&addr), "10-0-0-7-28960");
+    }
 }

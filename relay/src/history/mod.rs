@@ -327,7 +327,8 @@ async fn population_svg(State(h): State<Arc<History>>, Query(q): Query<RangeQuer
     population(h, q, Form::Svg).await
 }
 
-/// The store as an operator checks it: which backend, where, its size, records dropped.
+/// The store as an operator checks it: which backend, where, its size, records dropped, and
+/// (in a cluster) batches refused for a stale fencing token.
 async fn store_status(State(h): State<Arc<History>>) -> Response {
     let size = h.readers.run(|store| store.size_bytes()).await;
     match size {
@@ -336,6 +337,7 @@ async fn store_status(State(h): State<Arc<History>>) -> Response {
             "location": h.location,
             "size_bytes": size_bytes,
             "dropped_records": h.log.dropped.load(std::sync::atomic::Ordering::Relaxed),
+            "fenced_batches": h.log.fenced.load(std::sync::atomic::Ordering::Relaxed),
         }))
         .into_response(),
         Err(e) => {

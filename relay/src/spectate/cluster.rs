@@ -62,6 +62,8 @@ enum Ended {
     Retired,
     LeaseLost,
     LeaseWon,
+    /// NATS refused a subscription: the same role is tried again (after a pause).
+    Unsubscribed,
 }
 
 /// The hub's life in a cluster: holding the game slot or mirroring the relay that does, until
@@ -88,6 +90,7 @@ pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
             Ended::Retired => return,
             Ended::LeaseLost => tracing::warn!(server = %hub.addr, "hub lease lost: mirroring"),
             Ended::LeaseWon => tracing::info!(server = %hub.addr, "hub taken over"),
+            Ended::Unsubscribed => {}
         }
     }
 }
@@ -117,7 +120,7 @@ impl Role<'_> {
         ) else {
             tracing::warn!(server = %hub.addr, "cannot subscribe to the hub's subjects");
             tokio::time::sleep(REPORT_EVERY).await;
-            return Ended::LeaseLost;
+            return Ended::Unsubscribed;
         };
         // A mirror that was showing a recording carries it on.
         if hub.status().recording.is_some() {
@@ -188,7 +191,7 @@ impl Role<'_> {
         } = *self;
         let Ok(mut frames) = cluster.client.subscribe(subjects.frames.clone()).await else {
             tokio::time::sleep(REPORT_EVERY).await;
-            return Ended::LeaseLost;
+            return Ended::Unsubscribed;
         };
         let mut synced = resync(hub, cluster, subjects).await;
         let mut report = tokio::time::interval(REPORT_EVERY);

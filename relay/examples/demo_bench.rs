@@ -187,7 +187,6 @@ async fn main() -> anyhow::Result<()> {
     seeks.sort_by(f64::total_cmp);
 
     let relay = Relay::start(ServeConfig {
-        listen: "127.0.0.1:0".parse()?,
         dist,
         poller: PollerConfig {
             masters: vec![],

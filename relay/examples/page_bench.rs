@@ -69,7 +69,6 @@ async fn main() -> anyhow::Result<()> {
     .await?;
     lab.wait_registered(Duration::from_secs(60)).await?;
     let relay = Relay::start(ServeConfig {
-        listen: "127.0.0.1:0".parse()?,
         dist: dist.clone(),
         poller: PollerConfig {
             masters: vec![lab.master.to_string()],

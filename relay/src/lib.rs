@@ -21,10 +21,12 @@ pub mod browse;
 pub mod cli;
 pub mod cluster;
 pub mod demos;
+pub mod edge;
 pub mod game_link;
 pub mod history;
 pub mod http;
 pub mod master;
+pub mod metrics;
 pub mod net;
 pub mod seams;
 pub mod spectate;
@@ -45,7 +47,10 @@ pub use master::MasterListen;
 /// Everything `muster serve` needs, by capability.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
-    pub listen: SocketAddr,
+    /// Addresses for the page, the API and the sockets (IPv4 and IPv6 alike); at least one.
+    pub listen: Vec<SocketAddr>,
+    /// Limits at the edge, and the proxies trusted to name the client.
+    pub edge: edge::EdgeConfig,
     /// The directory Trunk built the page into.
     pub dist: PathBuf,
     /// Origins besides the relay's own whose pages may open its WebSockets.
@@ -72,7 +77,8 @@ impl Default for ServeConfig {
     /// Any free port on 127.0.0.1, the page in `dist/`, the default poller, no Wulfram servers.
     fn default() -> Self {
         Self {
-            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            listen: vec![SocketAddr::from(([127, 0, 0, 1], 0))],
+            edge: edge::EdgeConfig::default(),
             dist: PathBuf::from("dist"),
             allowed_origins: Vec::new(),
             poller: PollerConfig::default(),
@@ -96,27 +102,43 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// A running relay; dropping it stops the server and the poller.
+/// A running relay; dropping it stops the server and the poller at once, [`Relay::shutdown`]
+/// stops it cleanly.
 pub struct Relay {
+    /// The first listener's address.
     pub addr: SocketAddr,
+    /// Every listener's address, in `--listen` order.
+    pub addrs: Vec<SocketAddr>,
+    pub metrics: metrics::Metrics,
     pub directory: Arc<Directory>,
     pub hubs: Arc<spectate::Hubs>,
     /// The master this relay runs, if any; it stops with the relay.
     pub master: Option<(master::SharedMaster, AbortOnDrop)>,
     pub history: Option<Arc<history::History>>,
     pub cluster: Option<Arc<cluster::Cluster>>,
-    _tasks: JoinSet<()>,
+    stop: tokio_util::sync::CancellationToken,
+    goodbyes: tokio_util::task::TaskTracker,
+    server: tokio::task::JoinHandle<()>,
+    tasks: JoinSet<()>,
 }
 
 impl Relay {
     /// Binds the HTTP listener, then starts every capability and serves their routes.
     pub async fn start(config: ServeConfig) -> anyhow::Result<Self> {
-        let listener = TcpListener::bind(config.listen)
-            .await
-            .with_context(|| format!("binding {}", config.listen))?;
-        let addr = listener.local_addr()?;
+        anyhow::ensure!(!config.listen.is_empty(), "no address to listen on");
+        let mut listeners = Vec::new();
+        for listen in &config.listen {
+            listeners.push(bind(*listen).await?);
+        }
+        let addrs = listeners
+            .iter()
+            .map(TcpListener::local_addr)
+            .collect::<std::io::Result<Vec<_>>>()?;
+        let addr = addrs[0];
         let mut config = config;
         let mut tasks = JoinSet::new();
+        let metrics = metrics::Metrics::default();
+        config.poller.metrics = metrics.poll.clone();
         // The relay's own master, which its poller asks like any other (over loopback).
         let master = match config.master.take() {
             Some(listen) => {
@@ -158,9 +180,15 @@ impl Relay {
             Some(history) => {
                 let refresh = config.poller.refresh_interval;
                 Some(
-                    history::History::start(history, directory.clone(), refresh, fence.clone())
-                        .await
-                        .context("opening the history")?,
+                    history::History::start(
+                        history,
+                        directory.clone(),
+                        refresh,
+                        fence.clone(),
+                        metrics.store.clone(),
+                    )
+                    .await
+                    .context("opening the history")?,
                 )
             }
             None => None,
@@ -203,7 +231,17 @@ impl Relay {
             directory.clone(),
             cluster.clone(),
         );
+        let scrape = metrics.registry(metrics::Sources {
+            directory: directory.clone(),
+            feed: feed.clone(),
+            hubs: hubs.clone(),
+            bridge: bridge.clone(),
+            master: master.as_ref().map(|m| m.shared.clone()),
+            cluster: cluster.clone(),
+            history: history.clone(),
+        });
         let mut routers = vec![
+            metrics::routes(scrape),
             browse::routes(directory.clone(), feed),
             spectate::routes(hubs.clone()),
             demos::routes(hubs.clone(), config.operator_token),
@@ -215,22 +253,110 @@ impl Relay {
         if let Some(history) = &history {
             routers.push(history::routes(history.clone()));
         }
-        let app = http::assemble(routers, &config.dist, config.allowed_origins);
-        // The bridge budgets by client address, so every request carries its peer's.
-        let app = app.into_make_service_with_connect_info::<SocketAddr>();
+        let guard = edge::limits::Guard::new(
+            &config.edge.limits,
+            config.edge.trusted_proxies.clone(),
+            metrics.http.clone(),
+        );
+        let app = http::assemble(routers, &config.dist, config.allowed_origins).layer(
+            axum::middleware::from_fn_with_state(guard.clone(), edge::limits::enforce),
+        );
         tasks.spawn(async move {
-            if let Err(e) = axum::serve(listener, app).await {
-                tracing::error!("HTTP server stopped: {e}");
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+            loop {
+                every.tick().await;
+                guard.forget_idle();
             }
         });
+        let stop = tokio_util::sync::CancellationToken::new();
+        let goodbyes = tokio_util::task::TaskTracker::new();
+        let server = tokio::spawn(edge::listen::serve(
+            listeners,
+            app,
+            config.edge.limits,
+            metrics.http.clone(),
+            edge::Closing::new(stop.clone(), goodbyes.clone()),
+            stop.clone(),
+        ));
         Ok(Self {
             addr,
+            addrs,
+            metrics,
             directory,
             hubs,
             master: master.map(|m| (m.shared, AbortOnDrop(m.task))),
             history,
             cluster,
-            _tasks: tasks,
+            stop,
+            goodbyes,
+            server,
+            tasks,
         })
     }
+
+    /// Stops cleanly, within about 10 s: the listeners close; pages, viewers and sessions are
+    /// told why (a close frame); hubs say goodbye to their game servers and finish their
+    /// recordings with the end marker; the poller stops; the cluster's leases are released at
+    /// once (another relay need not wait out their TTL); what the history holds is written.
+    pub async fn shutdown(mut self) -> ShutdownReport {
+        use std::time::{Duration, Instant};
+        let began = Instant::now();
+        let leases = self
+            .cluster
+            .as_ref()
+            .map(|c| c.status().leases)
+            .unwrap_or_default();
+        // Every socket open now is tracked until its close frame is written.
+        let sockets_closed = self.goodbyes.len();
+        self.stop.cancel();
+        let hubs = self.hubs.close_all(Duration::from_secs(4)).await;
+        self.goodbyes.close();
+        let _ = tokio::time::timeout(Duration::from_secs(3), self.goodbyes.wait()).await;
+        let _ = tokio::time::timeout(Duration::from_secs(4), &mut self.server).await;
+        self.server.abort();
+        // The poller, the feed and the cluster's roles (their leases let go as they drop).
+        self.tasks.shutdown().await;
+        let mut leases_released = 0;
+        if let Some(cluster) = &self.cluster {
+            leases_released = cluster.release(leases, Duration::from_secs(2)).await;
+        }
+        let history_flushed = match &self.history {
+            Some(history) => history.log.sync(Duration::from_secs(3)).await,
+            None => true,
+        };
+        ShutdownReport {
+            sockets_closed,
+            hubs_closed: hubs,
+            leases_released,
+            history_flushed,
+            took: began.elapsed(),
+        }
+    }
+}
+
+/// What [`Relay::shutdown`] did, for the log.
+#[derive(Debug)]
+pub struct ShutdownReport {
+    pub sockets_closed: usize,
+    pub hubs_closed: usize,
+    pub leases_released: usize,
+    pub history_flushed: bool,
+    pub took: std::time::Duration,
+}
+
+/// A listener; an IPv6 one takes IPv6 only, so `[::]:P` and `0.0.0.0:P` can both be given.
+async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)
+        .with_context(|| format!("binding {addr}"))?;
+    if addr.is_ipv6() {
+        socket.set_only_v6(true)?;
+    }
+    socket.set_reuse_address(true)?;
+    socket.set_nonblocking(true)?;
+    socket
+        .bind(&addr.into())
+        .with_context(|| format!("binding {addr}"))?;
+    socket.listen(1024)?;
+    Ok(TcpListener::from_std(socket.into())?)
 }

@@ -33,7 +33,6 @@ async fn relay_in(
     cluster: Option<relay::cluster::ClusterConfig>,
 ) -> Relay {
     let relay = Relay::start(ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: dist(),
         poller: PollerConfig {
             masters: vec![lab.master.to_string()],

@@ -529,3 +529,24 @@ async fn a_frozen_lease_holder_wakes_to_find_its_history_writes_refused() {
     assert!(!relays[frozen].leases().await.contains(&"poller".to_owned()));
     assert!(relays[other].leases().await.contains(&"poller".to_owned()));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn a_relay_stopped_with_sigterm_hands_its_leases_over_at_once() {
+    let (lab, nats, database) = site(common::lab_config(2, 10)).await;
+    // A lease this long would keep the poller away for half a minute if it were not released.
+    let ttl = Duration::from_secs(60);
+    let args = relay_args(&lab, &nats, &database, &["--lease-ttl", "60"]);
+    let mut relays = relays(2, &args).await;
+    let poller = wait_holder(&relays, "poller", LIMIT).await;
+    relays[poller].signal("TERM");
+    let status = tokio::time::timeout(FAILOVER, relays[poller].child.wait())
+        .await
+        .expect("the relay exits within 10 s of SIGTERM")
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let other = relays.remove(1 - poller);
+    let stopped = Instant::now();
+    wait_holder(std::slice::from_ref(&other), "poller", ttl / 6).await;
+    eprintln!("poller taken over {:?} after SIGTERM", stopped.elapsed());
+}

@@ -226,7 +226,6 @@ async fn silent_masters_and_servers_are_reported_not_hidden() {
     let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let silent = closed.local_addr().unwrap().to_string();
     let relay = relay::Relay::start(relay::ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: common::dist(),
         poller: relay::PollerConfig {
             masters: vec![silent.clone()],
@@ -269,7 +268,6 @@ async fn a_watched_server_is_refreshed_more_often_and_only_known_ones_count() {
     .unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = relay::Relay::start(relay::ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: common::dist(),
         poller: relay::PollerConfig {
             masters: vec![lab.master.to_string()],

@@ -16,7 +16,6 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 async fn relay_for(lab: &Lab, allowed_origins: Vec<String>) -> Relay {
     Relay::start(ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: common::dist(),
         poller: PollerConfig {
             masters: vec![lab.master.to_string()],

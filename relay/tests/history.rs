@@ -28,6 +28,7 @@ async fn serve(master: &str, store: &[String]) -> (tokio::process::Child, String
         "--dist".into(),
         common::dist().display().to_string(),
     ];
+    args.extend(common::NO_CLIENT_LIMITS.iter().map(|a| a.to_string()));
     args.extend_from_slice(store);
     let (child, mut lines) = common::spawn_muster(&args);
     let url = tokio::time::timeout(LIMIT, async {

@@ -31,7 +31,6 @@ fn lab_beating(servers: usize, master: SocketAddr) -> LabConfig {
 /// A relay that is also a master on a free port (loopback allowed, the lab being there).
 async fn master_relay(config: MasterConfig, federate: Vec<String>) -> Relay {
     Relay::start(ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: common::dist(),
         poller: PollerConfig {
             masters: vec![],
@@ -367,7 +366,6 @@ async fn dpmaster_s_list_flood_per_address_full_bad_info_mismatch_spoofing_loopb
 #[tokio::test(flavor = "multi_thread")]
 async fn a_master_that_does_not_allow_private_refuses_loopback() {
     let relay = Relay::start(ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: common::dist(),
         master: Some(MasterListen {
             listen: "127.0.0.1:0".parse().unwrap(),

@@ -20,6 +20,8 @@ const TEST_APT: &[(&str, &str)] = &[
     ("chromium", "chromium"),
     ("chromium-driver", "chromedriver"),
     ("qstat", "quakestat"),
+    // Prometheus's own checker of the text format, for `/metrics`.
+    ("prometheus", "promtool"),
 ];
 
 /// A real Quake III-family server (protocol 71) that heartbeats a master: the tests point it at
@@ -76,19 +78,20 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
                 .map(|(package, _)| *package),
         );
         if !Path::new(OPENARENA_SERVER).is_file() {
-            forbid_service_starts()?;
             apt.push("openarena-server");
         }
     }
     if needs != Needs::Run {
         if crate::postgres::needs_install() {
-            forbid_service_starts()?;
             apt.push("postgresql");
         }
         if crate::nats::needs_install() {
-            forbid_service_starts()?;
             apt.push("nats-server");
         }
+    }
+    // Servers among them (openarena-server, PostgreSQL, NATS, Prometheus) must not start.
+    if !apt.is_empty() {
+        forbid_service_starts()?;
     }
     apt_install(&apt)?;
     ensure_wasm_target()?;

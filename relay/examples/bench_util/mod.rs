@@ -130,6 +130,12 @@ pub fn relay_args(http_port: u16, master_port: u16, dist: &std::path::Path) -> V
         "--no-lan",
         "--dist",
         &dist.display().to_string(),
+        // Every client of a bench is 127.0.0.1: the per-client limits would be the bench.
+        "--api-rate=1000000",
+        "--api-burst=1000000",
+        "--upgrade-rate=1000000",
+        "--upgrade-burst=1000000",
+        "--sockets-per-client=1000000",
     ]
     .map(String::from)
     .to_vec()

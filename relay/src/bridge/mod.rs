@@ -250,14 +250,8 @@ impl Bridge {
 
     /// The client a request comes from: the peer, or the right-most address in
     /// `X-Forwarded-For` that is not a trusted proxy when the peer is one.
-    pub fn client_ip(&self, peer: IpAddr, forwarded: Option<&str>) -> IpAddr {
-        if !self.config.trusted_proxies.contains(&peer) {
-            return peer;
-        }
-        let hops = forwarded.unwrap_or("").split(',').rev();
-        hops.filter_map(|hop| hop.trim().parse::<IpAddr>().ok())
-            .find(|ip| !self.config.trusted_proxies.contains(ip))
-            .unwrap_or(peer)
+    pub fn client_ip(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+        crate::edge::limits::client_ip(peer, headers, &self.config.trusted_proxies)
     }
 
     /// What `target` is to this relay: a server it knows, or a configured master.
@@ -420,6 +414,7 @@ async fn upgrade(
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     State(bridge): State<Arc<Bridge>>,
+    closing: crate::edge::Closing,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Ok(target) = addr.parse::<SocketAddrV4>() else {
@@ -430,8 +425,7 @@ async fn upgrade(
         Ok(ws) => ws,
         Err(rejection) => return rejection.into_response(),
     };
-    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
-    let client = bridge.client_ip(peer.ip(), forwarded);
+    let client = bridge.client_ip(peer.ip(), &headers);
     let opened = bridge.open_session(client, target).await;
     // A message is one datagram; twice the bridge's limit, so an oversized one is reported.
     let limit = 2 * MAX_DATAGRAM;
@@ -444,7 +438,7 @@ async fn upgrade(
     // upgrade, and the page is to say why.
     match opened {
         Ok(session) => ws.on_upgrade(move |socket| {
-            let (sink, stream) = socket.split();
+            let (sink, stream) = closing.split(socket);
             session.run(sink, stream)
         }),
         Err(refusal) => ws.on_upgrade(move |socket| {

@@ -17,7 +17,6 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use futures_util::StreamExt;
 
 pub use directory::Directory;
 pub use feed::PageFeed;
@@ -123,6 +122,7 @@ async fn feed_upgrade(
     ws: WebSocketUpgrade,
     Query(query): Query<FeedQuery>,
     State(state): State<BrowseState>,
+    closing: crate::edge::Closing,
 ) -> Response {
     // A page only ever sends a short watch message, and takes whole frames as they come.
     ws.max_message_size(4096)
@@ -130,7 +130,7 @@ async fn feed_upgrade(
         .read_buffer_size(crate::http::SOCKET_BUFFER)
         .write_buffer_size(0)
         .on_upgrade(move |socket: WebSocket| {
-            let (sink, stream) = socket.split();
+            let (sink, stream) = closing.split(socket);
             state.feed.serve(sink, stream, query.hold.is_some())
         })
 }

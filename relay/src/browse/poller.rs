@@ -35,6 +35,8 @@ pub struct PollerConfig {
     pub watch_interval: Duration,
     pub lan_interval: Duration,
     pub engine: EngineConfig,
+    /// Where the poller counts its queries, refreshes and traffic (`GET /metrics`).
+    pub metrics: crate::metrics::PollMetrics,
 }
 
 impl Default for PollerConfig {
@@ -48,6 +50,7 @@ impl Default for PollerConfig {
             watch_interval: Duration::from_secs(5),
             lan_interval: Duration::from_secs(60),
             engine: EngineConfig::default(),
+            metrics: Default::default(),
         }
     }
 }
@@ -63,6 +66,8 @@ struct Poller {
     master_names: HashMap<SocketAddrV4, String>,
     /// The servers of the current refresh that have not finished yet.
     cycle: BTreeSet<SocketAddrV4>,
+    /// When the current refresh began (its duration is a metric).
+    cycle_started: std::time::Instant,
     progress: Progress,
 }
 
@@ -70,7 +75,7 @@ type Resolved = (String, Result<Vec<SocketAddrV4>, String>);
 
 /// Runs the schedule until the task is dropped; every outcome also goes to `log`.
 pub async fn run(directory: Arc<Directory>, config: PollerConfig, log: Option<Arc<dyn PollLog>>) {
-    let (engine, mut events) = match driver::start(config.engine.clone()) {
+    let (engine, mut events) = match driver::start(config.engine.clone(), config.metrics.clone()) {
         Ok(started) => started,
         Err(e) => {
             tracing::error!("query engine cannot start: {e}");
@@ -85,6 +90,7 @@ pub async fn run(directory: Arc<Directory>, config: PollerConfig, log: Option<Ar
         known: HashMap::new(),
         master_names: HashMap::new(),
         cycle: BTreeSet::new(),
+        cycle_started: std::time::Instant::now(),
         progress: Progress::default(),
         config,
     };
@@ -151,6 +157,7 @@ impl Poller {
 
     fn refresh_all(&mut self) {
         self.cycle.clear();
+        self.cycle_started = std::time::Instant::now();
         self.progress = Progress::default();
         let all: Vec<SocketAddrV4> = self.known.keys().copied().collect();
         for addr in all {
@@ -197,6 +204,7 @@ impl Poller {
         match result {
             Err(error) => {
                 tracing::warn!("master {name}: {error}");
+                self.config.metrics.master_poll("failed");
                 self.directory
                     .set_master(&name, MasterState::Failed { error }, unix_ms());
             }
@@ -235,6 +243,8 @@ impl Poller {
                 let status = reply.status.as_ref().unwrap_or(&empty);
                 let sources = self.known.get(&reply.addr).cloned().unwrap_or_default();
                 let rtt = reply.rtt.unwrap_or_default();
+                self.config.metrics.query("answered");
+                self.config.metrics.rtt.observe(rtt.as_secs_f64());
                 let server = server_info(reply.addr, info, status, rtt, &sources);
                 if let Some(log) = &self.log {
                     log.answered(&server);
@@ -245,9 +255,13 @@ impl Poller {
                 let reachability = match outcome {
                     Outcome::Malformed(error) => {
                         tracing::debug!("{addr}: malformed reply: {error}");
+                        self.config.metrics.query("malformed");
                         Reachability::Malformed
                     }
-                    _ => Reachability::Unreachable,
+                    _ => {
+                        self.config.metrics.query("timeout");
+                        Reachability::Unreachable
+                    }
                 };
                 if let Some(log) = &self.log {
                     log.unanswered(&addr, unix_ms());
@@ -261,6 +275,10 @@ impl Poller {
                 self.progress.answered += 1;
             }
             self.directory.set_progress(self.progress);
+            if self.cycle.is_empty() {
+                let took = self.cycle_started.elapsed();
+                self.config.metrics.cycle.observe(took.as_secs_f64());
+            }
         }
     }
 
@@ -273,6 +291,12 @@ impl Poller {
 
     fn on_master(&mut self, reply: MasterReply) {
         let name = self.master_name(reply.addr);
+        let outcome = if reply.error.is_some() {
+            "failed"
+        } else {
+            "ok"
+        };
+        self.config.metrics.master_poll(outcome);
         let state = match reply.error {
             Some(error) => MasterState::Failed { error },
             None => MasterState::Ok {

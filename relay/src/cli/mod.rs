@@ -10,6 +10,7 @@ pub mod record;
 pub mod scan;
 pub mod serve;
 pub mod spectate;
+pub mod status;
 pub mod tune;
 pub mod wire;
 
@@ -36,6 +37,7 @@ pub enum Command {
     Wire(wire::Args),
     Record(record::Args),
     MasterServer(master_server::Args),
+    Status(status::Args),
     History(history::HistoryArgs),
     Seen(history::SeenArgs),
     /// Read demo files.
@@ -58,6 +60,7 @@ impl Command {
             Self::Wire(args) => wire::run(args),
             Self::Record(args) => record::run(args).await,
             Self::MasterServer(args) => master_server::run(args).await,
+            Self::Status(args) => status::run(args).await,
             Self::History(args) => history::history(args),
             Self::Seen(args) => history::seen(args),
             Self::Demo { tool } => demo::run(tool),

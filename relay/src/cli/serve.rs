@@ -9,6 +9,7 @@ use crate::bridge::BridgeArgs;
 use crate::browse::BrowseArgs;
 use crate::cluster::ClusterArgs;
 use crate::demos::DemosArgs;
+use crate::edge::{EdgeArgs, EdgeConfig};
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::spectate::SpectateArgs;
@@ -18,9 +19,15 @@ use crate::{Relay, ServeConfig};
 /// Poll masters and servers, and serve the page, the JSON API and the live feed.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Address for the page, the API and the WebSocket.
-    #[arg(long, env = "MUSTER_LISTEN", default_value = "127.0.0.1:8080")]
-    listen: SocketAddr,
+    /// Address for the page, the API and the sockets, IPv4 (`0.0.0.0:8080`) or IPv6
+    /// (`[::]:8080`); repeat for more (the environment variable takes a comma-separated list).
+    #[arg(
+        long,
+        env = "MUSTER_LISTEN",
+        default_value = "127.0.0.1:8080",
+        value_delimiter = ','
+    )]
+    listen: Vec<SocketAddr>,
     /// The directory the page was built into.
     #[arg(long, env = "MUSTER_DIST", default_value = "dist")]
     dist: PathBuf,
@@ -39,6 +46,8 @@ pub struct Args {
     /// servers too, and `GET /api/master` shows them. `--allow-private` applies to it.
     #[arg(long = "master-listen", value_name = "ADDR")]
     master_listen: Option<SocketAddr>,
+    #[command(flatten)]
+    edge: EdgeArgs,
     #[command(flatten)]
     browse: BrowseArgs,
     #[command(flatten)]
@@ -62,6 +71,10 @@ impl Args {
     pub async fn config(self) -> anyhow::Result<ServeConfig> {
         Ok(ServeConfig {
             listen: self.listen,
+            edge: EdgeConfig {
+                limits: self.edge.limits(),
+                trusted_proxies: self.trusted_proxies.clone(),
+            },
             dist: self.dist,
             allowed_origins: self.allowed_origins,
             poller: self.browse.config(),
@@ -80,7 +93,30 @@ impl Args {
 
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let relay = Relay::start(args.config().await?).await?;
-    out(format_args!("muster: serving http://{}/", relay.addr))?;
-    tokio::signal::ctrl_c().await?;
+    for addr in &relay.addrs {
+        out(format_args!("muster: serving http://{addr}/"))?;
+    }
+    let signal = stop_signal().await?;
+    tracing::info!("{signal}: shutting down");
+    let report = relay.shutdown().await;
+    tracing::info!(
+        sockets_closed = report.sockets_closed,
+        hubs_closed = report.hubs_closed,
+        leases_released = report.leases_released,
+        history_flushed = report.history_flushed,
+        "stopped in {} ms",
+        report.took.as_millis()
+    );
     Ok(())
+}
+
+/// Waits for SIGTERM (systemd, `kill`) or SIGINT (Ctrl-C) and names it.
+async fn stop_signal() -> anyhow::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    })
 }

@@ -242,6 +242,31 @@ impl Cluster {
         };
     }
 
+    /// Shutdown: deletes the leases this relay held (each only at the revision it held, so a
+    /// newer holder's is untouched), so other relays take over without waiting out the TTL.
+    /// Returns how many were deleted within `within`.
+    pub async fn release(&self, leases: BTreeMap<String, u64>, within: Duration) -> usize {
+        let released = async {
+            let Ok(bucket) = self.leases().await else {
+                return 0;
+            };
+            let mut n = 0;
+            for (key, revision) in leases {
+                if bucket
+                    .delete_expect_revision(&key, Some(revision))
+                    .await
+                    .is_ok()
+                {
+                    n += 1;
+                }
+            }
+            n
+        };
+        let n = tokio::time::timeout(within, released).await.unwrap_or(0);
+        let _ = tokio::time::timeout(within, self.client.flush()).await;
+        n
+    }
+
     /// What this relay is in the cluster now.
     pub fn status(&self) -> ClusterStatus {
         ClusterStatus {

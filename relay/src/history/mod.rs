@@ -101,6 +101,7 @@ impl History {
         directory: Arc<Directory>,
         refresh: std::time::Duration,
         fence: Option<Arc<crate::store::Fence>>,
+        metrics: crate::metrics::StoreMetrics,
     ) -> Result<Arc<Self>> {
         let store = config.store.clone();
         // Connections are made off the runtime (PostgreSQL's client blocks).
@@ -136,7 +137,7 @@ impl History {
             writer.backend(),
             servers.len()
         );
-        let log = writer::start(writer, &servers, config.retention, refresh, fence);
+        let log = writer::start(writer, &servers, config.retention, refresh, fence, metrics);
         directory.restore(servers, masters);
         Ok(Arc::new(Self {
             log,
@@ -382,9 +383,15 @@ mod tests {
             },
             retention: Retention::default(),
         };
-        let history = History::start(config, directory, Duration::from_secs(20), None)
-            .await
-            .unwrap();
+        let history = History::start(
+            config,
+            directory,
+            Duration::from_secs(20),
+            None,
+            Default::default(),
+        )
+        .await
+        .unwrap();
         (dir, routes(history))
     }
 

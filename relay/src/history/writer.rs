@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use protocol::relay_api::{MasterStatus, ServerInfo};
 
+use crate::metrics::StoreMetrics;
 use crate::net::unix_ms;
 use crate::seams::PollLog;
 use crate::store::compact::{self, Retention};
@@ -23,6 +24,8 @@ pub enum Record {
     Unanswered(String, u64),
     Listed(Box<ServerInfo>),
     Master(MasterStatus),
+    /// Write what is pending now, then say so (shutdown).
+    Sync(tokio::sync::oneshot::Sender<()>),
 }
 
 /// How often batches are committed.
@@ -47,6 +50,16 @@ impl Log {
         if self.tx.try_send(record).is_err() {
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Has everything sent so far written, waiting at most `within`; false if it was not.
+    pub async fn sync(&self, within: Duration) -> bool {
+        let (ack, done) = tokio::sync::oneshot::channel();
+        let tx = self.tx.clone();
+        // The queue may be full for a moment; the blocking send waits off the runtime.
+        let queued = tokio::task::spawn_blocking(move || tx.send(Record::Sync(ack)).is_ok());
+        let synced = async { queued.await.unwrap_or(false) && done.await.is_ok() };
+        tokio::time::timeout(within, synced).await.unwrap_or(false)
     }
 }
 
@@ -124,6 +137,8 @@ impl State {
                 }
             }
             Record::Listed(server) => self.persist(&server),
+            // Handled by the writer's loop before records are applied.
+            Record::Sync(_) => {}
             Record::Master(status) => {
                 if let Ok(json) = serde_json::to_string(&status) {
                     self.masters.insert(status.addr, json);
@@ -240,6 +255,7 @@ pub fn start(
     retention: Retention,
     refresh: Duration,
     fence: Option<Arc<Fence>>,
+    metrics: StoreMetrics,
 ) -> Arc<Log> {
     let fenced = Arc::new(AtomicU64::new(0));
     let fenced_count = fenced.clone();
@@ -254,12 +270,18 @@ pub fn start(
             let mut next_flush = Instant::now() + FLUSH_EVERY;
             let mut next_tally = Instant::now() + refresh;
             let mut next_compact = Instant::now();
+            measure_size(store.as_mut(), &metrics);
             let mut expired_hour = None;
             loop {
                 let wait = next_flush
                     .min(next_tally)
                     .saturating_duration_since(Instant::now());
+                let mut synced = None;
                 let closed = match rx.recv_timeout(wait) {
+                    Ok(Record::Sync(ack)) => {
+                        synced = Some(ack);
+                        false
+                    }
                     Ok(record) => {
                         state.apply(record);
                         false
@@ -275,12 +297,15 @@ pub fn start(
                     }
                     next_tally = now + refresh;
                 }
-                if now >= next_flush || closed {
+                if now >= next_flush || closed || synced.is_some() {
                     let token = fence.as_ref().and_then(|f| f.token());
-                    if flush(store.as_mut(), &mut state, token) {
+                    if flush(store.as_mut(), &mut state, token, &metrics) {
                         fenced_count.fetch_add(1, Ordering::Relaxed);
                     }
                     next_flush = now + FLUSH_EVERY;
+                    if let Some(ack) = synced {
+                        let _ = ack.send(());
+                    }
                 }
                 if closed {
                     return;
@@ -290,6 +315,7 @@ pub fn start(
                         tracing::warn!("history compaction: {e}");
                     }
                     next_compact = Instant::now() + COMPACT_EVERY;
+                    measure_size(store.as_mut(), &metrics);
                 }
             }
         });
@@ -301,6 +327,13 @@ pub fn start(
         dropped: AtomicU64::new(0),
         fenced,
     })
+}
+
+/// The database's size for `GET /metrics`, read where the writer already holds a connection.
+fn measure_size(store: &mut dyn Store, metrics: &StoreMetrics) {
+    if let Ok(size) = store.size_bytes() {
+        metrics.size.set(i64::try_from(size).unwrap_or(i64::MAX));
+    }
 }
 
 /// Packs every finished hour, and drops what is past its retention once an hour (expiry
@@ -322,13 +355,20 @@ fn compact_now(
 
 /// Writes what is pending; true when the database refused it for a stale token (the batch is
 /// then dropped: a newer holder writes these polls' successors).
-fn flush(store: &mut dyn Store, state: &mut State, fence: Option<u64>) -> bool {
+fn flush(
+    store: &mut dyn Store,
+    state: &mut State,
+    fence: Option<u64>,
+    metrics: &StoreMetrics,
+) -> bool {
     let mut batch = state.take();
     if batch.is_empty() {
         return false;
     }
     batch.fence = fence;
+    let began = Instant::now();
     let result = store.write(&batch);
+    metrics.write.observe(began.elapsed().as_secs_f64());
     if let Err(e @ crate::store::StoreError::Fenced { .. }) = &result {
         tracing::warn!("history {e}; this relay no longer holds the poller's lease");
         return true;

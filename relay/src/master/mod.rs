@@ -114,6 +114,11 @@ impl SharedMaster {
         }
     }
 
+    /// What the master has counted since it started.
+    pub fn counters(&self) -> protocol::cod::master_server::MasterCounters {
+        self.lock().counters().clone()
+    }
+
     /// Registered servers, each with its state and when it was last heard, and the counters.
     pub fn json(&self) -> Value {
         let master = self.lock();

@@ -181,6 +181,8 @@ pub struct Hub {
     /// In a cluster: the lease passed on, so the session says goodbye and ends, leaving the
     /// viewers and the recording request for whichever relay holds the slot now.
     handing_over: std::sync::atomic::AtomicBool,
+    /// The relay is shutting down: the session says goodbye and the hub closes.
+    closing: std::sync::atomic::AtomicBool,
 }
 
 fn status_frame(status: &HubStatus) -> Frame {
@@ -234,6 +236,7 @@ impl Hub {
             viewers: AtomicU32::new(0),
             remote_viewers: AtomicU32::new(0),
             handing_over: std::sync::atomic::AtomicBool::new(false),
+            closing: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -282,7 +285,11 @@ impl Hub {
     }
 
     fn handing_over(&self) -> bool {
-        self.handing_over.load(Ordering::Acquire)
+        self.handing_over.load(Ordering::Acquire) && !self.closing()
+    }
+
+    fn closing(&self) -> bool {
+        self.closing.load(Ordering::Acquire)
     }
 
     /// In a cluster, on a relay that takes the game slot over: the sequence jumps past
@@ -507,6 +514,8 @@ pub struct Hubs {
     config: SpectateConfig,
     known: Known,
     hubs: Mutex<BTreeMap<SocketAddrV4, Arc<Hub>>>,
+    /// Hub sessions running on this relay (shutdown waits for their goodbyes).
+    running: std::sync::atomic::AtomicUsize,
     /// In a cluster, one relay's hub holds each match's game slot and the others mirror it.
     cluster: Option<Arc<crate::cluster::Cluster>>,
 }
@@ -527,6 +536,7 @@ impl Hubs {
             config,
             known,
             hubs: Mutex::default(),
+            running: Default::default(),
             cluster,
         })
     }
@@ -605,6 +615,21 @@ impl Hubs {
         self.registry().values().cloned().collect()
     }
 
+    /// Shutdown: every hub session says goodbye to its game server (`disconnect`) and ends its
+    /// recording with the end marker. Returns how many were running, once they have all
+    /// finished or `within` has passed.
+    pub async fn close_all(&self, within: Duration) -> usize {
+        let running = self.running.load(Ordering::Acquire);
+        for hub in self.list() {
+            hub.closing.store(true, Ordering::Release);
+        }
+        let deadline = Instant::now() + within;
+        while self.running.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        running
+    }
+
     /// Removes the hub if it is still idle past the grace period; joins hold the same lock, so
     /// a viewer arriving now keeps it.
     pub(super) fn retire(&self, hub: &Arc<Hub>) -> bool {
@@ -671,8 +696,14 @@ impl HubTask {
     }
 
     pub(super) async fn run(mut self) {
+        self.hubs.running.fetch_add(1, Ordering::AcqRel);
+        self.session_loop().await;
+        self.hubs.running.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    async fn session_loop(&mut self) {
         loop {
-            if self.hub.handing_over() {
+            if self.hub.handing_over() || self.hub.closing() {
                 break;
             }
             if self

@@ -19,7 +19,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use futures_util::StreamExt;
 use tower_http::services::ServeFile;
 
 pub use hub::{Hubs, JoinError, OverviewFile, SpectateConfig};
@@ -76,6 +75,7 @@ pub fn routes(hubs: Arc<Hubs>) -> Router {
 async fn upgrade(
     UrlPath(addr): UrlPath<String>,
     State(hubs): State<Arc<Hubs>>,
+    closing: crate::edge::Closing,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Ok(addr) = addr.parse::<SocketAddrV4>() else {
@@ -98,7 +98,7 @@ async fn upgrade(
         .read_buffer_size(crate::http::SOCKET_BUFFER)
         .write_buffer_size(0)
         .on_upgrade(move |socket| {
-            let (sink, stream) = socket.split();
+            let (sink, stream) = closing.split(socket);
             viewer::serve(guard, sink, stream)
         })
 }

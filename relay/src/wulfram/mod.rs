@@ -23,7 +23,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use futures_util::StreamExt;
 use protocol::wulfram::policy::MAX_TCP_PAYLOAD;
 use protocol::wulfram::PORT;
 
@@ -139,6 +138,7 @@ async fn list(State(state): State<WulframState>) -> impl IntoResponse {
 async fn upgrade(
     UrlPath(name): UrlPath<String>,
     State(state): State<WulframState>,
+    closing: crate::edge::Closing,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Some(target) = state.targets.iter().find(|t| t.name == name).cloned() else {
@@ -154,7 +154,7 @@ async fn upgrade(
     ws.max_message_size(MAX_PAGE_MESSAGE)
         .max_frame_size(MAX_PAGE_MESSAGE)
         .on_upgrade(move |socket| async move {
-            let (sink, stream) = socket.split();
+            let (sink, stream) = closing.split(socket);
             proxy(sink, stream, target).await;
             drop(permit);
         })

@@ -108,6 +108,7 @@ impl RelayProcess {
     /// Starts `muster serve --listen 127.0.0.1:0 ARGS` and waits until it serves.
     pub async fn start(args: &[String]) -> Self {
         let mut all = vec!["serve".to_owned(), "--listen".into(), "127.0.0.1:0".into()];
+        all.extend(super::NO_CLIENT_LIMITS.iter().map(|a| a.to_string()));
         all.extend(args.iter().cloned());
         let (child, mut lines) = super::spawn_muster(&all);
         let log = Arc::new(Mutex::new(Vec::new()));

@@ -18,6 +18,15 @@ use relay::{PollerConfig, Relay, ServeConfig};
 use tokio_tungstenite::tungstenite::Message;
 
 /// A frozen fleet on free ports, its master sending lists of `per_packet` addresses.
+/// `muster serve` flags lifting the per-client limits: every client of a test is 127.0.0.1.
+pub const NO_CLIENT_LIMITS: &[&str] = &[
+    "--api-rate=1000000",
+    "--api-burst=1000000",
+    "--upgrade-rate=1000000",
+    "--upgrade-burst=1000000",
+    "--sockets-per-client=1000000",
+];
+
 pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
     LabConfig {
         servers,
@@ -50,7 +59,6 @@ pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Re
         Vec::new()
     };
     Relay::start(ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: dist(),
         poller: PollerConfig {
             masters,
@@ -269,7 +277,6 @@ pub async fn start_spectating_relay(lab: &Lab, spectate: relay::spectate::Specta
 /// The configuration [`start_spectating_relay`] starts.
 pub fn spectating_config(lab: &Lab, spectate: relay::spectate::SpectateConfig) -> ServeConfig {
     ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: dist(),
         poller: PollerConfig {
             masters: vec![lab.master.to_string()],
@@ -295,7 +302,7 @@ pub async fn wait_listed(relay: &Relay, lab: &Lab) {
     }
 }
 
-type Socket =
+pub type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A viewer of a spectator hub, as the page is: it applies keyframes and updates.

@@ -509,7 +509,6 @@ async fn the_page_shows_the_configured_wulfram_servers() {
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn the_masters_panel_shows_the_relay_s_own_master() {
     let relay = relay::Relay::start(relay::ServeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
         dist: common::dist(),
         poller: relay::PollerConfig {
             masters: vec![],

@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 
 use super::batch;
 use super::engine::{Engine, EngineConfig, Event};
+use crate::metrics::PollMetrics;
 
 /// Sockets the engine spreads its queries over.
 pub const SOCKETS: usize = 2;
@@ -53,16 +54,18 @@ fn bind() -> std::io::Result<UdpSocket> {
     UdpSocket::from_std(socket.into())
 }
 
-/// Starts an engine on its own sockets; its results arrive on the returned receiver.
+/// Starts an engine on its own sockets; its results arrive on the returned receiver, and its
+/// traffic is counted in `metrics`.
 pub fn start(
     config: EngineConfig,
+    metrics: PollMetrics,
 ) -> std::io::Result<(QueryHandle, mpsc::UnboundedReceiver<Event>)> {
     let sockets: Vec<Arc<UdpSocket>> = (0..SOCKETS)
         .map(|_| bind().map(Arc::new))
         .collect::<Result<_, _>>()?;
     let (requests, request_rx) = mpsc::unbounded_channel();
     let (event_tx, events) = mpsc::unbounded_channel();
-    tokio::spawn(run(sockets, config, request_rx, event_tx));
+    tokio::spawn(run(sockets, config, request_rx, event_tx, metrics));
     Ok((QueryHandle { requests }, events))
 }
 
@@ -88,6 +91,7 @@ async fn run(
     config: EngineConfig,
     mut requests: mpsc::UnboundedReceiver<Request>,
     events: mpsc::UnboundedSender<Event>,
+    metrics: PollMetrics,
 ) {
     // The engine's clock: milliseconds since this driver started.
     let epoch = Instant::now();
@@ -110,15 +114,20 @@ async fn run(
         tokio::select! {
             (from, len) = std::future::poll_fn(|cx| poll_any(&sockets, cx, &mut buf)) => {
                 let at = now();
+                let (mut datagrams, mut bytes) = (1u64, len as u64);
                 if let SocketAddr::V4(from) = from {
                     engine.handle_datagram(at, from, &buf[..len]);
                 }
                 // Drain whatever else is waiting before the housekeeping below.
                 for socket in &sockets {
                     batch::receive(socket, &mut buffers, |from, datagram| {
+                        datagrams += 1;
+                        bytes += datagram.len() as u64;
                         engine.handle_datagram(at, from, datagram);
                     });
                 }
+                metrics.datagrams_received.inc_by(datagrams);
+                metrics.bytes_received.inc_by(bytes);
             }
             request = requests.recv(), if open => match request {
                 Some(Request::Server(addr)) => engine.query_server(now(), addr),
@@ -139,6 +148,10 @@ async fn run(
         }
         for (socket, datagrams) in sockets.iter().zip(&mut outgoing) {
             if !datagrams.is_empty() {
+                metrics.datagrams_sent.inc_by(datagrams.len() as u64);
+                metrics
+                    .bytes_sent
+                    .inc_by(datagrams.iter().map(|(_, d)| d.len() as u64).sum());
                 batch::send(socket, datagrams).await;
                 datagrams.clear();
             }
@@ -158,7 +171,7 @@ pub async fn collect(
     config: EngineConfig,
     submit: impl FnOnce(&QueryHandle),
 ) -> std::io::Result<Vec<Event>> {
-    let (handle, mut events) = start(config)?;
+    let (handle, mut events) = start(config, PollMetrics::default())?;
     submit(&handle);
     drop(handle);
     let mut all = Vec::new();

@@ -57,7 +57,7 @@ pub async fn survey(
     config: EngineConfig,
 ) -> anyhow::Result<(MasterListing, Vec<QueryResult>)> {
     let by_addr = master_names(names);
-    let (engine, mut events) = super::driver::start(config)?;
+    let (engine, mut events) = super::driver::start(config, Default::default())?;
     by_addr.keys().for_each(|a| engine.master(*a));
     let mut asked: BTreeSet<SocketAddrV4> = extra.iter().copied().collect();
     asked.iter().for_each(|a| engine.server(*a));

@@ -1,6 +1,7 @@
 //! The command-line tools, one module per subcommand, each with its `Args` and `run`. They use
 //! the capabilities; no capability uses them (a test below holds the line).
 
+pub mod config;
 pub mod demo;
 pub mod history;
 pub mod master;

@@ -46,6 +46,13 @@ pub struct Args {
     /// servers too, and `GET /api/master` shows them. `--allow-private` applies to it.
     #[arg(long = "master-listen", value_name = "ADDR")]
     master_listen: Option<SocketAddr>,
+    /// Read settings from this TOML file: its keys are the flags' names (`refresh-interval =
+    /// 20`, `master = ["host:20610"]`, `no-lan = true`); flags and MUSTER_* variables win.
+    #[arg(long, env = "MUSTER_CONFIG", value_name = "FILE")]
+    config: Option<String>,
+    /// Print the effective configuration (flags, environment, file, defaults) as TOML, and exit.
+    #[arg(long)]
+    print_config: bool,
     #[command(flatten)]
     edge: EdgeArgs,
     #[command(flatten)]

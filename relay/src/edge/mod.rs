@@ -20,6 +20,7 @@ pub struct EdgeArgs {
     /// after a burst of --api-burst.
     #[arg(long, env = "MUSTER_API_RATE", default_value_t = 10, value_name = "N")]
     pub api_rate: u32,
+    /// Requests to /api/* one client may make at once before --api-rate applies.
     #[arg(long, env = "MUSTER_API_BURST", default_value_t = 60, value_name = "N")]
     pub api_burst: u32,
     /// WebSocket upgrades a second one client may make, after a burst of --upgrade-burst.
@@ -30,6 +31,7 @@ pub struct EdgeArgs {
         value_name = "N"
     )]
     pub upgrade_rate: u32,
+    /// WebSocket upgrades one client may make at once before --upgrade-rate applies.
     #[arg(
         long,
         env = "MUSTER_UPGRADE_BURST",

@@ -94,10 +94,16 @@ const LAB_SPECTATE_DELAY: &str = "3";
 /// The lab's Wulfram II endpoint in `xtask run`: the game's own port, on loopback.
 const WULFRAM_PORT: &str = "2627";
 
+/// The page's own target directory: its build (whose last step, the wasm's LTO, runs on one
+/// core) can then run while the native binaries build in `target/`, which cargo would
+/// otherwise lock.
+const PAGE_TARGET: &str = "target/page";
+
 pub fn build_page(root: &Path) -> Result<()> {
     status(
         Command::new("trunk")
             .args(["build", "--release", "--skip-version-check"])
+            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
             .current_dir(root),
     )?;
     // The demo player is a page of its own under /playback/, built after the browser (whose
@@ -111,6 +117,7 @@ pub fn build_page(root: &Path) -> Result<()> {
                 "frontend/playback.html",
             ])
             .args(["--dist", "dist/playback", "--public-url", "/playback/"])
+            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
             .current_dir(root),
     )?;
     compress(&root.join("dist"))?;
@@ -147,14 +154,58 @@ fn compress(dir: &Path) -> Result<()> {
 
 /// The relay and the lab, optimized.
 pub fn build_release_binaries() -> Result<()> {
-    status(Command::new("cargo").args([
+    status(&mut release_binaries())
+}
+
+fn release_binaries() -> Command {
+    let mut command = Command::new("cargo");
+    command.args([
         "build",
         "--release",
         "-p",
         "muster-relay",
         "-p",
         "muster-lab",
-    ]))
+    ]);
+    command
+}
+
+/// How long each phase of `run` took, printed when the URL is.
+#[derive(Default)]
+struct Phases(Vec<(&'static str, std::time::Duration)>);
+
+impl Phases {
+    fn time<T>(&mut self, name: &'static str, phase: impl FnOnce() -> Result<T>) -> Result<T> {
+        let began = std::time::Instant::now();
+        let result = phase();
+        self.0.push((name, began.elapsed()));
+        result
+    }
+
+    fn show(&self) -> String {
+        self.0
+            .iter()
+            .map(|(name, took)| format!("{name} {:.0} s", took.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The page and the native binaries at once: the page's build is mostly one core's LTO at the
+/// end, so the native build fills the other. Returns how long each took.
+fn build_page_and_binaries(root: &Path, phases: &mut Phases) -> Result<()> {
+    let began = std::time::Instant::now();
+    let mut native = release_binaries();
+    eprintln!("xtask: {native:?} (alongside the page)");
+    let mut native = native.spawn().context("starting cargo build")?;
+    let page = phases.time("page", || build_page(root));
+    let native = native.wait();
+    phases.0.push(("binaries (alongside)", began.elapsed()));
+    page?;
+    if !native?.success() {
+        bail!("cargo build --release of the relay and the lab failed");
+    }
+    Ok(())
 }
 
 fn run(root: &Path, args: &[String]) -> Result<()> {
@@ -163,9 +214,11 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
         [flag, n] if flag == "--servers" => n.clone(),
         _ => bail!("usage: cargo xtask run [--servers N]"),
     };
-    tools::ensure(root, Needs::Run)?;
-    build_page(root)?;
-    build_release_binaries()?;
+    let began = std::time::Instant::now();
+    let mut phases = Phases::default();
+    phases.time("tools", || tools::ensure(root, Needs::Run))?;
+    build_page_and_binaries(root, &mut phases)?;
+    let started = std::time::Instant::now();
     let bin = root.join("target/release");
     let mut lab = start_lab(
         &bin,
@@ -186,7 +239,13 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
         .spawn()
         .context("starting muster serve")?;
     wait_for_line(&mut relay, "muster: serving")?;
+    phases.0.push(("start", started.elapsed()));
     println!();
+    println!(
+        "xtask: URL after {:.0} s ({})",
+        began.elapsed().as_secs_f64(),
+        phases.show()
+    );
     println!("Muster is running: open http://127.0.0.1:8080/");
     println!(
         "(relay + {servers} lab servers and a Wulfram II endpoint on 127.0.0.1; Ctrl-C stops both)"
@@ -254,8 +313,7 @@ fn cluster(root: &Path, args: &[String]) -> Result<()> {
         _ => bail!("usage: cargo xtask cluster [N]"),
     };
     tools::ensure(root, Needs::Cluster)?;
-    build_page(root)?;
-    build_release_binaries()?;
+    build_page_and_binaries(root, &mut Phases::default())?;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, std::sync::atomic::Ordering::SeqCst))
@@ -376,7 +434,12 @@ fn test(root: &Path) -> Result<()> {
     ]))?;
     build_page(root)?;
     // Every parser under the fuzzer for a few seconds: a smoke run, not a search.
-    fuzz::run_targets(root, 10, &[], fuzz::Exploration::Smoke)?;
+    fuzz::run_targets(
+        root,
+        fuzz::Budget::Seconds(10),
+        &[],
+        fuzz::Exploration::Smoke,
+    )?;
     // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
     let postgres = postgres::Cluster::start()?;
     let mut tests = Command::new("cargo");

@@ -225,9 +225,13 @@ fn cargo_install(package: &str, version: &str, bin: &str, expected: &str) -> Res
     status(
         Command::new("cargo")
             .args(["install", "--locked", package, "--version", version])
-            // A thin release build: these tools need not be as fast as possible.
+            // A build made for tools, which spend their time waiting on cargo, not computing:
+            // no LTO, many codegen units, light optimization and no debug info.
             .env("CARGO_PROFILE_RELEASE_LTO", "false")
-            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
+            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+            .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false"),
     )
 }
 

@@ -136,6 +136,7 @@ pub enum DownloadEvent {
 }
 
 /// One client session with one server.
+#[derive(Clone)]
 pub struct Client {
     config: ClientConfig,
     state: State,

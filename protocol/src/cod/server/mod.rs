@@ -182,6 +182,7 @@ impl Challenges {
     }
 }
 
+#[derive(Clone)]
 pub struct Server {
     config: ServerConfig,
     map: Map,

@@ -36,6 +36,7 @@ pub enum SlotState {
     Active = 4,
 }
 
+#[derive(Clone)]
 pub struct Slot {
     pub number: u8,
     pub addr: SocketAddr,

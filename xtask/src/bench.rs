@@ -339,7 +339,7 @@ fn demo(root: &Path, args: &[String]) -> Result<()> {
 /// A benchmark that runs the relay and the lab as processes beside a load client of its own
 /// (relay/examples/NAME.rs): `spectate_bench` (a 32-player match, 1,000 viewers) and
 /// `feed_bench` (a 2,000-server fleet, 1,000 pages).
-fn example(root: &Path, name: &str, args: &[String]) -> Result<()> {
+pub fn example(root: &Path, name: &str, args: &[String]) -> Result<()> {
     crate::build_release_binaries()?;
     crate::status(Command::new("cargo").args([
         "build",

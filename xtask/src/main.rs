@@ -38,8 +38,12 @@ commands:
   bench cluster [VIEWERS] [PAGES] [SECONDS]
                       three relays, a 32-player match, 3,000 viewers and 3,000 pages: bus
                       latency and bytes, CPU, memory, failover times; JSON
-  fuzz [--seconds N] [TARGET...]
-                      long cargo-fuzz runs (default 300 s per target, every target)";
+  fuzz [--seconds N | --execs N] [TARGET...]
+                      long cargo-fuzz runs (default 300 s per target, every target), each
+                      corpus minimised after; executions a second per target; JSON
+  soak [--minutes M] [PAGES VIEWERS SERVERS]
+                      the relay held by 1,000 pages and 200 viewers on a 2,000-server fleet
+                      for M minutes (default 10): memory, descriptors, tasks; JSON";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -51,6 +55,7 @@ fn main() -> Result<()> {
         Some("test") => test(&root),
         Some("bench") => bench::run(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
+        Some("soak") => soak(&root, &args[1..]),
         _ => {
             eprintln!("{USAGE}");
             bail!("unknown command {:?}", args.first())
@@ -206,6 +211,28 @@ fn build_page_and_binaries(root: &Path, phases: &mut Phases) -> Result<()> {
         bail!("cargo build --release of the relay and the lab failed");
     }
     Ok(())
+}
+
+/// `cargo xtask soak [--minutes M] [PAGES VIEWERS SERVERS]`: the relay held by pages and
+/// viewers for M minutes (10 for the record), its memory, descriptors and tasks sampled.
+fn soak(root: &Path, args: &[String]) -> Result<()> {
+    let mut minutes = "10".to_owned();
+    let mut rest = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--minutes" {
+            minutes = args.next().context("--minutes M")?.clone();
+            minutes
+                .parse::<u32>()
+                .context("--minutes takes whole minutes")?;
+        } else {
+            rest.push(arg.clone());
+        }
+    }
+    tools::ensure(root, Needs::Run)?;
+    let mut example_args = vec![minutes];
+    example_args.extend(rest);
+    bench::example(root, "soak", &example_args)
 }
 
 fn run(root: &Path, args: &[String]) -> Result<()> {

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bench_util::{free_port, free_tcp_port, start, wait_online};
+use bench_util::{free_tcp_port, start, wait_online};
 use futures_util::StreamExt;
 use relay::metrics::exposition::parse;
 use serde_json::json;
@@ -105,7 +105,8 @@ async fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("muster-soak-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let base = 31000 + (std::process::id() % 20) as u16 * 1000;
-    let (master_port, http_port) = (free_port(), free_tcp_port());
+    // The master right after the fleet, so no port handed out elsewhere falls inside it.
+    let (master_port, http_port) = (base + servers as u16, free_tcp_port());
     let _lab = start(
         bin.join("muster-lab"),
         &[

@@ -270,12 +270,18 @@ impl Relay {
         });
         let stop = tokio_util::sync::CancellationToken::new();
         let goodbyes = tokio_util::task::TaskTracker::new();
+        let closing = edge::Closing::new(
+            stop.clone(),
+            goodbyes.clone(),
+            config.edge.limits.ws_ping_every,
+            config.edge.limits.ws_answer_within,
+        );
         let server = tokio::spawn(edge::listen::serve(
             listeners,
             app,
             config.edge.limits,
             metrics.http.clone(),
-            edge::Closing::new(stop.clone(), goodbyes.clone()),
+            closing,
             stop.clone(),
         ));
         Ok(Self {

@@ -367,3 +367,49 @@ async fn a_slow_or_oversized_request_head_is_cut_off() {
         200
     );
 }
+
+#[tokio::test]
+async fn a_websocket_that_stops_answering_pings_is_closed_and_one_that_answers_is_kept() {
+    let lab = Lab::start(LabConfig {
+        players: Some(4),
+        ..common::lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let mut config = common::spectating_config(
+        &lab,
+        SpectateConfig {
+            delay: Duration::ZERO,
+            ..SpectateConfig::default()
+        },
+    );
+    config.edge.limits.ws_ping_every = Duration::from_secs(1);
+    config.edge.limits.ws_answer_within = Duration::from_secs(1);
+    let relay = Relay::start(config).await.unwrap();
+    common::wait_listed(&relay, &lab).await;
+    let server = lab.servers[0].addr.to_string();
+    // A viewer reads (and so answers pings, as a browser does); another never reads.
+    let mut answering = common::Viewer::open(&relay, &server).await;
+    answering.until(LIMIT, |v| v.view.is_some()).await;
+    let mut silent = common::Viewer::open(&relay, &server).await;
+    let quiet_until = tokio::time::Instant::now() + Duration::from_secs(5);
+    while tokio::time::Instant::now() < quiet_until {
+        let next = tokio::time::timeout_at(quiet_until, answering.next()).await;
+        assert!(!matches!(next, Ok(None)), "the answering viewer is kept");
+    }
+    // The silent one finds, after what was queued for it, that the relay closed its socket.
+    let ended = tokio::time::timeout(LIMIT, async {
+        while let Some(Ok(message)) = silent.socket.next().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the silent viewer's socket was closed");
+    assert!(
+        answering.next().await.is_some(),
+        "the answering viewer still gets frames"
+    );
+}

@@ -72,6 +72,23 @@ pub struct EdgeArgs {
         value_name = "SECONDS"
     )]
     pub header_timeout: u64,
+    /// Seconds between the pings the relay sends a WebSocket it writes to.
+    #[arg(
+        long,
+        env = "MUSTER_WS_PING_INTERVAL",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
+    pub ws_ping_interval: u64,
+    /// Seconds a WebSocket client has to send a whole frame (a pong counts) after a ping before
+    /// its socket is closed (a dead client, or one dribbling a frame that never ends).
+    #[arg(
+        long,
+        env = "MUSTER_WS_ANSWER_TIMEOUT",
+        default_value_t = 60,
+        value_name = "SECONDS"
+    )]
+    pub ws_answer_timeout: u64,
     /// Largest request head, in bytes (at least 8192).
     #[arg(
         long,
@@ -94,6 +111,8 @@ impl EdgeArgs {
             connections: self.connections,
             header_timeout: Duration::from_secs(self.header_timeout.max(1)),
             max_header_bytes: self.max_header_bytes.max(8192),
+            ws_ping_every: Duration::from_secs(self.ws_ping_interval.max(1)),
+            ws_answer_within: Duration::from_secs(self.ws_answer_timeout.max(1)),
         }
     }
 }
@@ -110,6 +129,8 @@ pub struct Limits {
     pub connections: usize,
     pub header_timeout: Duration,
     pub max_header_bytes: usize,
+    pub ws_ping_every: Duration,
+    pub ws_answer_within: Duration,
 }
 
 impl Limits {
@@ -141,6 +162,8 @@ impl Default for Limits {
             connections: 24_000,
             header_timeout: Duration::from_secs(10),
             max_header_bytes: 16_384,
+            ws_ping_every: socket::PING_EVERY,
+            ws_answer_within: socket::ANSWER_WITHIN,
         }
     }
 }

@@ -2,15 +2,27 @@
 //! (every handler already treats that as the client leaving), and its outgoing half, dropped
 //! by the handler, then says goodbye with a close frame (1001, "going away") and a reason.
 //! Every socket is tracked until its goodbye is written, so shutdown can wait for them.
+//!
+//! The same halves keep a socket honest while it lives (slowloris on WebSocket reads): before
+//! a message, the relay pings a socket it has not pinged for `--ws-ping-interval`; a client that
+//! then sends no whole frame (its browser's automatic pong counts) within `--ws-answer-timeout` is
+//! dead, or is dribbling a frame that never ends, and its incoming half ends as if it had left.
+//! A socket the relay sends nothing to is never pinged and never timed out: it costs nothing.
 
+use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+use std::time::Duration;
+
+use tokio::time::{Instant, Sleep};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use futures_util::stream::{SplitSink, SplitStream, TakeUntil};
-use futures_util::{Sink, SinkExt, StreamExt};
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tokio_util::task::TaskTracker;
@@ -23,10 +35,23 @@ pub const SHUTDOWN_REASON: &str = "the relay is shutting down";
 /// The relay's shutdown signal as a WebSocket handler takes it (an extractor: the accept loop
 /// puts it on every request; in-process tests, which have no accept loop, get one that never
 /// fires).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Closing {
     stop: CancellationToken,
     goodbyes: TaskTracker,
+    ping_every: Duration,
+    answer_within: Duration,
+}
+
+impl Default for Closing {
+    fn default() -> Self {
+        Self::new(
+            CancellationToken::new(),
+            TaskTracker::new(),
+            PING_EVERY,
+            ANSWER_WITHIN,
+        )
+    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Closing {
@@ -41,22 +66,126 @@ impl<S: Send + Sync> FromRequestParts<S> for Closing {
     }
 }
 
-/// The incoming half: it ends when the client leaves or the relay shuts down.
-pub type Incoming = TakeUntil<SplitStream<WebSocket>, Pin<Box<WaitForCancellationFutureOwned>>>;
+/// How long a socket the relay writes to goes without a ping (`muster serve`'s default).
+pub const PING_EVERY: Duration = Duration::from_secs(30);
+/// How long a client has to send a whole frame after a ping (`muster serve`'s default).
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(60);
+
+/// When a socket was last pinged and last heard from, shared by its halves.
+struct Liveness {
+    epoch: Instant,
+    ping_every: Duration,
+    answer_within: Duration,
+    /// When the ping still unanswered went (ms since `epoch`, plus one); 0: none.
+    unanswered_since: AtomicU64,
+    last_ping: AtomicU64,
+}
+
+impl Liveness {
+    fn new(ping_every: Duration, answer_within: Duration) -> Self {
+        Self {
+            epoch: Instant::now(),
+            ping_every,
+            answer_within,
+            unanswered_since: AtomicU64::new(0),
+            last_ping: AtomicU64::new(0),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64 + 1
+    }
+
+    fn ping_due(&self) -> bool {
+        self.unanswered_since.load(Ordering::Relaxed) == 0
+            && self.now() - self.last_ping.load(Ordering::Relaxed)
+                >= self.ping_every.as_millis() as u64
+    }
+
+    fn pinged(&self) {
+        let now = self.now();
+        self.last_ping.store(now, Ordering::Relaxed);
+        self.unanswered_since.store(now, Ordering::Relaxed);
+    }
+
+    fn heard(&self) {
+        self.unanswered_since.store(0, Ordering::Relaxed);
+    }
+
+    /// When the client's time to answer runs out, if a ping is waiting for one.
+    fn answer_due(&self) -> Option<Instant> {
+        match self.unanswered_since.load(Ordering::Relaxed) {
+            0 => None,
+            since => Some(self.epoch + Duration::from_millis(since - 1) + self.answer_within),
+        }
+    }
+}
+
+/// The incoming half: it ends when the client leaves, stops answering pings, or the relay
+/// shuts down.
+pub struct Incoming {
+    inner: TakeUntil<SplitStream<WebSocket>, Pin<Box<WaitForCancellationFutureOwned>>>,
+    live: Arc<Liveness>,
+    /// Wakes the handler to check the answer's deadline even if nothing arrives.
+    check: Pin<Box<Sleep>>,
+}
+
+impl Stream for Incoming {
+    type Item = Result<Message, axum::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Poll::Ready(item) = self.inner.poll_next_unpin(cx) {
+            if item.is_some() {
+                self.live.heard();
+            }
+            return Poll::Ready(item);
+        }
+        let now = Instant::now();
+        if self.live.answer_due().is_some_and(|due| now >= due) {
+            tracing::debug!("a WebSocket did not answer a ping in time; closed");
+            return Poll::Ready(None);
+        }
+        // Looked at again when the answer falls due, or a ping interval from now.
+        let next = self.live.answer_due().unwrap_or(now + self.live.ping_every);
+        if self.check.deadline() != next {
+            self.check.as_mut().reset(next);
+        }
+        if self.check.as_mut().poll(cx).is_ready() {
+            cx.waker().wake_by_ref();
+        }
+        Poll::Pending
+    }
+}
 
 impl Closing {
-    pub fn new(stop: CancellationToken, goodbyes: TaskTracker) -> Self {
-        Self { stop, goodbyes }
+    pub fn new(
+        stop: CancellationToken,
+        goodbyes: TaskTracker,
+        ping_every: Duration,
+        answer_within: Duration,
+    ) -> Self {
+        Self {
+            stop,
+            goodbyes,
+            ping_every,
+            answer_within,
+        }
     }
 
     /// Splits an upgraded socket into halves that end, and say goodbye, on shutdown.
     pub fn split(&self, socket: WebSocket) -> (ClosingSink, Incoming) {
         let (sink, stream) = socket.split();
-        let incoming = stream.take_until(Box::pin(self.stop.clone().cancelled_owned()));
+        let live = Arc::new(Liveness::new(self.ping_every, self.answer_within));
+        let incoming = Incoming {
+            inner: stream.take_until(Box::pin(self.stop.clone().cancelled_owned())),
+            live: live.clone(),
+            check: Box::pin(tokio::time::sleep(self.ping_every)),
+        };
         let sink = ClosingSink {
             inner: Some(sink),
             closing: self.clone(),
             open: self.goodbyes.token(),
+            live,
         };
         (sink, incoming)
     }
@@ -68,6 +197,7 @@ pub struct ClosingSink {
     closing: Closing,
     /// Held while the socket is open and until its goodbye is written.
     open: TaskTrackerToken,
+    live: Arc<Liveness>,
 }
 
 impl ClosingSink {
@@ -79,7 +209,13 @@ impl ClosingSink {
 impl Sink<Message> for ClosingSink {
     type Error = axum::Error;
 
+    /// A ping goes ahead of the message when one is due.
     fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.live.ping_due() {
+            ready!(self.inner().poll_ready(cx))?;
+            self.inner().start_send(Message::Ping(Default::default()))?;
+            self.live.pinged();
+        }
         self.inner().poll_ready(cx)
     }
 

@@ -224,18 +224,23 @@ pub fn unpack_samples(start_ms: u64, chunk: &[u8]) -> Result<Vec<Sample>, StoreE
     let deltas = r.column(n)?;
     let (clients, bots, max_clients, up) = (r.small(n)?, r.small(n)?, r.small(n)?, r.small(n)?);
     let mut at = start_ms / 1000;
-    Ok((0..n)
+    (0..n)
         .map(|i| {
-            at = at.saturating_add(deltas[i]);
-            Sample {
-                at_ms: at.saturating_mul(1000),
+            // A time past what a millisecond clock can count is a corrupt chunk, not a sample
+            // (saturating it once made a chunk that did not pack back to itself).
+            at = at
+                .checked_add(deltas[i])
+                .filter(|s| s.checked_mul(1000).is_some())
+                .ok_or(StoreError::Corrupt("sample time out of range"))?;
+            Ok(Sample {
+                at_ms: at * 1000,
                 clients: clients[i],
                 bots: bots[i],
                 max_clients: max_clients[i],
                 up: up[i] != 0,
-            }
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// Packs buckets of `step_ms` (in time order, none before `start_ms`).
@@ -297,16 +302,31 @@ pub fn unpack_buckets(
     let max_clients = r.small(n)?;
     let count = |v: u64| u32::try_from(v).map_err(|_| StoreError::Corrupt("count out of range"));
     let mut index = 0u64;
+    // Values past their type's range are a corrupt chunk (saturating them once made chunks
+    // that did not pack back to themselves).
+    let corrupt = |what| StoreError::Corrupt(what);
     (0..n)
         .map(|i| {
-            index = index.saturating_add(steps[i]);
+            index = index
+                .checked_add(steps[i])
+                .ok_or(corrupt("bucket index out of range"))?;
+            let start = index
+                .checked_mul(step_ms)
+                .and_then(|offset| start_ms.checked_add(offset))
+                .ok_or(corrupt("bucket time out of range"))?;
+            let sum = u64::from(min[i])
+                .checked_mul(up[i])
+                .and_then(|floor| excess[i].checked_add(floor))
+                .ok_or(corrupt("bucket sum out of range"))?;
             Ok(Bucket {
-                start_ms: start_ms.saturating_add(index.saturating_mul(step_ms)),
+                start_ms: start,
                 polls: count(polls[i])?,
                 up: count(up[i])?,
                 min: min[i],
-                max: min[i].saturating_add(spread[i]),
-                sum: excess[i].saturating_add(u64::from(min[i]).saturating_mul(up[i])),
+                max: min[i]
+                    .checked_add(spread[i])
+                    .ok_or(corrupt("bucket maximum out of range"))?,
+                sum,
                 bots_max: bots_max[i],
                 max_clients: max_clients[i],
             })
@@ -454,6 +474,30 @@ mod tests {
                 .collect();
             let chunk = pack_buckets(0, 300_000, &buckets);
             proptest::prop_assert_eq!(unpack_buckets(0, 300_000, &chunk).unwrap(), buckets);
+        }
+    }
+
+    /// Found by the `history_chunk` fuzz target: a chunk whose time deltas run past what a
+    /// millisecond clock can count once decoded to saturated times, which packed back to
+    /// other bytes. It is corrupt.
+    #[test]
+    fn a_chunk_whose_times_run_past_the_clock_is_corrupt() {
+        let crash = [
+            0x01, 0x33, 0x14, 0x0b, 0xeb, 0x83, 0x01, 0xff, 0x14, 0x16, 0xcf, 0x08, 0x14, 0x14,
+            0x25, 0x3b, 0x7a, 0xf4, 0x77, 0x77, 0x77, 0x77, 0x03, 0x00, 0xff, 0x00, 0x00, 0x14,
+            0x14,
+        ];
+        let start = 1_700_000_000_000;
+        assert!(matches!(
+            unpack_samples(start, &crash),
+            Err(StoreError::Corrupt("sample time out of range"))
+        ));
+        // Its samples and buckets, whatever else the fuzzer finds, pack back to themselves.
+        for chunk in [&crash[..], &deflate(&crash)] {
+            if let Ok(samples) = unpack_samples(start, chunk) {
+                let again = unpack_samples(start, &pack_samples(start, &samples)).unwrap();
+                assert_eq!(again, samples);
+            }
         }
     }
 

@@ -38,6 +38,9 @@ fn client(url: String) -> JoinHandle<()> {
 struct Sample {
     minute: f64,
     resident_mib: f64,
+    /// Live allocations (jemalloc's count): flat while resident memory creeps means pages kept,
+    /// not a leak.
+    allocated_mib: f64,
     fds: f64,
     tasks: f64,
 }
@@ -57,6 +60,7 @@ async fn sample(http: &str, began: Instant) -> anyhow::Result<Sample> {
     Ok(Sample {
         minute: began.elapsed().as_secs_f64() / 60.0,
         resident_mib: value("muster_process_resident_memory_bytes") / (1024.0 * 1024.0),
+        allocated_mib: value("muster_allocator_allocated_bytes") / (1024.0 * 1024.0),
         fds: value("muster_process_open_fds"),
         tasks: value("muster_runtime_tasks"),
     })
@@ -172,8 +176,8 @@ async fn main() -> anyhow::Result<()> {
         }
         let s = sample(&http, began).await?;
         eprintln!(
-            "soak: {:>5.1} min  {:>7.1} MiB  {:>5} fds  {:>5} tasks",
-            s.minute, s.resident_mib, s.fds, s.tasks
+            "soak: {:>5.1} min  {:>7.1} MiB resident  {:>7.1} MiB allocated  {:>5} fds  {:>5} tasks",
+            s.minute, s.resident_mib, s.allocated_mib, s.fds, s.tasks
         );
         samples.push(s);
     }
@@ -182,6 +186,7 @@ async fn main() -> anyhow::Result<()> {
         .filter(|s| s.minute >= warmup.as_secs_f64() / 60.0)
         .collect();
     let memory = trend(&after, |s| s.resident_mib);
+    let allocated = trend(&after, |s| s.allocated_mib);
     let fds = trend(&after, |s| s.fds);
     let tasks = trend(&after, |s| s.tasks);
     // Flat: over the measured window, no steady growth beyond a few percent of the level.
@@ -198,10 +203,12 @@ async fn main() -> anyhow::Result<()> {
         "warmup_minutes": warmup.as_secs() / 60,
         "samples": after.len(),
         "resident_mib": memory,
+        "allocated_mib": allocated,
         "open_fds": fds,
         "tasks": tasks,
         "flat": {
             "memory": flat(&memory),
+            "allocated": flat(&allocated),
             "fds": flat(&fds),
             "tasks": flat(&tasks),
         },

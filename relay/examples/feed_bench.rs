@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bench_util::{
-    cpu_seconds, free_port, free_tcp_port, rss_kib, start, start_relay, unix_us, wait_online,
+    cpu_seconds, free_port, free_tcp_port, rss_kib, start_fleet, start_relay, unix_us, wait_online,
 };
 use futures_util::StreamExt;
 use protocol::relay_api::feed::{FeedMessage, Field};
@@ -118,23 +118,12 @@ async fn main() -> anyhow::Result<()> {
     // Consecutive ports from a free one: the fleet binds BASE..BASE+N.
     let base = 31000 + (std::process::id() % 20) as u16 * 1000;
     let (master_port, http_port) = (free_port(), free_tcp_port());
-    let _lab = start(
-        bin.join("muster-lab"),
-        &[
-            "--servers",
-            &servers.to_string(),
-            "--port",
-            &base.to_string(),
-            "--master-port",
-            &master_port.to_string(),
-            "--churn",
-            "5",
-            "--seed",
-            "13",
-            "--list-eof",
-        ]
-        .map(String::from),
-        "muster-lab:",
+    let _lab = start_fleet(
+        &bin,
+        servers,
+        base,
+        master_port,
+        &["--churn", "5", "--seed", "13", "--list-eof"],
     )?;
     let relay = start_relay(
         &bin,

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bench_util::{free_tcp_port, start, wait_online};
+use bench_util::{free_tcp_port, start, start_fleet, wait_online};
 use futures_util::StreamExt;
 use relay::metrics::exposition::parse;
 use serde_json::json;
@@ -111,23 +111,12 @@ async fn main() -> anyhow::Result<()> {
     let base = 31000 + (std::process::id() % 20) as u16 * 1000;
     // The master right after the fleet, so no port handed out elsewhere falls inside it.
     let (master_port, http_port) = (base + servers as u16, free_tcp_port());
-    let _lab = start(
-        bin.join("muster-lab"),
-        &[
-            "--servers",
-            &servers.to_string(),
-            "--port",
-            &base.to_string(),
-            "--master-port",
-            &master_port.to_string(),
-            "--churn",
-            "5",
-            "--map-time",
-            "120",
-            "--list-eof",
-        ]
-        .map(String::from),
-        "muster-lab:",
+    let _lab = start_fleet(
+        &bin,
+        servers,
+        base,
+        master_port,
+        &["--churn", "5", "--map-time", "120", "--list-eof"],
     )?;
     let mut relay_args = bench_util::relay_args(http_port, master_port, &dir);
     relay_args.extend(

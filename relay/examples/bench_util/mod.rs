@@ -156,6 +156,29 @@ pub fn start_relay(
     start(bin.join("muster"), &args, "muster: serving")
 }
 
+/// A lab fleet of `servers` on consecutive ports from `base`, its master on `master_port`,
+/// with `extra` flags.
+pub fn start_fleet(
+    bin: &std::path::Path,
+    servers: usize,
+    base: u16,
+    master_port: u16,
+    extra: &[&str],
+) -> anyhow::Result<Process> {
+    let mut args: Vec<String> = [
+        "--servers",
+        &servers.to_string(),
+        "--port",
+        &base.to_string(),
+        "--master-port",
+        &master_port.to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    start(bin.join("muster-lab"), &args, "muster-lab:")
+}
+
 /// Waits until the relay at `http` lists `count` servers online.
 pub async fn wait_online(
     http: &str,

@@ -155,11 +155,6 @@ impl Guard {
         self.upgrades.shrink_to_fit();
     }
 
-    /// WebSockets open now, in all.
-    pub fn open_sockets(&self) -> usize {
-        self.sockets.lock().total
-    }
-
     fn limited(
         &self,
         reason: &'static str,

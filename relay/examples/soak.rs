@@ -5,7 +5,8 @@
 //! resident memory, open descriptors and runtime tasks. The goal is all three flat after the
 //! warm-up: the last line printed is one JSON object with the samples' trend.
 //!
-//! Usage: soak [MINUTES] [PAGES] [VIEWERS] [SERVERS]; MUSTER_BIN_DIR names the release binaries.
+//! Usage: soak [MINUTES] [PAGES] [VIEWERS] [SERVERS] [RELAY FLAGS...] (`--no-history`, say, to
+//! tell the relay's own growth from its store's); MUSTER_BIN_DIR names the release binaries.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -128,6 +129,7 @@ async fn main() -> anyhow::Result<()> {
         ]
         .map(String::from),
     );
+    relay_args.extend(args.iter().skip(4).cloned());
     let _relay = start(bin.join("muster"), &relay_args, "muster: serving")?;
     let http = format!("127.0.0.1:{http_port}");
     wait_online(&http, servers * 9 / 10, Duration::from_secs(120)).await?;

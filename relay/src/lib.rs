@@ -305,8 +305,13 @@ impl Relay {
     /// recordings with the end marker; the poller stops; the cluster's leases are released at
     /// once (another relay need not wait out their TTL); what the history holds is written.
     pub async fn shutdown(mut self) -> ShutdownReport {
-        use std::time::{Duration, Instant};
+        use std::time::Duration;
+        use tokio::time::{timeout_at, Instant};
         let began = Instant::now();
+        // Each step waits at most its own share, and all of them together at most
+        // SHUTDOWN_WITHIN, so a step that hangs cannot push the exit past it.
+        let deadline = began + SHUTDOWN_WITHIN;
+        let until = |share: Duration| deadline.min(Instant::now() + share);
         let leases = self
             .cluster
             .as_ref()
@@ -315,19 +320,24 @@ impl Relay {
         // Every socket open now is tracked until its close frame is written.
         let sockets_closed = self.goodbyes.len();
         self.stop.cancel();
-        let hubs = self.hubs.close_all(Duration::from_secs(4)).await;
+        let hubs = self.hubs.close_all(Duration::from_secs(3)).await;
         self.goodbyes.close();
-        let _ = tokio::time::timeout(Duration::from_secs(3), self.goodbyes.wait()).await;
-        let _ = tokio::time::timeout(Duration::from_secs(4), &mut self.server).await;
+        let _ = timeout_at(until(Duration::from_millis(1500)), self.goodbyes.wait()).await;
+        let _ = timeout_at(until(Duration::from_millis(1500)), &mut self.server).await;
         self.server.abort();
         // The poller, the feed and the cluster's roles (their leases let go as they drop).
         self.tasks.shutdown().await;
         let mut leases_released = 0;
         if let Some(cluster) = &self.cluster {
-            leases_released = cluster.release(leases, Duration::from_secs(2)).await;
+            let share =
+                until(Duration::from_millis(1500)).saturating_duration_since(Instant::now());
+            leases_released = cluster.release(leases, share).await;
         }
         let history_flushed = match &self.history {
-            Some(history) => history.log.sync(Duration::from_secs(3)).await,
+            Some(history) => {
+                let share = deadline.saturating_duration_since(Instant::now());
+                history.log.sync(share).await
+            }
             None => true,
         };
         ShutdownReport {
@@ -339,6 +349,10 @@ impl Relay {
         }
     }
 }
+
+/// How long [`Relay::shutdown`] takes at most, whatever hangs: under the 10 s a service
+/// manager is usually given (the README's unit allows 15).
+pub const SHUTDOWN_WITHIN: std::time::Duration = std::time::Duration::from_secs(9);
 
 /// What [`Relay::shutdown`] did, for the log.
 #[derive(Debug)]

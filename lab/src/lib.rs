@@ -28,6 +28,9 @@ pub use sessions::{SessionConfig, Truth};
 /// How to lay out a fleet.
 #[derive(Clone, Debug)]
 pub struct LabConfig {
+    /// The address every socket binds: 127.0.0.1, or an address of a namespace the lab runs
+    /// in (the chaos run puts the lab behind an impaired link).
+    pub host: Ipv4Addr,
     /// Number of game servers.
     pub servers: usize,
     /// The first server's port; the others follow it. 0 lets each server take any free port.
@@ -120,6 +123,7 @@ impl FaultPlan {
 impl Default for LabConfig {
     fn default() -> Self {
         Self {
+            host: Ipv4Addr::LOCALHOST,
             servers: 24,
             base_port: 28960,
             master_port: 20611,
@@ -181,9 +185,9 @@ pub struct Lab {
 /// Receive buffer of every lab socket: the master takes a whole fleet's heartbeats at once.
 const RECEIVE_BUFFER: usize = 4 << 20;
 
-async fn bind(port: u16) -> anyhow::Result<(UdpSocket, SocketAddrV4)> {
+async fn bind(host: Ipv4Addr, port: u16) -> anyhow::Result<(UdpSocket, SocketAddrV4)> {
     use socket2::{Domain, Protocol, Socket, Type};
-    let addr = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
+    let addr = SocketAddrV4::new(host, port);
     let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
     // The kernel may cap the buffer; a smaller one only delays verification.
     let _ = socket.set_recv_buffer_size(RECEIVE_BUFFER);
@@ -199,12 +203,12 @@ async fn bind(port: u16) -> anyhow::Result<(UdpSocket, SocketAddrV4)> {
 }
 
 impl Lab {
-    /// Binds every socket on 127.0.0.1 and starts the fleet.
+    /// Binds every socket on `config.host` and starts the fleet.
     pub async fn start(config: LabConfig) -> anyhow::Result<Self> {
         let mut tasks = JoinSet::new();
         let (shutdown, stopping) = tokio::sync::watch::channel(false);
         let registry = master::Registry::default();
-        let (master_socket, master_addr) = bind(config.master_port).await?;
+        let (master_socket, master_addr) = bind(config.host, config.master_port).await?;
         tasks.spawn(master::run(
             master_socket,
             registry.clone(),
@@ -234,7 +238,7 @@ impl Lab {
                 0 => 0,
                 base => u16::try_from(usize::from(base) + i).context("port range past 65535")?,
             };
-            let (socket, addr) = bind(port).await?;
+            let (socket, addr) = bind(config.host, port).await?;
             let mut generated = ServerProfile::generate(i, &mut rng);
             if let Some(players) = config.players {
                 generated.fill(players, &mut rng);
@@ -265,7 +269,7 @@ impl Lab {
         }
         let wulfram = match config.wulfram_port {
             Some(port) => {
-                let (listener, udp) = wulfram::bind(port).await?;
+                let (listener, udp) = wulfram::bind(config.host, port).await?;
                 let addr = listener.local_addr()?;
                 tasks.spawn(wulfram::run(listener, udp));
                 Some(addr)

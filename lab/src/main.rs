@@ -10,6 +10,9 @@ use lab::{FaultPlan, Lab, LabConfig};
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Args {
+    /// The address to bind: 127.0.0.1, or an address of the network namespace the lab runs in.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: std::net::Ipv4Addr,
     /// Number of game servers.
     #[arg(long, default_value_t = 24)]
     servers: usize,
@@ -109,6 +112,7 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let args = Args::parse();
     let config = LabConfig {
+        host: args.host,
         servers: args.servers,
         base_port: args.port,
         master_port: args.master_port,

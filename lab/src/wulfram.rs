@@ -19,10 +19,10 @@ const MAX_PEERS: usize = 64;
 const IDLE: Duration = Duration::from_secs(60);
 const TICK: Duration = Duration::from_millis(20);
 
-/// Binds TCP and UDP on `port` of 127.0.0.1 (0: any port free for both) and serves them.
-pub async fn bind(port: u16) -> anyhow::Result<(TcpListener, UdpSocket)> {
+/// Binds TCP and UDP on `port` of `host` (0: any port free for both) and serves them.
+pub async fn bind(host: std::net::Ipv4Addr, port: u16) -> anyhow::Result<(TcpListener, UdpSocket)> {
     for _ in 0..32 {
-        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+        let listener = TcpListener::bind((host, port)).await?;
         match UdpSocket::bind(listener.local_addr()?).await {
             Ok(udp) => return Ok((listener, udp)),
             Err(e) if port != 0 => return Err(e.into()),

@@ -22,11 +22,12 @@ pub enum Reachability {
     Pending,
     /// Answered the latest refresh.
     Online,
-    /// Did not answer the latest refresh after every retry.
+    /// Did not answer the latest two refreshes (or the first) after every retry.
     Unreachable,
     /// Answered the latest refresh only with replies that do not parse.
     Malformed,
-    /// What it last answered before the relay restarted; not asked again yet.
+    /// What it last answered, kept: before the relay restarted and not asked again yet, or
+    /// before the one refresh it has just missed.
     Stale,
 }
 

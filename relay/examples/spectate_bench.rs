@@ -7,16 +7,16 @@
 //!
 //! Usage: spectate_bench [VIEWERS] [SECONDS]; MUSTER_BIN_DIR names the release binaries.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bench_util::{
-    cpu_seconds, free_port, free_tcp_port, rss_kib, start, start_relay, unix_us, wait_online,
+    coverage, cpu_seconds, free_port, free_tcp_port, read_truth, rss_kib, start, start_relay,
+    unix_us, wait_online,
 };
 use futures_util::StreamExt;
-use protocol::relay_api::watch::{apply, MatchView, Team, WatchMessage};
+use protocol::relay_api::watch::{apply, MatchView, WatchMessage};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -103,67 +103,6 @@ async fn viewer(
         }
     }
     measured
-}
-
-type Truth = BTreeMap<i32, Vec<(u8, [f64; 3], bool)>>;
-
-fn read_truth(path: &std::path::Path) -> Truth {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let mut frames = Truth::new();
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let soldiers = v["soldiers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| {
-                let o = &s["origin"];
-                (
-                    s["client"].as_u64().unwrap_or(0) as u8,
-                    [0, 1, 2].map(|i| o[i].as_f64().unwrap_or(0.0)),
-                    s["alive"].as_bool().unwrap_or(false),
-                )
-            })
-            .collect();
-        frames.insert(v["server_time"].as_i64().unwrap_or(0) as i32, soldiers);
-    }
-    frames
-}
-
-/// Coverage (living players shown with a position at most 1 s old) and the mean distance from
-/// what is shown to where they truly are, over the sampled views.
-fn coverage(samples: &[MatchView], truth: &Truth) -> (f64, f64) {
-    let (mut alive, mut covered, mut error, mut errors) = (0u64, 0u64, 0.0f64, 0u64);
-    for view in samples {
-        let Some(frame) = truth.get(&view.server_time) else {
-            continue;
-        };
-        for (client, origin, living) in frame {
-            if !living {
-                continue;
-            }
-            alive += 1;
-            let shown = view
-                .players
-                .iter()
-                .find(|p| p.client == *client && p.team != Team::Spectator);
-            let Some(p) = shown else { continue };
-            let Some(seen) = p.seen else { continue };
-            if view.server_time - seen <= 1000 {
-                covered += 1;
-                let dx = origin[0] - f64::from(p.origin[0]);
-                let dy = origin[1] - f64::from(p.origin[1]);
-                error += (dx * dx + dy * dy).sqrt();
-                errors += 1;
-            }
-        }
-    }
-    (
-        covered as f64 / alive.max(1) as f64,
-        error / errors.max(1) as f64,
-    )
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {

@@ -213,6 +213,17 @@ async fn silent_masters_and_servers_are_reported_not_hidden() {
     let relay = start_relay(&lab, vec![], Duration::from_secs(1)).await;
     follow_until(&relay, LIMIT, |v| all_online(&v.servers, 3)).await;
     drop(lab);
+    // One missed refresh: kept, marked stale; the second: down.
+    let view = follow_until(&relay, LIMIT, |v| {
+        v.servers
+            .values()
+            .all(|s| s.reachability == Reachability::Stale)
+    })
+    .await;
+    assert!(view
+        .servers
+        .values()
+        .all(|s| !s.players.is_empty() || s.clients == 0));
     let view = follow_until(&relay, LIMIT, |v| {
         v.servers
             .values()

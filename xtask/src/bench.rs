@@ -340,6 +340,12 @@ fn demo(root: &Path, args: &[String]) -> Result<()> {
 /// (relay/examples/NAME.rs): `spectate_bench` (a 32-player match, 1,000 viewers) and
 /// `feed_bench` (a 2,000-server fleet, 1,000 pages).
 pub fn example(root: &Path, name: &str, args: &[String]) -> Result<()> {
+    build_example(root, name)?;
+    crate::status(example_command(root, name).args(args))
+}
+
+/// Builds the release binaries and the relay's example `name`.
+pub fn build_example(_root: &Path, name: &str) -> Result<()> {
     crate::build_release_binaries()?;
     crate::status(Command::new("cargo").args([
         "build",
@@ -348,10 +354,12 @@ pub fn example(root: &Path, name: &str, args: &[String]) -> Result<()> {
         "muster-relay",
         "--example",
         name,
-    ]))?;
-    crate::status(
-        Command::new(root.join("target/release/examples").join(name))
-            .args(args)
-            .env("MUSTER_BIN_DIR", root.join("target/release")),
-    )
+    ]))
+}
+
+/// The built example `name`, told where the release binaries are.
+pub fn example_command(root: &Path, name: &str) -> Command {
+    let mut command = Command::new(root.join("target/release/examples").join(name));
+    command.env("MUSTER_BIN_DIR", root.join("target/release"));
+    command
 }

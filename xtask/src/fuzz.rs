@@ -146,7 +146,9 @@ pub fn run_targets(
                 command.arg(&kept).arg("--");
             }
         }
-        command.arg("-print_final_stats=1");
+        // A hang is a finding too: libFuzzer's default waits 20 minutes on one input (a demo
+        // whose seek never ended cost that); no input of ours takes a second.
+        command.args(["-print_final_stats=1", "-timeout=30"]);
         match budget {
             Budget::Seconds(s) => command.arg(format!("-max_total_time={s}")),
             Budget::Execs(n) => command.arg(format!("-runs={n}")),

@@ -2,6 +2,7 @@
 //! what is already at the right version), builds the page, then runs the demo or every test.
 
 mod bench;
+mod chaos;
 mod fuzz;
 mod nats;
 mod postgres;
@@ -43,7 +44,11 @@ commands:
                       corpus minimised after; executions a second per target; JSON
   soak [--minutes M] [PAGES VIEWERS SERVERS]
                       the relay held by 1,000 pages and 200 viewers on a 2,000-server fleet
-                      for M minutes (default 10): memory, descriptors, tasks; JSON";
+                      for M minutes (default 10): memory, descriptors, tasks; JSON
+  chaos [--cluster]   the relay and the lab in two network namespaces joined by a link with
+                      10% loss, 5% duplication and 100 ms +- 50 ms delay (as root): answers,
+                      a hub's model against the truth, a restarted server rejoined, the
+                      master down; with --cluster, two relays and one killed; JSON";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -56,6 +61,8 @@ fn main() -> Result<()> {
         Some("bench") => bench::run(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("soak") => soak(&root, &args[1..]),
+        Some("chaos") => chaos::run(&root, &args[1..]),
+        Some("chaos-inside") => chaos::inside(&root, &args[1..]),
         _ => {
             eprintln!("{USAGE}");
             bail!("unknown command {:?}", args.first())

@@ -4,12 +4,14 @@
 // Each bench uses a part of this.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
+use protocol::relay_api::watch::{MatchView, Team};
 
 /// A child process killed when dropped.
 pub struct Process(pub Child);
@@ -120,12 +122,17 @@ pub fn unix_us() -> u64 {
 /// `muster serve` on `http_port`, polling only the lab master on `master_port`, serving the
 /// page from `dist`.
 pub fn relay_args(http_port: u16, master_port: u16, dist: &std::path::Path) -> Vec<String> {
+    relay_args_for(http_port, &format!("127.0.0.1:{master_port}"), dist)
+}
+
+/// [`relay_args`] polling the master at `master` (`HOST:PORT`).
+pub fn relay_args_for(http_port: u16, master: &str, dist: &std::path::Path) -> Vec<String> {
     [
         "serve",
         "--listen",
         &format!("127.0.0.1:{http_port}"),
         "--master",
-        &format!("127.0.0.1:{master_port}"),
+        master,
         "--no-default-masters",
         "--no-lan",
         "--dist",
@@ -202,4 +209,67 @@ pub async fn wait_online(
         }
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
+}
+
+/// The lab's true match (`muster-lab --truth`): by server time, every soldier's client number,
+/// origin and whether they are alive.
+pub type Truth = BTreeMap<i32, Vec<(u8, [f64; 3], bool)>>;
+
+pub fn read_truth(path: &std::path::Path) -> Truth {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut frames = Truth::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let soldiers = v["soldiers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                let o = &s["origin"];
+                (
+                    s["client"].as_u64().unwrap_or(0) as u8,
+                    [0, 1, 2].map(|i| o[i].as_f64().unwrap_or(0.0)),
+                    s["alive"].as_bool().unwrap_or(false),
+                )
+            })
+            .collect();
+        frames.insert(v["server_time"].as_i64().unwrap_or(0) as i32, soldiers);
+    }
+    frames
+}
+
+/// Coverage (living players shown with a position at most 1 s old) and the mean distance from
+/// what is shown to where they truly are, over the sampled views.
+pub fn coverage(samples: &[MatchView], truth: &Truth) -> (f64, f64) {
+    let (mut alive, mut covered, mut error, mut errors) = (0u64, 0u64, 0.0f64, 0u64);
+    for view in samples {
+        let Some(frame) = truth.get(&view.server_time) else {
+            continue;
+        };
+        for (client, origin, living) in frame {
+            if !living {
+                continue;
+            }
+            alive += 1;
+            let shown = view
+                .players
+                .iter()
+                .find(|p| p.client == *client && p.team != Team::Spectator);
+            let Some(p) = shown else { continue };
+            let Some(seen) = p.seen else { continue };
+            if view.server_time - seen <= 1000 {
+                covered += 1;
+                let dx = origin[0] - f64::from(p.origin[0]);
+                let dy = origin[1] - f64::from(p.origin[1]);
+                error += (dx * dx + dy * dy).sqrt();
+                errors += 1;
+            }
+        }
+    }
+    (
+        covered as f64 / alive.max(1) as f64,
+        error / errors.max(1) as f64,
+    )
 }

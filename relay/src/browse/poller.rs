@@ -245,7 +245,17 @@ impl Poller {
                 let rtt = reply.rtt.unwrap_or_default();
                 self.config.metrics.query("answered");
                 self.config.metrics.rtt.observe(rtt.as_secs_f64());
-                let server = server_info(reply.addr, info, status, rtt, &sources);
+                let mut server = server_info(reply.addr, info, status, rtt, &sources);
+                if reply.status.is_none() {
+                    // Every getstatus was lost while a getinfo got through (a lossy link): what
+                    // the server last said of its players and settings stands, not an empty list.
+                    if let Some(previous) = self.directory.server(&addr) {
+                        server.players = previous.players;
+                        server.bots = previous.bots;
+                        server.dedicated = previous.dedicated;
+                        server.cvars = previous.cvars;
+                    }
+                }
                 if let Some(log) = &self.log {
                     log.answered(&server);
                 }
@@ -260,7 +270,18 @@ impl Poller {
                     }
                     _ => {
                         self.config.metrics.query("timeout");
-                        Reachability::Unreachable
+                        // One refresh lost on a lossy link is not a server gone: what it last
+                        // said stays listed, marked stale, until a second refresh in a row
+                        // goes unanswered.
+                        let was_online = self
+                            .directory
+                            .server(&addr)
+                            .is_some_and(|s| s.reachability == Reachability::Online);
+                        if was_online {
+                            Reachability::Stale
+                        } else {
+                            Reachability::Unreachable
+                        }
                     }
                 };
                 if let Some(log) = &self.log {
@@ -354,4 +375,77 @@ pub fn server_info(
     let rtt_ms = rtt.as_millis().min(u128::from(u32::MAX)) as u32;
     let sources = sources.iter().cloned().collect();
     ServerInfo::from_answers(addr.to_string(), info, status, rtt_ms, unix_ms(), sources)
+}
+
+#[cfg(test)]
+mod tests {
+    use protocol::cod::oob::PlayerLine;
+
+    use super::*;
+
+    fn reply(outcome: Outcome, info: Option<InfoString>, status: Option<Status>) -> ServerReply {
+        ServerReply {
+            addr: "127.0.0.1:28960".parse().unwrap(),
+            outcome,
+            info,
+            status,
+            rtt: Some(Duration::from_millis(40)),
+            attempts: 3,
+        }
+    }
+
+    /// A lossy link loses whole refreshes now and then, or only the `statusResponse`: neither
+    /// may empty a server's player list or show it down at once.
+    #[tokio::test]
+    async fn a_lost_status_keeps_the_players_and_one_missed_refresh_is_only_stale() {
+        let directory = Arc::new(Directory::new(&[]));
+        let config = PollerConfig::default();
+        let (engine, _events) =
+            driver::start(config.engine.clone(), config.metrics.clone()).unwrap();
+        let mut poller = Poller {
+            directory: directory.clone(),
+            log: None,
+            engine,
+            known: HashMap::new(),
+            master_names: HashMap::new(),
+            cycle: BTreeSet::new(),
+            cycle_started: std::time::Instant::now(),
+            progress: Progress::default(),
+            config,
+        };
+        let info = InfoString::parse(
+            "\\hostname\\Lossy\\mapname\\mp_foy\\gametype\\tdm\\clients\\2\\sv_maxclients\\20",
+            1024,
+        )
+        .unwrap();
+        let status = Status {
+            info: InfoString::parse("\\dedicated\\2\\g_gametype\\tdm", 1024).unwrap(),
+            players: ["Ivan", "Otto"]
+                .map(|name| PlayerLine {
+                    score: 3,
+                    ping: 60,
+                    name: name.into(),
+                })
+                .to_vec(),
+        };
+        let shown = || directory.server("127.0.0.1:28960").unwrap();
+        poller.on_server(reply(Outcome::Answered, Some(info.clone()), Some(status)));
+        let answered = shown();
+        assert_eq!(answered.players.len(), 2);
+
+        poller.on_server(reply(Outcome::Answered, Some(info), None));
+        let info_only = shown();
+        assert_eq!(info_only.reachability, Reachability::Online);
+        assert_eq!(info_only.players, answered.players);
+        assert_eq!(info_only.cvars, answered.cvars);
+        assert_eq!(info_only.dedicated, Some(true));
+
+        poller.on_server(reply(Outcome::TimedOut, None, None));
+        let missed = shown();
+        assert_eq!(missed.reachability, Reachability::Stale);
+        assert_eq!(missed.players, answered.players);
+
+        poller.on_server(reply(Outcome::TimedOut, None, None));
+        assert_eq!(shown().reachability, Reachability::Unreachable);
+    }
 }

@@ -354,14 +354,12 @@ impl Timeline {
 
     /// Jumps to demo time `at_ms`: from the last kept position at or before it, forward.
     pub fn seek(&mut self, at_ms: u32) {
-        let from = self
-            .checkpoints
-            .iter()
-            .rposition(|c| c.at_ms <= at_ms)
-            .unwrap_or(0);
-        if let Some(checkpoint) = self.checkpoints.get(from) {
-            self.cursor = checkpoint.clone();
-        }
+        self.cursor = match self.checkpoints.iter().rposition(|c| c.at_ms <= at_ms) {
+            Some(from) => self.checkpoints[from].clone(),
+            // Before the first kept position, or a demo with none (no snapshot it could keep):
+            // from the first record. Never a cursor past `at_ms`, which would seek again.
+            None => Cursor::new(),
+        };
         self.advance_to(at_ms);
     }
 
@@ -373,5 +371,26 @@ impl Timeline {
     /// Positions kept for seeking.
     pub fn checkpoints(&self) -> usize {
         self.checkpoints.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the demo fuzz target (it hung): a file whose records keep no position to seek
+    /// from left the cursor at the end, so every seek back sought again, without end.
+    #[test]
+    fn a_seek_before_every_kept_position_plays_from_the_start() {
+        let data = include_bytes!("../../../tests/fixtures/demo-without-a-kept-position.dm_3");
+        let mut timeline = Timeline::open(data.to_vec()).unwrap();
+        let end = timeline.duration();
+        assert!(end > 0);
+        for at in [end / 2, 0, end, end / 3] {
+            timeline.seek(at);
+            assert!(timeline.position() <= at);
+        }
+        timeline.advance_to(u32::MAX);
+        assert!(timeline.finished());
     }
 }

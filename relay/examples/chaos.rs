@@ -479,6 +479,8 @@ struct Listed {
     correct: usize,
     /// The fields that differed.
     differing: BTreeSet<String>,
+    /// The first few differences, server, field, listed and true values, for the report.
+    examples: Vec<Value>,
 }
 
 async fn listed(http: &str, truth: &BTreeMap<String, Value>) -> anyhow::Result<Listed> {
@@ -497,9 +499,18 @@ async fn listed(http: &str, truth: &BTreeMap<String, Value>) -> anyhow::Result<L
         }
         if reachability == "online" || reachability == "stale" {
             listed.shown += 1;
-            let differs = differences(&comparable(server), expected);
+            let shown = comparable(server);
+            let differs = differences(&shown, expected);
             if differs.is_empty() {
                 listed.correct += 1;
+            }
+            for field in &differs {
+                if listed.examples.len() < 3 {
+                    listed.examples.push(json!({
+                        "server": server["addr"], "reachability": reachability, "field": field,
+                        "listed": shown[field.as_str()], "lab": expected[field.as_str()],
+                    }));
+                }
             }
             listed.differing.extend(differs);
         }
@@ -514,13 +525,19 @@ async fn check_servers(http: &str, bin: &Path) -> anyhow::Result<Value> {
     let began = Instant::now();
     let (mut samples, mut least_online, mut least_shown, mut least_correct) =
         (0, usize::MAX, usize::MAX, usize::MAX);
-    let mut differing = BTreeSet::new();
+    let (mut differing, mut examples) = (BTreeSet::new(), Vec::new());
     while began.elapsed() < WINDOW {
         let sample = listed(http, &truth).await?;
         least_online = least_online.min(sample.online);
         least_shown = least_shown.min(sample.shown);
         least_correct = least_correct.min(sample.correct);
         differing.extend(sample.differing);
+        if examples.len() < 3 {
+            examples.extend(sample.examples.into_iter().map(|mut e| {
+                e["sample"] = json!(samples);
+                e
+            }));
+        }
         samples += 1;
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
@@ -531,6 +548,7 @@ async fn check_servers(http: &str, bin: &Path) -> anyhow::Result<Value> {
         "least_shown": least_shown,
         "least_correct": least_correct,
         "fields_differing": differing,
+        "differences": examples,
         "met": least_shown == FLEET && least_correct == FLEET,
     }))
 }

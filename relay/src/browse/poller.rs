@@ -69,6 +69,8 @@ struct Poller {
     /// When the current refresh began (its duration is a metric).
     cycle_started: std::time::Instant,
     progress: Progress,
+    /// Servers asked again in this refresh because their answer came without any status.
+    asked_again: BTreeSet<SocketAddrV4>,
 }
 
 type Resolved = (String, Result<Vec<SocketAddrV4>, String>);
@@ -92,6 +94,7 @@ pub async fn run(directory: Arc<Directory>, config: PollerConfig, log: Option<Ar
         cycle: BTreeSet::new(),
         cycle_started: std::time::Instant::now(),
         progress: Progress::default(),
+        asked_again: BTreeSet::new(),
         config,
     };
     // Servers a previous run persisted are asked again with what listed them.
@@ -157,6 +160,7 @@ impl Poller {
 
     fn refresh_all(&mut self) {
         self.cycle.clear();
+        self.asked_again.clear();
         self.cycle_started = std::time::Instant::now();
         self.progress = Progress::default();
         let all: Vec<SocketAddrV4> = self.known.keys().copied().collect();
@@ -249,11 +253,20 @@ impl Poller {
                 if reply.status.is_none() {
                     // Every getstatus was lost while a getinfo got through (a lossy link): what
                     // the server last said of its players and settings stands, not an empty list.
-                    if let Some(previous) = self.directory.server(&addr) {
-                        server.players = previous.players;
-                        server.bots = previous.bots;
-                        server.dedicated = previous.dedicated;
-                        server.cvars = previous.cvars;
+                    match self.directory.server(&addr) {
+                        Some(previous) if !previous.cvars.is_empty() => {
+                            server.players = previous.players;
+                            server.bots = previous.bots;
+                            server.dedicated = previous.dedicated;
+                            server.cvars = previous.cvars;
+                        }
+                        // Nothing known of its players yet: asked again at once, not at the
+                        // next refresh (once a refresh, for a server that never gives status).
+                        _ => {
+                            if self.asked_again.insert(reply.addr) {
+                                self.engine.server(reply.addr);
+                            }
+                        }
                     }
                 }
                 if let Some(log) = &self.log {
@@ -397,7 +410,8 @@ mod tests {
     /// A lossy link loses whole refreshes now and then, or only the `statusResponse`: neither
     /// may empty a server's player list or show it down at once.
     #[tokio::test]
-    async fn a_lost_status_keeps_the_players_and_one_missed_refresh_is_only_stale() {
+    async fn a_lost_status_is_asked_again_or_keeps_the_players_and_one_missed_refresh_is_only_stale(
+    ) {
         let directory = Arc::new(Directory::new(&[]));
         let config = PollerConfig::default();
         let (engine, _events) =
@@ -411,6 +425,7 @@ mod tests {
             cycle: BTreeSet::new(),
             cycle_started: std::time::Instant::now(),
             progress: Progress::default(),
+            asked_again: BTreeSet::new(),
             config,
         };
         let info = InfoString::parse(
@@ -429,6 +444,12 @@ mod tests {
                 .to_vec(),
         };
         let shown = || directory.server("127.0.0.1:28960").unwrap();
+        // A first answer without its status: asked again at once (once a refresh).
+        poller.on_server(reply(Outcome::Answered, Some(info.clone()), None));
+        assert!(poller
+            .asked_again
+            .contains(&"127.0.0.1:28960".parse().unwrap()));
+        assert!(shown().players.is_empty());
         poller.on_server(reply(Outcome::Answered, Some(info.clone()), Some(status)));
         let answered = shown();
         assert_eq!(answered.players.len(), 2);

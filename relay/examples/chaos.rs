@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use bench_util::{
-    coverage, free_tcp_port, read_truth, relay_args_for, start, start_logged, wait_online, Process,
-    Truth,
+    coverage, free_tcp_port, lease_holder, match_args, read_truth, relay_args_for, start,
+    start_logged, wait_online, Process, Truth,
 };
 use futures_util::StreamExt;
 use protocol::relay_api::watch::{apply, MatchView, Team, WatchMessage};
@@ -235,29 +235,10 @@ fn fleet(bin: &Path) -> anyhow::Result<Process> {
 }
 
 fn match_server(bin: &Path, truth: &Path) -> anyhow::Result<Process> {
-    lab(
-        bin,
-        &[
-            "--servers",
-            "1",
-            "--players",
-            &PLAYERS.to_string(),
-            "--port",
-            &MATCH_PORT.to_string(),
-            "--master-port",
-            &(MASTER_PORT + 2).to_string(),
-            "--churn",
-            "0",
-            "--map-time",
-            "0",
-            "--seed",
-            "5",
-            "--truth",
-            &truth.display().to_string(),
-            "--heartbeat-to",
-            &master_addr(),
-        ],
-    )
+    let mut args = match_args(PLAYERS, MATCH_PORT, MASTER_PORT + 2, truth);
+    args.extend(["--heartbeat-to".into(), master_addr()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    lab(bin, &args)
 }
 
 /// The relays, restartable.
@@ -309,20 +290,10 @@ impl Site {
 
     /// Which live relay holds `lease`.
     async fn holder(&self, lease: &str) -> Option<usize> {
-        for i in 0..self.ports.len() {
-            if self.relays[i].is_none() {
-                continue;
-            }
-            let Ok(reply) = reqwest::get(format!("http://{}/api/cluster", self.http(i))).await
-            else {
-                continue;
-            };
-            let status: Value = reply.json().await.unwrap_or_default();
-            if status["leases"].get(lease).is_some() {
-                return Some(i);
-            }
-        }
-        None
+        let live: Vec<Option<String>> = (0..self.ports.len())
+            .map(|i| self.relays[i].as_ref().map(|_| self.http(i)))
+            .collect();
+        lease_holder(&live, lease).await
     }
 }
 

@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bench_util::{
-    cpu_seconds, free_port, free_tcp_port, relay_args, rss_kib, start, start_logged, unix_us,
-    Process,
+    cpu_seconds, free_port, free_tcp_port, lease_holder, relay_args, rss_kib, start, start_logged,
+    unix_us, Process,
 };
 use futures_util::StreamExt;
 use protocol::relay_api::watch::WatchMessage;
@@ -92,20 +92,10 @@ impl Site {
 
     /// Which relay holds `lease`, asking every live one.
     async fn holder(&self, lease: &str) -> Option<usize> {
-        for i in 0..self.ports.len() {
-            if self.relays[i].is_none() {
-                continue;
-            }
-            let Ok(reply) = reqwest::get(format!("http://{}/api/cluster", self.http(i))).await
-            else {
-                continue;
-            };
-            let status: Value = reply.json().await.unwrap_or_default();
-            if status["leases"].get(lease).is_some() {
-                return Some(i);
-            }
-        }
-        None
+        let live: Vec<Option<String>> = (0..self.ports.len())
+            .map(|i| self.relays[i].as_ref().map(|_| self.http(i)))
+            .collect();
+        lease_holder(&live, lease).await
     }
 
     async fn wait_holder(&self, lease: &str, limit: Duration) -> anyhow::Result<usize> {

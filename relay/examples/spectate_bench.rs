@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bench_util::{
-    coverage, cpu_seconds, free_port, free_tcp_port, read_truth, rss_kib, start, start_relay,
-    unix_us, wait_online,
+    coverage, cpu_seconds, free_port, free_tcp_port, match_args, read_truth, rss_kib, start,
+    start_relay, unix_us, wait_online,
 };
 use futures_util::StreamExt;
 use protocol::relay_api::watch::{apply, MatchView, WatchMessage};
@@ -125,25 +125,7 @@ async fn main() -> anyhow::Result<()> {
     let (lab_port, master_port, http_port) = (free_port(), free_port(), free_tcp_port());
     let _lab = start(
         bin.join("muster-lab"),
-        &[
-            "--servers",
-            "1",
-            "--players",
-            &PLAYERS.to_string(),
-            "--port",
-            &lab_port.to_string(),
-            "--master-port",
-            &master_port.to_string(),
-            "--churn",
-            "0",
-            "--map-time",
-            "0",
-            "--seed",
-            "5",
-            "--truth",
-            &truth_path.display().to_string(),
-        ]
-        .map(String::from),
+        &match_args(PLAYERS, lab_port, master_port, &truth_path),
         "muster-lab:",
     )?;
     let relay = start_relay(

@@ -273,3 +273,49 @@ pub fn coverage(samples: &[MatchView], truth: &Truth) -> (f64, f64) {
         error / errors.max(1) as f64,
     )
 }
+
+/// `muster-lab` flags for one frozen match of `players` on `port` (its master on
+/// `master_port`) that writes its true match to `truth`.
+pub fn match_args(
+    players: usize,
+    port: u16,
+    master_port: u16,
+    truth: &std::path::Path,
+) -> Vec<String> {
+    [
+        "--servers",
+        "1",
+        "--players",
+        &players.to_string(),
+        "--port",
+        &port.to_string(),
+        "--master-port",
+        &master_port.to_string(),
+        "--churn",
+        "0",
+        "--map-time",
+        "0",
+        "--seed",
+        "5",
+        "--truth",
+        &truth.display().to_string(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// Which of the relays (their HTTP addresses; `None` for one that is down) holds the cluster
+/// lease `lease`, by their own `/api/cluster`.
+pub async fn lease_holder(relays: &[Option<String>], lease: &str) -> Option<usize> {
+    for (i, http) in relays.iter().enumerate() {
+        let Some(http) = http else { continue };
+        let Ok(reply) = reqwest::get(format!("http://{http}/api/cluster")).await else {
+            continue;
+        };
+        let status: serde_json::Value = reply.json().await.unwrap_or_default();
+        if status["leases"].get(lease).is_some() {
+            return Some(i);
+        }
+    }
+    None
+}

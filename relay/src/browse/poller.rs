@@ -85,18 +85,7 @@ pub async fn run(directory: Arc<Directory>, config: PollerConfig, log: Option<Ar
         }
     };
     let (resolved_tx, mut resolved_rx) = mpsc::channel::<Resolved>(64);
-    let mut poller = Poller {
-        directory,
-        log,
-        engine,
-        known: HashMap::new(),
-        master_names: HashMap::new(),
-        cycle: BTreeSet::new(),
-        cycle_started: std::time::Instant::now(),
-        progress: Progress::default(),
-        asked_again: BTreeSet::new(),
-        config,
-    };
+    let mut poller = Poller::new(directory, config, log, engine);
     // Servers a previous run persisted are asked again with what listed them.
     for server in poller.directory.servers() {
         if let Ok(addr) = server.addr.parse::<SocketAddrV4>() {
@@ -127,6 +116,26 @@ pub async fn run(directory: Arc<Directory>, config: PollerConfig, log: Option<Ar
 }
 
 impl Poller {
+    fn new(
+        directory: Arc<Directory>,
+        config: PollerConfig,
+        log: Option<Arc<dyn PollLog>>,
+        engine: driver::QueryHandle,
+    ) -> Self {
+        Self {
+            directory,
+            log,
+            engine,
+            known: HashMap::new(),
+            master_names: HashMap::new(),
+            cycle: BTreeSet::new(),
+            cycle_started: std::time::Instant::now(),
+            progress: Progress::default(),
+            asked_again: BTreeSet::new(),
+            config,
+        }
+    }
+
     /// Adds a server to the set we may query; a new one is queried at once.
     fn learn(&mut self, addr: SocketAddrV4, source: &str) {
         let sources = self.known.entry(addr).or_default();
@@ -416,18 +425,7 @@ mod tests {
         let config = PollerConfig::default();
         let (engine, _events) =
             driver::start(config.engine.clone(), config.metrics.clone()).unwrap();
-        let mut poller = Poller {
-            directory: directory.clone(),
-            log: None,
-            engine,
-            known: HashMap::new(),
-            master_names: HashMap::new(),
-            cycle: BTreeSet::new(),
-            cycle_started: std::time::Instant::now(),
-            progress: Progress::default(),
-            asked_again: BTreeSet::new(),
-            config,
-        };
+        let mut poller = Poller::new(directory.clone(), config, None, engine);
         let info = InfoString::parse(
             "\\hostname\\Lossy\\mapname\\mp_foy\\gametype\\tdm\\clients\\2\\sv_maxclients\\20",
             1024,

@@ -599,6 +599,8 @@ async fn run(bin: &Path, dir: &Path, cluster: bool) -> anyhow::Result<Value> {
     let listed_after_s = round(began.elapsed().as_secs_f64(), 1);
     let http = site.http(0);
     eprintln!("chaos: the relay lists every server after {listed_after_s} s; checking answers");
+    // One refresh first: a first answer that came without its status is being asked again.
+    tokio::time::sleep(Duration::from_secs(5)).await;
     let servers = check_servers(&http, bin).await?;
 
     eprintln!("chaos: watching the match");

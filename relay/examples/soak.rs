@@ -176,6 +176,10 @@ async fn main() -> anyhow::Result<()> {
         .into_iter()
         .filter(|s| s.minute >= warmup.as_secs_f64() / 60.0)
         .collect();
+    // The second half alone: whether growth after the warm-up is settling or steady.
+    let second_half = &after[after.len() / 2..];
+    let late_memory = trend(second_half, |s| s.resident_mib);
+    let late_allocated = trend(second_half, |s| s.allocated_mib);
     let memory = trend(&after, |s| s.resident_mib);
     let allocated = trend(&after, |s| s.allocated_mib);
     let fds = trend(&after, |s| s.fds);
@@ -197,6 +201,7 @@ async fn main() -> anyhow::Result<()> {
         "allocated_mib": allocated,
         "open_fds": fds,
         "tasks": tasks,
+        "second_half": { "resident_mib": late_memory, "allocated_mib": late_allocated },
         "flat": {
             "memory": flat(&memory),
             "allocated": flat(&allocated),

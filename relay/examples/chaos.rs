@@ -468,6 +468,11 @@ async fn listed(http: &str, truth: &BTreeMap<String, Value>) -> anyhow::Result<L
         if reachability == "online" {
             listed.online += 1;
         }
+        if reachability != "online" && reachability != "stale" && listed.examples.len() < 3 {
+            listed
+                .examples
+                .push(json!({ "server": server["addr"], "reachability": reachability }));
+        }
         if reachability == "online" || reachability == "stale" {
             listed.shown += 1;
             let shown = comparable(server);

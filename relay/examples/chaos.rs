@@ -38,8 +38,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use bench_util::{
-    coverage, free_tcp_port, lease_holder, match_args, read_truth, relay_args_for, start,
-    start_logged, wait_online, Process, Truth,
+    coverage, match_args, read_truth, relay_args_for, start, wait_online, Process, Relays, Truth,
 };
 use futures_util::StreamExt;
 use protocol::relay_api::watch::{apply, MatchView, Team, WatchMessage};
@@ -241,18 +240,15 @@ fn match_server(bin: &Path, truth: &Path) -> anyhow::Result<Process> {
     lab(bin, &args)
 }
 
-/// The relays, restartable.
+/// The relays, restartable, and the cluster's engines they join.
 struct Site {
-    bin: PathBuf,
-    dir: PathBuf,
+    relays: Relays,
     cluster: Option<(String, String)>,
-    ports: Vec<u16>,
-    relays: Vec<Option<Process>>,
 }
 
 impl Site {
     fn start_relay(&mut self, i: usize) -> anyhow::Result<()> {
-        let mut args = relay_args_for(self.ports[i], &master_addr(), &self.dir);
+        let mut args = relay_args_for(self.relays.ports[i], &master_addr(), &self.relays.dir);
         args.extend(
             [
                 "--spectate-delay",
@@ -274,26 +270,7 @@ impl Site {
             ]),
             None => args.push("--no-history".into()),
         }
-        let log = self.dir.join(format!("relay-{i}.log"));
-        self.relays[i] = Some(start_logged(
-            self.bin.join("muster"),
-            &args,
-            "muster: serving",
-            Some(&log),
-        )?);
-        Ok(())
-    }
-
-    fn http(&self, i: usize) -> String {
-        format!("127.0.0.1:{}", self.ports[i])
-    }
-
-    /// Which live relay holds `lease`.
-    async fn holder(&self, lease: &str) -> Option<usize> {
-        let live: Vec<Option<String>> = (0..self.ports.len())
-            .map(|i| self.relays[i].as_ref().map(|_| self.http(i)))
-            .collect();
-        lease_holder(&live, lease).await
+        self.relays.start(i, &args)
     }
 }
 
@@ -588,21 +565,18 @@ async fn run(bin: &Path, dir: &Path, cluster: bool) -> anyhow::Result<Value> {
     let truth_before = dir.join("truth-1.jsonl");
     let match_lab = match_server(bin, &truth_before)?;
     let mut site = Site {
-        bin: bin.to_owned(),
-        dir: dir.to_owned(),
+        relays: Relays::new(bin.to_owned(), dir.to_owned(), relays),
         cluster: engines,
-        ports: (0..relays).map(|_| free_tcp_port()).collect(),
-        relays: (0..relays).map(|_| None).collect(),
     };
     for i in 0..relays {
         site.start_relay(i)?;
     }
     let began = Instant::now();
     for i in 0..relays {
-        wait_online(&site.http(i), FLEET + 1, Duration::from_secs(120)).await?;
+        wait_online(&site.relays.http(i), FLEET + 1, Duration::from_secs(120)).await?;
     }
     let listed_after_s = round(began.elapsed().as_secs_f64(), 1);
-    let http = site.http(0);
+    let http = site.relays.http(0);
     eprintln!("chaos: the relay lists every server after {listed_after_s} s; checking answers");
     // One refresh first: a first answer that came without its status is being asked again.
     tokio::time::sleep(Duration::from_secs(5)).await;
@@ -666,7 +640,7 @@ async fn run(bin: &Path, dir: &Path, cluster: bool) -> anyhow::Result<Value> {
     let _ = viewer.await;
 
     eprintln!("chaos: taking the master down");
-    let http = site.http(0);
+    let http = site.relays.http(0);
     let fleet_truth = lab_truth(bin)?;
     drop(master);
     let killed = Instant::now();
@@ -723,25 +697,27 @@ async fn run(bin: &Path, dir: &Path, cluster: bool) -> anyhow::Result<Value> {
 /// listed and its viewers watching; the killed one comes back and serves again.
 async fn fail_over(site: &mut Site, match_addr: &str) -> anyhow::Result<Value> {
     let holder = site
+        .relays
         .holder("poller")
         .await
         .context("nobody holds the poller")?;
-    let survivor = (holder + 1) % site.ports.len();
+    let survivor = (holder + 1) % site.relays.ports.len();
     let watched = Arc::new(Mutex::new(Watched::default()));
     let stop = Arc::new(AtomicBool::new(false));
     let viewer = tokio::spawn(watch(
-        format!("ws://{}/spectate/{match_addr}", site.http(survivor)),
+        format!("ws://{}/spectate/{match_addr}", site.relays.http(survivor)),
         watched.clone(),
         stop.clone(),
     ));
     tokio::time::sleep(Duration::from_secs(5)).await;
     let hub_holder = site
+        .relays
         .holder(&format!("hub.{}", match_addr.replace(['.', ':'], "-")))
         .await;
-    site.relays[holder] = None;
+    site.relays.kill(holder);
     let killed = Instant::now();
     let took_over = loop {
-        if site.holder("poller").await == Some(survivor) {
+        if site.relays.holder("poller").await == Some(survivor) {
             break Some(killed.elapsed());
         }
         if killed.elapsed() > Duration::from_secs(30) {
@@ -751,21 +727,27 @@ async fn fail_over(site: &mut Site, match_addr: &str) -> anyhow::Result<Value> {
     };
     let window = Instant::now();
     tokio::time::sleep(WINDOW).await;
-    let servers: Vec<Value> = reqwest::get(format!("http://{}/api/servers", site.http(survivor)))
-        .await?
-        .json()
-        .await?;
+    let servers: Vec<Value> =
+        reqwest::get(format!("http://{}/api/servers", site.relays.http(survivor)))
+            .await?
+            .json()
+            .await?;
     let still_online = servers
         .iter()
         .filter(|s| s["reachability"] == "online" || s["reachability"] == "stale")
         .count();
     stop.store(true, Ordering::Relaxed);
     let _ = viewer.await;
-    let truth = read_truth(&site.dir.join("truth-2.jsonl"));
+    let truth = read_truth(&site.relays.dir.join("truth-2.jsonl"));
     let viewers = judge(&watched.lock().unwrap(), window, &truth);
     site.start_relay(holder)?;
     let back = Instant::now();
-    wait_online(&site.http(holder), FLEET + 1, Duration::from_secs(60)).await?;
+    wait_online(
+        &site.relays.http(holder),
+        FLEET + 1,
+        Duration::from_secs(60),
+    )
+    .await?;
     let took = took_over.map(|d| round(d.as_secs_f64(), 2));
     Ok(json!({
         "killed": holder,

@@ -24,10 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bench_util::{
-    cpu_seconds, free_port, free_tcp_port, lease_holder, relay_args, rss_kib, start, start_logged,
-    unix_us, Process,
-};
+use bench_util::{cpu_seconds, free_port, relay_args, rss_kib, start, unix_us, Relays};
 use futures_util::StreamExt;
 use protocol::relay_api::watch::WatchMessage;
 use serde_json::{json, Value};
@@ -41,20 +38,17 @@ const SERVERS: usize = 50;
 const WARM_UP: Duration = Duration::from_secs(3);
 const FAILOVER_RUNS: usize = 3;
 
-/// The site: the relays' ports and processes, restartable.
+/// The site: its relays, restartable, and what they are started with.
 struct Site {
-    bin: PathBuf,
-    dir: PathBuf,
+    relays: Relays,
     master_port: u16,
     nats: String,
     database: String,
-    ports: Vec<u16>,
-    relays: Vec<Option<Process>>,
 }
 
 impl Site {
     fn start_relay(&mut self, i: usize) -> anyhow::Result<()> {
-        let mut args = relay_args(self.ports[i], self.master_port, &self.dir);
+        let mut args = relay_args(self.relays.ports[i], self.master_port, &self.relays.dir);
         args.extend(
             [
                 "--spectate-delay",
@@ -67,41 +61,13 @@ impl Site {
             ]
             .map(String::from),
         );
-        let log = self.dir.join(format!("relay-{i}.log"));
-        self.relays[i] = Some(start_logged(
-            self.bin.join("muster"),
-            &args,
-            "muster: serving",
-            Some(&log),
-        )?);
-        Ok(())
-    }
-
-    fn http(&self, i: usize) -> String {
-        format!("127.0.0.1:{}", self.ports[i])
-    }
-
-    fn pid(&self, i: usize) -> u32 {
-        self.relays[i].as_ref().map_or(0, |p| p.0.id())
-    }
-
-    fn kill(&mut self, i: usize) {
-        // Dropping a bench process kills it with SIGKILL.
-        self.relays[i] = None;
-    }
-
-    /// Which relay holds `lease`, asking every live one.
-    async fn holder(&self, lease: &str) -> Option<usize> {
-        let live: Vec<Option<String>> = (0..self.ports.len())
-            .map(|i| self.relays[i].as_ref().map(|_| self.http(i)))
-            .collect();
-        lease_holder(&live, lease).await
+        self.relays.start(i, &args)
     }
 
     async fn wait_holder(&self, lease: &str, limit: Duration) -> anyhow::Result<usize> {
         let deadline = Instant::now() + limit;
         loop {
-            if let Some(i) = self.holder(lease).await {
+            if let Some(i) = self.relays.holder(lease).await {
                 return Ok(i);
             }
             if Instant::now() > deadline {
@@ -335,26 +301,23 @@ async fn main() -> anyhow::Result<()> {
         "muster-lab:",
     )?;
     let mut site = Site {
-        bin,
-        dir: dir.clone(),
+        relays: Relays::new(bin, dir.clone(), RELAYS),
         master_port,
         nats,
         database,
-        ports: (0..RELAYS).map(|_| free_tcp_port()).collect(),
-        relays: (0..RELAYS).map(|_| None).collect(),
     };
     for i in 0..RELAYS {
         site.start_relay(i)?;
     }
     for i in 0..RELAYS {
-        wait_online(&site.http(i), SERVERS).await?;
+        wait_online(&site.relays.http(i), SERVERS).await?;
     }
     let server = format!("127.0.0.1:{lab_port}");
     let lease = format!("hub.{}", server.replace(['.', ':'], "-"));
     let window = Arc::new(Window::default());
-    let https: Vec<String> = (0..RELAYS).map(|i| site.http(i)).collect();
+    let https: Vec<String> = (0..RELAYS).map(|i| site.relays.http(i)).collect();
     let url = |relay: usize| format!("ws://{}/spectate/{server}", https[relay]);
-    let idle_rss: Vec<f64> = (0..RELAYS).map(|i| rss_kib(site.pid(i))).collect();
+    let idle_rss: Vec<f64> = (0..RELAYS).map(|i| rss_kib(site.relays.pid(i))).collect();
 
     // A tenth of the audience first, the hub on relay 0 (its first viewer's).
     let few = (viewers / 10).max(RELAYS);
@@ -387,24 +350,31 @@ async fn main() -> anyhow::Result<()> {
     let page_bytes = Arc::new(AtomicU64::new(0));
     let mut page_tasks = Vec::new();
     for i in 0..pages {
-        let feed = format!("ws://{}/ws", site.http(i % RELAYS));
+        let feed = format!("ws://{}/ws", site.relays.http(i % RELAYS));
         page_tasks.push(tokio::spawn(page(feed, page_bytes.clone(), window.clone())));
         if i % 100 == 99 {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
     tokio::time::sleep(WARM_UP).await;
-    let cpu_before: Vec<f64> = (0..RELAYS).map(|i| cpu_seconds(site.pid(i))).collect();
+    let cpu_before: Vec<f64> = (0..RELAYS)
+        .map(|i| cpu_seconds(site.relays.pid(i)))
+        .collect();
     let started = Instant::now();
     window.open.store(true, Ordering::Relaxed);
     let (bus_all, said_all) = bus_rate(&monitor, &https, seconds as f64).await;
     window.open.store(false, Ordering::Relaxed);
     let elapsed = started.elapsed().as_secs_f64();
     let cpu: Vec<f64> = (0..RELAYS)
-        .map(|i| round((cpu_seconds(site.pid(i)) - cpu_before[i]) / elapsed, 3))
+        .map(|i| {
+            round(
+                (cpu_seconds(site.relays.pid(i)) - cpu_before[i]) / elapsed,
+                3,
+            )
+        })
         .collect();
     let busy_rss: Vec<f64> = (0..RELAYS)
-        .map(|i| round(rss_kib(site.pid(i)) / 1024.0, 1))
+        .map(|i| round(rss_kib(site.relays.pid(i)) / 1024.0, 1))
         .collect();
     window.closed.store(true, Ordering::Relaxed);
     let (mut local, mut remote, mut joins) = (Vec::new(), Vec::new(), Vec::new());
@@ -436,11 +406,11 @@ async fn main() -> anyhow::Result<()> {
     for _ in 0..FAILOVER_RUNS {
         let holder = site.wait_holder("poller", Duration::from_secs(20)).await?;
         let killed = Instant::now();
-        site.kill(holder);
+        site.relays.kill(holder);
         site.wait_holder("poller", Duration::from_secs(30)).await?;
         poller_failover.push(round(killed.elapsed().as_secs_f64(), 2));
         site.start_relay(holder)?;
-        wait_online(&site.http(holder), SERVERS).await?;
+        wait_online(&site.relays.http(holder), SERVERS).await?;
     }
     let mut hub_failover = Vec::new();
     for _ in 0..FAILOVER_RUNS {
@@ -457,7 +427,7 @@ async fn main() -> anyhow::Result<()> {
         let holder = site.wait_holder(&lease, Duration::from_secs(20)).await?;
         tokio::time::sleep(WARM_UP).await;
         let killed = Instant::now();
-        site.kill(holder);
+        site.relays.kill(holder);
         let deadline = killed + Duration::from_secs(30);
         let took = loop {
             if let Some(at) = *restarted.lock().unwrap() {
@@ -474,7 +444,7 @@ async fn main() -> anyhow::Result<()> {
             p.abort();
         }
         site.start_relay(holder)?;
-        wait_online(&site.http(holder), SERVERS).await?;
+        wait_online(&site.relays.http(holder), SERVERS).await?;
     }
     if std::env::var_os("MUSTER_BENCH_KEEP").is_some() {
         eprintln!("relay logs kept in {}", dir.display());

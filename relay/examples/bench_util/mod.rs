@@ -304,18 +304,64 @@ pub fn match_args(
     .to_vec()
 }
 
-/// Which of the relays (their HTTP addresses; `None` for one that is down) holds the cluster
-/// lease `lease`, by their own `/api/cluster`.
-pub async fn lease_holder(relays: &[Option<String>], lease: &str) -> Option<usize> {
-    for (i, http) in relays.iter().enumerate() {
-        let Some(http) = http else { continue };
-        let Ok(reply) = reqwest::get(format!("http://{http}/api/cluster")).await else {
-            continue;
-        };
-        let status: serde_json::Value = reply.json().await.unwrap_or_default();
-        if status["leases"].get(lease).is_some() {
-            return Some(i);
+/// The relays of a site on 127.0.0.1: their ports and processes, each restartable.
+pub struct Relays {
+    pub bin: PathBuf,
+    pub dir: PathBuf,
+    pub ports: Vec<u16>,
+    pub processes: Vec<Option<Process>>,
+}
+
+impl Relays {
+    pub fn new(bin: PathBuf, dir: PathBuf, count: usize) -> Self {
+        Self {
+            bin,
+            dir,
+            ports: (0..count).map(|_| free_tcp_port()).collect(),
+            processes: (0..count).map(|_| None).collect(),
         }
     }
-    None
+
+    /// Starts relay `i` with `args` (`muster` ARGS), its log in `dir/relay-I.log`.
+    pub fn start(&mut self, i: usize, args: &[String]) -> anyhow::Result<()> {
+        let log = self.dir.join(format!("relay-{i}.log"));
+        self.processes[i] = Some(start_logged(
+            self.bin.join("muster"),
+            args,
+            "muster: serving",
+            Some(&log),
+        )?);
+        Ok(())
+    }
+
+    pub fn http(&self, i: usize) -> String {
+        format!("127.0.0.1:{}", self.ports[i])
+    }
+
+    pub fn pid(&self, i: usize) -> u32 {
+        self.processes[i].as_ref().map_or(0, |p| p.0.id())
+    }
+
+    /// SIGKILL, as dropping a bench process does.
+    pub fn kill(&mut self, i: usize) {
+        self.processes[i] = None;
+    }
+
+    /// Which live relay holds the cluster lease `lease`, by their own `/api/cluster`.
+    pub async fn holder(&self, lease: &str) -> Option<usize> {
+        for i in 0..self.ports.len() {
+            if self.processes[i].is_none() {
+                continue;
+            }
+            let Ok(reply) = reqwest::get(format!("http://{}/api/cluster", self.http(i))).await
+            else {
+                continue;
+            };
+            let status: serde_json::Value = reply.json().await.unwrap_or_default();
+            if status["leases"].get(lease).is_some() {
+                return Some(i);
+            }
+        }
+        None
+    }
 }

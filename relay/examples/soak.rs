@@ -44,6 +44,9 @@ struct Sample {
     allocated_mib: f64,
     fds: f64,
     tasks: f64,
+    /// Players the relay lists: the lab's churn is a bounded random walk that starts below its
+    /// average, so the directory (and every keyframe a page is sent) grows for the first hour.
+    players: f64,
 }
 
 async fn sample(http: &str, began: Instant) -> anyhow::Result<Sample> {
@@ -64,6 +67,7 @@ async fn sample(http: &str, began: Instant) -> anyhow::Result<Sample> {
         allocated_mib: value("muster_allocator_allocated_bytes") / (1024.0 * 1024.0),
         fds: value("muster_process_open_fds"),
         tasks: value("muster_runtime_tasks"),
+        players: value("muster_players"),
     })
 }
 
@@ -167,8 +171,8 @@ async fn main() -> anyhow::Result<()> {
         }
         let s = sample(&http, began).await?;
         eprintln!(
-            "soak: {:>5.1} min  {:>7.1} MiB resident  {:>7.1} MiB allocated  {:>5} fds  {:>5} tasks",
-            s.minute, s.resident_mib, s.allocated_mib, s.fds, s.tasks
+            "soak: {:>5.1} min  {:>7.1} MiB resident  {:>7.1} MiB allocated  {:>5} fds  {:>5} tasks  {:>6} players",
+            s.minute, s.resident_mib, s.allocated_mib, s.fds, s.tasks, s.players
         );
         samples.push(s);
     }
@@ -184,6 +188,7 @@ async fn main() -> anyhow::Result<()> {
     let allocated = trend(&after, |s| s.allocated_mib);
     let fds = trend(&after, |s| s.fds);
     let tasks = trend(&after, |s| s.tasks);
+    let players = trend(&after, |s| s.players);
     // Flat: over the measured window, no steady growth beyond a few percent of the level.
     let span = after.last().map_or(0.0, |s| s.minute) - after.first().map_or(0.0, |s| s.minute);
     let flat = |t: &serde_json::Value| {
@@ -201,6 +206,7 @@ async fn main() -> anyhow::Result<()> {
         "allocated_mib": allocated,
         "open_fds": fds,
         "tasks": tasks,
+        "players": players,
         "second_half": { "resident_mib": late_memory, "allocated_mib": late_allocated },
         "flat": {
             "memory": flat(&memory),

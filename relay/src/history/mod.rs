@@ -148,10 +148,14 @@ impl History {
         }))
     }
 
-    /// A cached answer, or `make`'s (cached for the next pages).
+    /// A cached answer, or `make`'s: its body, and whether it holds any point. Only one that
+    /// does is cached for the next pages; an empty one is cheap to make again, and caching it
+    /// would hide a new relay's first samples for [`CACHE_FOR`].
     async fn cached<F>(&self, key: String, make: F) -> Result<Option<Bytes>>
     where
-        F: FnOnce(&mut dyn crate::store::Store, u64) -> Result<Option<String>> + Send + 'static,
+        F: FnOnce(&mut dyn crate::store::Store, u64) -> Result<Option<(String, bool)>>
+            + Send
+            + 'static,
     {
         {
             let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
@@ -162,11 +166,14 @@ impl History {
             }
         }
         let now = unix_ms();
-        let Some(body) = self.readers.run(move |store| make(store, now)).await? else {
+        let Some((body, points)) = self.readers.run(move |store| make(store, now)).await? else {
             return Ok(None);
         };
         // Shared, not copied, by every page served from the cache.
         let body = Bytes::from(body);
+        if !points {
+            return Ok(Some(body));
+        }
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if cache.len() >= CACHE_ENTRIES {
             cache.retain(|_, (at, _)| at.elapsed() < CACHE_FOR);
@@ -288,8 +295,12 @@ async fn server_history(h: Arc<History>, addr: String, q: RangeQuery, form: Form
     let (range, tz) = (q.range(), q.tz());
     let key = format!("server {} {addr} {range} {tz}", form.content_type());
     let made = h.cached(key, move |store, now| {
-        Ok(query::server_history(store, &addr, &range, now)?
-            .map(|r| form.render(&r, |r| chart::server(r, tz))))
+        Ok(query::server_history(store, &addr, &range, now)?.map(|r| {
+            (
+                form.render(&r, |r| chart::server(r, tz)),
+                !r.points.is_empty(),
+            )
+        }))
     });
     answer(made.await, form.content_type())
 }
@@ -298,8 +309,12 @@ async fn population(h: Arc<History>, q: RangeQuery, form: Form) -> Response {
     let (range, tz) = (q.range(), q.tz());
     let key = format!("population {} {range} {tz}", form.content_type());
     let made = h.cached(key, move |store, now| {
-        Ok(query::population(store, &range, now)?
-            .map(|r| form.render(&r, |r| chart::sparkline(r, tz))))
+        Ok(query::population(store, &range, now)?.map(|r| {
+            (
+                form.render(&r, |r| chart::sparkline(r, tz)),
+                !r.total.is_empty(),
+            )
+        }))
     });
     answer(made.await, form.content_type())
 }

@@ -39,7 +39,35 @@ pub fn Detail(
             }}
             // Outside the record's re-rendering: it fetches when the server or range changes.
             <crate::history::ServerHistory selected=selected />
+            // Outside it too: a record's update must not reload the console (and lose its
+            // password).
+            <AdminTab selected=selected />
         </aside>
+    }
+}
+
+/// The Admin tab: the admin console (its own page and wasm, `/admin/`) framed here only once
+/// opened, for the selected server.
+#[component]
+fn AdminTab(selected: RwSignal<Option<String>>) -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <Show when=move || selected.get().is_some()>
+            <p class="admin-tab">
+                <button type="button" data-testid="admin-tab"
+                    aria-expanded=move || open.get().to_string()
+                    on:click=move |_| open.update(|o| *o = !*o)>
+                    {move || if open.get() { "Close the admin console" } else { "Admin" }}
+                </button>
+            </p>
+            {move || {
+                let addr = selected.get()?;
+                open.get().then(|| view! {
+                    <iframe class="admin-frame" title="Admin console" data-testid="admin-frame"
+                        src=format!("/admin/#{addr}")></iframe>
+                })
+            }}
+        </Show>
     }
 }
 

@@ -1,6 +1,8 @@
-//! The Muster page: a live CoD:UO server browser fed by the relay's WebSocket; and the demo
-//! player (`/playback/`), a page of its own so the browser's first download does not carry it.
+//! The Muster page: a live CoD:UO server browser fed by the relay's WebSocket; the demo player
+//! (`/playback/`) and the admin console (`/admin/`), pages of their own so the browser's first
+//! download carries neither.
 
+mod admin;
 mod app;
 mod bridge;
 mod coloured;
@@ -20,6 +22,12 @@ mod wulfram;
 pub fn page() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(app::App);
+}
+
+/// The admin console, shown in the server detail's Admin tab.
+pub fn admin() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(admin::Admin);
 }
 
 /// The demo player.

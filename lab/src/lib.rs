@@ -1,6 +1,7 @@
 //! A loopback fleet of protocol-22 game servers and a master that speak the real wire format,
 //! for the demo, the tests and the benchmarks. All encoding goes through `protocol`.
 
+pub mod console;
 pub mod game;
 pub mod master;
 pub mod profile;
@@ -67,6 +68,8 @@ pub struct LabConfig {
     pub heartbeat_to: Vec<SocketAddr>,
     /// How often a server sends its masters a full `statusResponse` (stock: at most every 600 s).
     pub status_every: Duration,
+    /// Every server's `rconpassword`; `None` leaves rcon off, as a stock server without one.
+    pub rcon_password: Option<String>,
 }
 
 /// Shares of the fleet given each fault; the rest behave. Assignment is by seed, so a fleet and
@@ -141,6 +144,7 @@ impl Default for LabConfig {
             players: None,
             heartbeat_to: Vec::new(),
             status_every: Duration::from_secs(600),
+            rcon_password: None,
         }
     }
 }
@@ -153,6 +157,8 @@ pub struct LabServer {
     pub fault: Fault,
     /// Every `connect` the server accepted.
     pub connects: Arc<AtomicU64>,
+    /// When each rcon datagram arrived, accepted or dropped by the throttle.
+    pub rcon_arrivals: server::Arrivals,
 }
 
 impl LabServer {
@@ -231,6 +237,8 @@ impl Lab {
                 truth: config.truth.clone(),
                 ..SessionConfig::default()
             },
+            rcon_password: config.rcon_password.clone(),
+            rcon_arrivals: server::Arrivals::default(),
         };
         let mut servers = Vec::with_capacity(config.servers);
         for i in 0..config.servers {
@@ -246,9 +254,11 @@ impl Lab {
             let profile = Arc::new(Mutex::new(generated));
             let fault = config.faults.pick(fault_rng.random());
             let connects = Arc::new(AtomicU64::new(0));
+            let rcon_arrivals = server::Arrivals::default();
             let mut timing = timing.clone();
             timing.sessions.label = addr.to_string();
             timing.sessions.connects = connects.clone();
+            timing.rcon_arrivals = rcon_arrivals.clone();
             let mut masters = vec![SocketAddr::V4(master_addr)];
             masters.extend(&config.heartbeat_to);
             tasks.spawn(server::run(
@@ -265,6 +275,7 @@ impl Lab {
                 profile,
                 fault,
                 connects,
+                rcon_arrivals,
             });
         }
         let wulfram = match config.wulfram_port {

@@ -81,6 +81,10 @@ struct Args {
     /// --heartbeat seconds, a full status every 600 s, `flatline` on exit; repeat for more.
     #[arg(long = "heartbeat-to", value_name = "HOST:PORT")]
     heartbeat_to: Vec<String>,
+    /// rconpassword of every server; without it a server answers rcon as stock does when it
+    /// has none. (The lab's servers are nobody's; a real password never belongs here.)
+    #[arg(long = "rcon-password")]
+    rcon_password: Option<String>,
 }
 
 impl Args {
@@ -148,6 +152,7 @@ async fn main() -> anyhow::Result<()> {
             }
             masters
         },
+        rcon_password: args.rcon_password.clone(),
         ..LabConfig::default()
     };
     let lab = Lab::start(config).await?;

@@ -76,6 +76,8 @@ const NAMES: &[&str] = &[
 /// One client a lab server reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabPlayer {
+    /// The client slot (`clientkick` takes it): the lowest free one at join, kept until leaving.
+    pub slot: u8,
     pub name: String,
     pub score: i32,
     /// Milliseconds; bots report 0, as stock shows them.
@@ -111,7 +113,16 @@ pub struct ServerProfile {
     pub players: Vec<LabPlayer>,
     /// Churn leaves the roster alone (scores and pings still move).
     pub fixed_roster: bool,
+    /// The players this server usually has: churn moves its count about this, so a fleet's
+    /// population is as large after an hour as at start (a soak measures the relay, not a
+    /// fleet filling up).
+    pub crowd: u32,
+    /// Churn steps since the round began; scores start again from zero when a round ends.
+    pub round_steps: u32,
 }
+
+/// Churn steps in a round: ten minutes at the lab's five-second churn, the lab's map time.
+const ROUND_STEPS: u32 = 120;
 
 impl ServerProfile {
     /// A server that differs from its neighbours the way a real fleet does.
@@ -140,6 +151,8 @@ impl ServerProfile {
             dedicated: if rng.random_bool(0.9) { 2 } else { 0 },
             players: Vec::new(),
             fixed_roster: false,
+            crowd: 0,
+            round_steps: 0,
         };
         // About a third of a real list is empty; a few servers are full.
         let target = match rng.random_range(0..10) {
@@ -150,6 +163,7 @@ impl ServerProfile {
         for _ in 0..target {
             profile.add_player(rng);
         }
+        profile.crowd = target;
         profile
     }
 
@@ -165,7 +179,9 @@ impl ServerProfile {
         let mut n = 0;
         while self.players.len() < slots {
             n += 1;
-            self.players.push(LabPlayer {
+            let slot = self.free_slot();
+            self.join(LabPlayer {
+                slot,
                 name: format!("filler{n}"),
                 score: 0,
                 ping: 50,
@@ -185,7 +201,9 @@ impl ServerProfile {
         } else {
             base.to_owned()
         };
-        self.players.push(LabPlayer {
+        let slot = self.free_slot();
+        self.join(LabPlayer {
+            slot,
             name,
             score: rng.random_range(-2..40),
             ping: if bot { 0 } else { rng.random_range(15..220) },
@@ -207,39 +225,74 @@ impl ServerProfile {
         self.fixed_roster = true;
     }
 
-    /// One step of a living server: players join and leave, scores move, pings jitter.
+    /// One step of a living server: players join and leave about the server's usual crowd,
+    /// scores move and start again each round, pings jitter.
     pub fn churn(&mut self, rng: &mut SmallRng) {
+        self.round_steps += 1;
+        let round_over = self.round_steps >= ROUND_STEPS;
+        if round_over {
+            self.round_steps = 0;
+        }
         for p in &mut self.players {
-            p.score += rng.random_range(-1..=3);
+            p.score = if round_over {
+                0
+            } else {
+                p.score + rng.random_range(-1..=3)
+            };
             if !p.bot {
                 p.ping = (p.ping + rng.random_range(-10..=10)).clamp(5, 400);
             }
         }
-        match rng.random_range(0..4) {
-            _ if self.fixed_roster => {}
-            0 if self.players.iter().any(|p| !p.spectator) => {
-                let playing: Vec<usize> = (0..self.players.len())
-                    .filter(|&i| !self.players[i].spectator)
-                    .collect();
-                if let Some(&leaving) = playing.choose(rng) {
-                    self.players.remove(leaving);
-                }
+        if self.fixed_roster {
+            return;
+        }
+        let playing = self.players.iter().filter(|p| !p.spectator).count() as u32;
+        // Twice as likely to move toward the crowd as away from it; a server nobody plays on
+        // sees an occasional visitor who soon leaves.
+        let (join, leave) = match playing.cmp(&self.crowd) {
+            _ if self.crowd == 0 && playing == 0 => (1.0 / 20.0, 0.0),
+            std::cmp::Ordering::Less => (1.0 / 3.0, 1.0 / 6.0),
+            std::cmp::Ordering::Greater => (1.0 / 6.0, 1.0 / 3.0),
+            std::cmp::Ordering::Equal => (0.25, 0.25),
+        };
+        let roll: f64 = rng.random();
+        if roll < leave {
+            let playing: Vec<usize> = (0..self.players.len())
+                .filter(|&i| !self.players[i].spectator)
+                .collect();
+            if let Some(&leaving) = playing.choose(rng) {
+                self.players.remove(leaving);
             }
-            1 if (self.players.len() as u32) < self.public_slots() => self.add_player(rng),
-            _ => {}
+        } else if roll < leave + join && (self.players.len() as u32) < self.public_slots() {
+            self.add_player(rng);
         }
     }
 
     /// A session joins the player list, as stock lists clients from CONNECTED on; its ping
     /// reads 999 (connecting) until it is active.
     pub fn join_spectator(&mut self, name: &str) {
-        self.players.push(LabPlayer {
+        let slot = self.free_slot();
+        self.join(LabPlayer {
+            slot,
             name: name.to_owned(),
             score: 0,
             ping: 999,
             bot: false,
             spectator: true,
         });
+    }
+
+    /// The lowest slot nobody holds.
+    fn free_slot(&self) -> u8 {
+        (0..=u8::MAX)
+            .find(|s| !self.players.iter().any(|p| p.slot == *s))
+            .unwrap_or(u8::MAX)
+    }
+
+    /// Adds a client where its slot puts it: stock lists clients in slot order.
+    fn join(&mut self, player: LabPlayer) {
+        let at = self.players.partition_point(|p| p.slot < player.slot);
+        self.players.insert(at, player);
     }
 
     /// A session leaves the player list.
@@ -421,13 +474,52 @@ mod tests {
     #[test]
     fn churn_keeps_counts_in_bounds() {
         let mut rng = SmallRng::seed_from_u64(3);
-        let mut profile = ServerProfile::generate(0, &mut rng);
-        let mut seen = std::collections::BTreeSet::new();
-        for _ in 0..500 {
-            profile.churn(&mut rng);
-            assert!(profile.clients() <= profile.public_slots());
-            seen.insert(profile.clients());
+        for i in 0..20 {
+            let mut profile = ServerProfile::generate(i, &mut rng);
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..500 {
+                profile.churn(&mut rng);
+                assert!(profile.clients() <= profile.public_slots());
+                seen.insert(profile.clients());
+            }
+            assert!(seen.len() > 1, "counts should change over time: {seen:?}");
         }
-        assert!(seen.len() > 3, "counts should change over time: {seen:?}");
+    }
+
+    /// The fleet's population is stationary from the start: after the equivalent of 3 hours
+    /// of churn the players number as many as at start (a walk without a pull toward each
+    /// server's crowd drifts to half of every server's slots, a quarter more).
+    #[test]
+    fn a_fleet_keeps_its_population_and_scores_over_hours() {
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut fleet: Vec<_> = (0..400)
+            .map(|i| ServerProfile::generate(i, &mut rng))
+            .collect();
+        let total = |fleet: &[ServerProfile]| fleet.iter().map(|p| p.clients()).sum::<u32>();
+        let start = f64::from(total(&fleet));
+        let mut later = Vec::new();
+        for step in 0..2160 {
+            for profile in &mut fleet {
+                profile.churn(&mut rng);
+            }
+            if step >= 1000 && step % 10 == 0 {
+                later.push(f64::from(total(&fleet)));
+            }
+        }
+        let mean = later.iter().sum::<f64>() / later.len() as f64;
+        assert!(
+            (mean / start - 1.0).abs() < 0.05,
+            "players {start} at start, {mean} on average later"
+        );
+        let highest = fleet
+            .iter()
+            .flat_map(|p| &p.players)
+            .map(|p| p.score)
+            .max()
+            .unwrap_or(0);
+        assert!(
+            highest < 3 * ROUND_STEPS as i32,
+            "scores keep rising: {highest}"
+        );
     }
 }

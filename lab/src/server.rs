@@ -9,6 +9,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tokio::net::UdpSocket;
 
+use crate::console::{Console, Effect};
 use crate::profile::ServerProfile;
 use crate::sessions::{SessionConfig, Sessions, SV_FPS};
 
@@ -44,7 +45,14 @@ pub struct ServerTiming {
     pub map_time: Option<Duration>,
     /// The match's fog, idle kick, truth file and connect counter.
     pub sessions: SessionConfig,
+    /// `rconpassword`; `None` answers every rcon with stock's "No rconpassword set".
+    pub rcon_password: Option<String>,
+    /// Where the server notes each rcon datagram's arrival.
+    pub rcon_arrivals: Arrivals,
 }
+
+/// Arrival times of a server's rcon datagrams, for tests that check their spacing.
+pub type Arrivals = Arc<Mutex<Vec<std::time::Instant>>>;
 
 /// Serves one profile on `socket` until the task is dropped, or until `stopping` turns true
 /// (then it sends each master `heartbeat flatline`, as stock does on shutdown).
@@ -72,6 +80,7 @@ pub async fn run(
         protocol::cod::tuning::server_frame_ms(SV_FPS),
     )));
     frames.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut console = Console::new(timing.rcon_password.clone());
     let mut buf = vec![0u8; 16 * 1024];
     // A fleet does not start in one instant: the first heartbeats spread over a second.
     let first_beat = Duration::from_millis(rng.random_range(0..1000));
@@ -103,6 +112,34 @@ pub async fn run(
                                     Sessions::new(&profile, session_config.clone(), now)
                                 })
                                 .handle_datagram(now, from, datagram, &mut profile);
+                        }
+                        if let Some(host) = sessions.as_mut() {
+                            flush(&socket, host).await;
+                        }
+                        None
+                    }
+                    _ if is_rcon(datagram) => {
+                        let now = millis();
+                        timing
+                            .rcon_arrivals
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(std::time::Instant::now());
+                        let handled = {
+                            let mut profile = lock(&profile);
+                            let handled = console.handle(now, datagram, &mut profile);
+                            match (&handled, sessions.as_mut()) {
+                                (Some((_, Effect::Map(map))), Some(host)) => {
+                                    host.load_map(now, &mut profile, map);
+                                }
+                                (Some((_, Effect::Map(map))), None) => profile.mapname.clone_from(map),
+                                (Some((_, Effect::Say(text))), Some(host)) => host.say(text),
+                                _ => {}
+                            }
+                            handled
+                        };
+                        for packet in handled.map(|(packets, _)| packets).unwrap_or_default() {
+                            let _ = socket.send_to(&packet, from).await;
                         }
                         if let Some(host) = sessions.as_mut() {
                             flush(&socket, host).await;
@@ -193,6 +230,14 @@ fn is_session(datagram: &[u8]) -> bool {
         None => true,
         Some(rest) => rest.starts_with(b"getchallenge") || rest.starts_with(b"connect"),
     }
+}
+
+/// Whether a datagram is a remote-console command.
+fn is_rcon(datagram: &[u8]) -> bool {
+    datagram
+        .strip_prefix(&protocol::cod::oob::MARKER)
+        .and_then(|rest| rest.get(..4))
+        .is_some_and(|name| name.eq_ignore_ascii_case(b"rcon"))
 }
 
 /// The stock server's reply to one query; garbage and unknown commands are ignored.

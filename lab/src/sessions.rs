@@ -375,7 +375,12 @@ impl Sessions {
             .choose(&mut self.rng)
             .copied()
             .unwrap_or("mp_foy");
-        profile.mapname = next.to_owned();
+        self.load_map(now, profile, next);
+    }
+
+    /// Loads `name` now (time up, or an operator's `map`): a new gamestate to every client.
+    pub fn load_map(&mut self, now: u64, profile: &mut ServerProfile, name: &str) {
+        profile.mapname = name.to_owned();
         self.game = Match::new(profile, self.config.seed ^ now, self.game.time());
         let map = self.game.map(
             profile,
@@ -389,6 +394,11 @@ impl Sessions {
         for w in self.watchers.values_mut() {
             w.mode = Mode::ARRIVAL;
         }
+    }
+
+    /// An operator's `say`: every client reads it in its chat, as stock sends it.
+    pub fn say(&mut self, text: &str) {
+        self.server.broadcast(&format!("h \"\x15console: {text}\""));
     }
 
     /// SpectatorThink for one user command.

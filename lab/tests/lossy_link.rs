@@ -38,15 +38,7 @@ fn profile(seed: u64) -> ServerProfile {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut profile = ServerProfile::generate(1, &mut rng);
     profile.max_clients = 24;
-    profile.private_clients = 0;
-    profile.password = false;
-    profile.players.truncate(8);
-    for _ in 0..1000 {
-        if profile.players.len() >= 8 {
-            break;
-        }
-        profile.churn(&mut rng);
-    }
+    profile.fill(8, &mut rng);
     profile
 }
 

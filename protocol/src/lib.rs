@@ -12,6 +12,7 @@ pub mod bridge;
 pub mod browse;
 pub mod cod;
 pub mod relay_api;
+pub mod secret;
 pub mod sim;
 pub mod watching;
 pub mod wulfram;

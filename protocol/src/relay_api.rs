@@ -8,6 +8,7 @@ pub mod demos;
 pub mod feed;
 pub mod history;
 pub mod proxy;
+pub mod rcon;
 pub mod watch;
 
 use alloc::string::String;

@@ -17,6 +17,32 @@ use tower_http::services::{ServeDir, ServeFile};
 /// costs little.
 pub const SOCKET_BUFFER: usize = 4096;
 
+/// The `ip:port` a socket route names and its upgrade, set for messages of at most `max_message`
+/// bytes, a small read buffer and no write buffer; or the response refusing them: 400 for an
+/// address that is not IPv4 `ip:port`, the upgrade's own rejection for a request that is none.
+pub fn socket_target(
+    addr: &str,
+    ws: Result<
+        axum::extract::ws::WebSocketUpgrade,
+        axum::extract::ws::rejection::WebSocketUpgradeRejection,
+    >,
+    max_message: usize,
+) -> Result<(std::net::SocketAddrV4, axum::extract::ws::WebSocketUpgrade), Box<Response>> {
+    let Ok(target) = addr.parse() else {
+        return Err(Box::new(
+            (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response(),
+        ));
+    };
+    let ws = ws.map_err(|rejection| Box::new(rejection.into_response()))?;
+    Ok((
+        target,
+        ws.max_message_size(max_message)
+            .max_frame_size(max_message)
+            .read_buffer_size(SOCKET_BUFFER)
+            .write_buffer_size(0),
+    ))
+}
+
 /// The largest request body the relay reads: no route takes more than a few bytes, so anything
 /// larger is refused (413) before a handler sees it.
 pub const MAX_REQUEST_BODY: usize = 16 * 1024;

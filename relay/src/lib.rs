@@ -28,6 +28,7 @@ pub mod http;
 pub mod master;
 pub mod metrics;
 pub mod net;
+pub mod rcon;
 pub mod seams;
 pub mod spectate;
 pub mod store;
@@ -71,6 +72,8 @@ pub struct ServeConfig {
     pub history: Option<history::HistoryConfig>,
     /// Join a cluster of relays through NATS (`None`: this relay is the whole site).
     pub cluster: Option<cluster::ClusterConfig>,
+    /// The admin console.
+    pub rcon: rcon::RconConfig,
 }
 
 impl Default for ServeConfig {
@@ -89,6 +92,7 @@ impl Default for ServeConfig {
             master: None,
             history: None,
             cluster: None,
+            rcon: rcon::RconConfig::default(),
         }
     }
 }
@@ -231,7 +235,9 @@ impl Relay {
             directory.clone(),
             cluster.clone(),
         );
+        let rcon = rcon::Rcon::new(config.rcon, directory.clone(), cluster.clone())?;
         let scrape = metrics.registry(metrics::Sources {
+            rcon: rcon.clone(),
             directory: directory.clone(),
             feed: feed.clone(),
             hubs: hubs.clone(),
@@ -249,6 +255,7 @@ impl Relay {
             wulfram::routes(directory.clone(), wulfram.targets),
             master::routes(master.as_ref().map(|m| m.shared.clone())),
             cluster::routes(cluster.clone()),
+            rcon::routes(rcon),
         ];
         if let Some(history) = &history {
             routers.push(history::routes(history.clone()));

@@ -550,3 +550,41 @@ async fn a_relay_stopped_with_sigterm_hands_its_leases_over_at_once() {
     wait_holder(std::slice::from_ref(&other), "poller", ttl / 6).await;
     eprintln!("poller taken over {:?} after SIGTERM", stopped.elapsed());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn admins_on_two_relays_share_one_rcon_queue_and_the_server_drops_nothing() {
+    let password = "cluster-Ibex-3307";
+    let (lab, nats, database) = site(LabConfig {
+        rcon_password: Some(password.into()),
+        players: Some(6),
+        ..common::lab_config(1, 10)
+    })
+    .await;
+    let server = &lab.servers[0];
+    let addr = server.addr.to_string();
+    let relays = relays(2, &relay_args(&lab, &nats, &database, &[])).await;
+    for relay in &relays {
+        eventually(LIMIT, "the server is listed", || async {
+            listed(relay).await.contains_key(&addr)
+        })
+        .await;
+    }
+    let mut consoles = Vec::new();
+    for relay in &relays {
+        consoles.push(common::rcon::Console::open(relay.addr, &addr, "127.0.0.1").await);
+    }
+    // Both relays' admins at once, four commands each.
+    for n in 0..4 {
+        for console in &mut consoles {
+            console.send(password, &format!("say {n}")).await;
+        }
+    }
+    for console in &mut consoles {
+        for _ in 0..4 {
+            let report = common::rcon::next_report(&mut console.socket).await;
+            assert_eq!(common::rcon::outcome(&report).0, "output", "{report:?}");
+        }
+    }
+    common::rcon::arrived_spaced(server, 8);
+}

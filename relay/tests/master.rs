@@ -8,7 +8,7 @@ mod common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use lab::{Lab, LabConfig};
@@ -394,43 +394,6 @@ async fn a_master_that_does_not_allow_private_refuses_loopback() {
     drop(lab);
 }
 
-/// OpenArena's dedicated server on loopback, heartbeating `master`; killed when dropped, its
-/// home (where it writes its config) removed after it.
-struct OpenArena {
-    child: std::process::Child,
-    _home: tempfile::TempDir,
-}
-
-impl Drop for OpenArena {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn openarena(master: SocketAddr) -> OpenArena {
-    let home = tempfile::tempdir().unwrap();
-    let port = std::net::UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("/usr/games/openarena-server")
-        .env("HOME", home.path())
-        .args(["+set", "dedicated", "2", "+set", "net_ip", "127.0.0.1"])
-        .args(["+set", "net_port", &port.to_string()])
-        .args(["+set", "sv_master1", &master.to_string()])
-        .args(["+set", "sv_master2", "", "+set", "sv_master3", ""])
-        .args(["+set", "sv_master4", "", "+set", "sv_master5", ""])
-        .args(["+map", "oa_dm1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("openarena-server runs (cargo xtask test installs it)");
-    OpenArena { child, _home: home }
-}
-
 #[tokio::test]
 #[ignore = "needs openarena-server; run by cargo xtask test"]
 async fn a_real_openarena_heartbeat_is_refused_for_its_protocol_with_a_clear_log_line() {
@@ -443,7 +406,7 @@ async fn a_real_openarena_heartbeat_is_refused_for_its_protocol_with_a_clear_log
     // The master logs to stdout, as the relay does.
     let (_master, mut lines) =
         common::spawn_muster(&["master-server", "--listen", &listen, "--allow-private"]);
-    let _server = openarena(listen.parse().unwrap());
+    let _server = common::openarena::start(Some(listen.parse().unwrap()), &[]);
     let line = tokio::time::timeout(Duration::from_secs(60), async {
         while let Ok(Some(line)) = lines.next_line().await {
             if line.contains("master: refused") {

@@ -118,23 +118,30 @@ pub fn build_page(root: &Path) -> Result<()> {
             .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
             .current_dir(root),
     )?;
-    // The demo player is a page of its own under /playback/, built after the browser (whose
-    // build replaces dist/ whole), so the browser's first download does not carry it.
-    status(
-        Command::new("trunk")
-            .args([
-                "build",
-                "--release",
-                "--skip-version-check",
-                "frontend/playback.html",
-            ])
-            .args(["--dist", "dist/playback", "--public-url", "/playback/"])
-            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
-            .current_dir(root),
-    )?;
     compress(&root.join("dist"))?;
-    compress(&root.join("dist/playback"))
+    // The demo player and the admin console are pages of their own, built after the browser
+    // (whose build replaces dist/ whole), so the browser's first download carries neither.
+    for (html, url) in SUBPAGES {
+        let dist = root.join("dist").join(url.trim_matches('/'));
+        status(
+            Command::new("trunk")
+                .args(["build", "--release", "--skip-version-check", html])
+                .arg("--dist")
+                .arg(&dist)
+                .args(["--public-url", url])
+                .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
+                .current_dir(root),
+        )?;
+        compress(&dist)?;
+    }
+    Ok(())
 }
+
+/// The pages besides the browser: their HTML, and the path each is served under.
+const SUBPAGES: [(&str, &str); 2] = [
+    ("frontend/playback.html", "/playback/"),
+    ("frontend/admin.html", "/admin/"),
+];
 
 /// Writes each page file's .gz beside it: the relay serves it where there is one, so a slow link
 /// gets a third of the bytes. Zopfli's gzip, which every browser reads, is about 4% smaller than
@@ -205,15 +212,20 @@ impl Phases {
 
 /// The page and the native binaries at once: the page's build is mostly one core's LTO at the
 /// end, so the native build fills the other. Returns how long each took.
-fn build_page_and_binaries(root: &Path, phases: &mut Phases) -> Result<()> {
+/// Installs the tools and builds the page while the relay and the lab build in `target/`:
+/// the native build needs neither tool, and on two cores each build's serial stretches (proc
+/// macros, a crate's codegen, the final links, the wasm's LTO) leave a core to the others.
+fn build_page_and_binaries(root: &Path, needs: Needs, phases: &mut Phases) -> Result<()> {
     let began = std::time::Instant::now();
     let mut native = release_binaries();
-    eprintln!("xtask: {native:?} (alongside the page)");
+    eprintln!("xtask: {native:?} (alongside the tools and the page)");
     let mut native = native.spawn().context("starting cargo build")?;
-    let page = phases.time("page", || build_page(root));
+    let built = phases
+        .time("tools", || tools::ensure(root, needs))
+        .and_then(|()| phases.time("page", || build_page(root)));
     let native = native.wait();
     phases.0.push(("binaries (alongside)", began.elapsed()));
-    page?;
+    built?;
     if !native?.success() {
         bail!("cargo build --release of the relay and the lab failed");
     }
@@ -250,8 +262,7 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     };
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
-    phases.time("tools", || tools::ensure(root, Needs::Run))?;
-    build_page_and_binaries(root, &mut phases)?;
+    build_page_and_binaries(root, Needs::Run, &mut phases)?;
     let started = std::time::Instant::now();
     let bin = root.join("target/release");
     let mut lab = start_lab(
@@ -346,8 +357,7 @@ fn cluster(root: &Path, args: &[String]) -> Result<()> {
         [n] => n.parse().context("usage: cargo xtask cluster [N]")?,
         _ => bail!("usage: cargo xtask cluster [N]"),
     };
-    tools::ensure(root, Needs::Cluster)?;
-    build_page_and_binaries(root, &mut Phases::default())?;
+    build_page_and_binaries(root, Needs::Cluster, &mut Phases::default())?;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, std::sync::atomic::Ordering::SeqCst))

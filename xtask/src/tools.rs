@@ -95,19 +95,25 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
     }
     apt_install(&apt)?;
     ensure_wasm_target()?;
-    cargo_install(
-        "trunk",
-        TRUNK_VERSION,
-        "trunk",
-        &format!("trunk {TRUNK_VERSION}"),
-    )?;
     let bindgen = lock_version(root, "wasm-bindgen")?;
-    cargo_install(
-        "wasm-bindgen-cli",
-        &bindgen,
-        "wasm-bindgen",
-        &format!("wasm-bindgen {bindgen}"),
-    )?;
+    cargo_install(&[
+        Tool {
+            package: "trunk",
+            version: TRUNK_VERSION,
+            bin: "trunk",
+            expected: &format!("trunk {TRUNK_VERSION}"),
+            // Trunk only orchestrates (the work is wasm-bindgen's and wasm-opt's): unoptimized,
+            // it runs no slower that anyone notices and builds in far less time.
+            opt_level: "0",
+        },
+        Tool {
+            package: "wasm-bindgen-cli",
+            version: &bindgen,
+            bin: "wasm-bindgen",
+            expected: &format!("wasm-bindgen {bindgen}"),
+            opt_level: "1",
+        },
+    ])?;
     let mut npm: Vec<(&str, &str)> = RUN_NPM.to_vec();
     if needs == Needs::Test {
         npm.extend_from_slice(TEST_NPM);
@@ -126,12 +132,13 @@ pub fn ensure_python_peers() -> Result<()> {
 }
 
 pub fn ensure_cargo_fuzz() -> Result<()> {
-    cargo_install(
-        "cargo-fuzz",
-        CARGO_FUZZ_VERSION,
-        "cargo-fuzz",
-        &format!("cargo-fuzz {CARGO_FUZZ_VERSION}"),
-    )
+    cargo_install(&[Tool {
+        package: "cargo-fuzz",
+        version: CARGO_FUZZ_VERSION,
+        bin: "cargo-fuzz",
+        expected: &format!("cargo-fuzz {CARGO_FUZZ_VERSION}"),
+        opt_level: "1",
+    }])
 }
 
 fn pip_install(packages: &[(&str, &str)]) -> Result<()> {
@@ -218,21 +225,51 @@ fn ensure_wasm_target() -> Result<()> {
     status(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
 }
 
-fn cargo_install(package: &str, version: &str, bin: &str, expected: &str) -> Result<()> {
-    if output(bin, &["--version"]).is_some_and(|v| v.starts_with(expected)) {
-        return Ok(());
-    }
-    status(
-        Command::new("cargo")
-            .args(["install", "--locked", package, "--version", version])
-            // A build made for tools, which spend their time waiting on cargo, not computing:
-            // no LTO, many codegen units, light optimization and no debug info.
+/// A tool `cargo install` builds, unless `bin --version` already starts with `expected`.
+struct Tool<'a> {
+    package: &'a str,
+    version: &'a str,
+    bin: &'a str,
+    expected: &'a str,
+    opt_level: &'a str,
+}
+
+/// Builds the missing tools at once, each in its own temporary target directory: on two
+/// cores one's serial stretches (proc macros, the final link) leave a core to the other.
+fn cargo_install(tools: &[Tool]) -> Result<()> {
+    let mut running = Vec::new();
+    for tool in tools {
+        if output(tool.bin, &["--version"]).is_some_and(|v| v.starts_with(tool.expected)) {
+            continue;
+        }
+        let mut install = Command::new("cargo");
+        install
+            .args([
+                "install",
+                "--locked",
+                tool.package,
+                "--version",
+                tool.version,
+            ])
+            // A build made for tools: no LTO, many codegen units, light optimization and no
+            // debug info.
             .env("CARGO_PROFILE_RELEASE_LTO", "false")
             .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
-            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
+            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", tool.opt_level)
             .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-            .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false"),
-    )
+            .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+        eprintln!("xtask: {install:?}");
+        running.push((
+            tool.package,
+            install.spawn().context("starting cargo install")?,
+        ));
+    }
+    for (package, mut child) in running {
+        if !child.wait()?.success() {
+            bail!("cargo install {package} failed");
+        }
+    }
+    Ok(())
 }
 
 /// The version Cargo.lock resolved for `name`.

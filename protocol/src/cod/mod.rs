@@ -16,6 +16,7 @@ pub mod msg;
 pub mod netchan;
 pub mod oob;
 pub mod playerstate;
+pub mod rcon;
 pub mod reliable;
 pub mod sequenced;
 pub mod server;

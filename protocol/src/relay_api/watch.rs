@@ -170,7 +170,8 @@ pub struct Update {
 pub enum HubState {
     Connecting,
     Active,
-    /// The server refused the session; `reason` is its own text.
+    /// The server refused the session; `reason` is its own text, or what it means when the
+    /// relay knows (a password it lacks).
     Refused {
         reason: String,
         retry_ms: u32,

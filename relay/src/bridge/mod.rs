@@ -16,7 +16,7 @@ use std::time::Duration;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, Path as UrlPath, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -417,23 +417,14 @@ async fn upgrade(
     closing: crate::edge::Closing,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    let Ok(target) = addr.parse::<SocketAddrV4>() else {
-        return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
-    };
-    // Nothing is opened for a request that cannot become a session.
-    let ws = match ws {
-        Ok(ws) => ws,
-        Err(rejection) => return rejection.into_response(),
+    // Nothing is opened for a request that cannot become a session. A message is one
+    // datagram; twice the bridge's limit, so an oversized one is reported.
+    let (target, ws) = match crate::http::socket_target(&addr, ws, 2 * MAX_DATAGRAM) {
+        Ok(upgrade) => upgrade,
+        Err(refused) => return *refused,
     };
     let client = bridge.client_ip(peer.ip(), &headers);
     let opened = bridge.open_session(client, target).await;
-    // A message is one datagram; twice the bridge's limit, so an oversized one is reported.
-    let limit = 2 * MAX_DATAGRAM;
-    let ws = ws
-        .max_message_size(limit)
-        .max_frame_size(limit)
-        .read_buffer_size(crate::http::SOCKET_BUFFER)
-        .write_buffer_size(0);
     // A refused session is still upgraded: a browser never shows a page the body of a failed
     // upgrade, and the page is to say why.
     match opened {
@@ -453,7 +444,7 @@ mod tests {
     use std::net::Ipv4Addr;
 
     use axum::body::Body;
-    use axum::http::Request;
+    use axum::http::{Request, StatusCode};
 
     use super::*;
     use crate::http::oneshot::{call, get, upgrade};

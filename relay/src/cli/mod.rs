@@ -7,6 +7,7 @@ pub mod history;
 pub mod master;
 pub mod master_server;
 pub mod query;
+pub mod rcon;
 pub mod record;
 pub mod scan;
 pub mod serve;
@@ -39,6 +40,7 @@ pub enum Command {
     Record(record::Args),
     MasterServer(master_server::Args),
     Status(status::Args),
+    Rcon(rcon::Args),
     History(history::HistoryArgs),
     Seen(history::SeenArgs),
     /// Read demo files.
@@ -62,6 +64,7 @@ impl Command {
             Self::Record(args) => record::run(args).await,
             Self::MasterServer(args) => master_server::run(args).await,
             Self::Status(args) => status::run(args).await,
+            Self::Rcon(args) => rcon::run(args).await,
             Self::History(args) => history::history(args),
             Self::Seen(args) => history::seen(args),
             Self::Demo { tool } => demo::run(tool),
@@ -73,6 +76,31 @@ impl Command {
     pub fn wants_many_threads(&self) -> bool {
         matches!(self, Self::Serve(_))
     }
+}
+
+/// A password from the first line of `file`, or else from the environment variable `env`;
+/// `None` when neither gives one. Passwords never come from a flag's value: a flag shows in
+/// `ps` and in shell history.
+pub fn read_secret(
+    file: Option<&std::path::Path>,
+    env: &str,
+) -> anyhow::Result<Option<protocol::secret::Secret>> {
+    use anyhow::Context;
+    let secret = match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let first = text.lines().next().unwrap_or_default().to_owned();
+            anyhow::ensure!(
+                !first.is_empty(),
+                "{}: the first line is empty",
+                path.display()
+            );
+            Some(first)
+        }
+        None => std::env::var(env).ok().filter(|v| !v.is_empty()),
+    };
+    Ok(secret.map(protocol::secret::Secret::new))
 }
 
 /// Writes command output; a reader that went away (`| head`) ends the output quietly instead

@@ -33,6 +33,8 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    password: super::spectate::ServerPassword,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<()> {
@@ -50,6 +52,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             .duration
             .map(|secs| Duration::from_secs_f64(secs.max(0.0))),
         record: Some(target),
+        password: args.password.read()?,
         ..Default::default()
     };
     let mut reason = None;
@@ -62,12 +65,15 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     .await?;
     let recorder = recorder.context("no recording")?;
     if recorder.written().is_empty() {
-        anyhow::bail!(
-            "nothing recorded: {}",
-            reason
-                .as_deref()
-                .unwrap_or("the session never became active")
-        );
+        let why = reason
+            .as_deref()
+            .unwrap_or("the session never became active");
+        let hint = if why.contains("INVALIDPASSWORD") {
+            " (the server needs its password: --password-file FILE or MUSTER_SERVER_PASSWORD)"
+        } else {
+            ""
+        };
+        anyhow::bail!("nothing recorded: {why}{hint}");
     }
     let recorded = Recorded::read_back(recorder.written(), recorder.stopped.clone())?;
     if args.json {

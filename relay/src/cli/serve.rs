@@ -12,6 +12,7 @@ use crate::demos::DemosArgs;
 use crate::edge::{EdgeArgs, EdgeConfig};
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
+use crate::rcon::RconArgs;
 use crate::spectate::SpectateArgs;
 use crate::wulfram::WulframArgs;
 use crate::{Relay, ServeConfig};
@@ -71,6 +72,8 @@ pub struct Args {
     history: HistoryArgs,
     #[command(flatten)]
     cluster: ClusterArgs,
+    #[command(flatten)]
+    rcon: RconArgs,
 }
 
 impl Args {
@@ -87,7 +90,10 @@ impl Args {
             poller: self.browse.config(),
             spectate: self.spectate.config(self.demos.recording()),
             operator_token: self.demos.operator_token(),
-            bridge: self.bridge.config(self.allow_private, self.trusted_proxies),
+            bridge: self
+                .bridge
+                .config(self.allow_private, self.trusted_proxies.clone()),
+            rcon: self.rcon.config(self.trusted_proxies),
             wulfram: self.wulfram.config().await?,
             master: self
                 .master_listen

@@ -42,6 +42,15 @@ impl ClientKey {
     }
 }
 
+impl std::fmt::Display for ClientKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            IpAddr::V4(v4) => write!(f, "{v4}"),
+            IpAddr::V6(prefix) => write!(f, "{prefix}/64"),
+        }
+    }
+}
+
 /// The client's address: the peer's, or, when the peer is a trusted proxy, the last address
 /// in `X-Forwarded-For` that is not itself a trusted proxy (the nearest hop the proxies saw).
 pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {

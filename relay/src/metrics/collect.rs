@@ -25,6 +25,7 @@ pub struct Sources {
     pub master: Option<SharedMaster>,
     pub cluster: Option<Arc<crate::cluster::Cluster>>,
     pub history: Option<Arc<crate::history::History>>,
+    pub rcon: Arc<crate::rcon::Rcon>,
 }
 
 impl std::fmt::Debug for Sources {
@@ -82,6 +83,7 @@ impl Collector for Sources {
         self.pages(&mut e)?;
         self.spectate(&mut e)?;
         self.bridge(&mut e)?;
+        self.rcon(&mut e)?;
         if let Some(master) = &self.master {
             own_master(&mut e, master)?;
         }
@@ -265,6 +267,33 @@ impl Sources {
             "Sessions and datagrams the bridge refused, by reason",
             "reason",
             &refused,
+        )
+    }
+}
+
+impl Sources {
+    fn rcon(&self, e: &mut DescriptorEncoder) -> Result {
+        let c = &self.rcon.counters;
+        let mut outcomes = vec![
+            ("output", load(&c.output)),
+            ("bad_password", load(&c.bad_password)),
+            ("no_password", load(&c.no_password)),
+        ];
+        let refused = c.refused.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        outcomes.extend(refused);
+        family(
+            e,
+            MetricType::Counter,
+            "rcon_commands",
+            "Admin console commands, by outcome (the server's answer, or why none was sent)",
+            "outcome",
+            &outcomes,
+        )?;
+        counter(
+            e,
+            "rcon_lockouts",
+            "Lockouts started by wrong passwords",
+            load(&c.lockouts),
         )
     }
 }

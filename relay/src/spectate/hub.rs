@@ -70,6 +70,29 @@ impl OverviewFile {
     }
 }
 
+/// A passworded server's password, as the operator gives it: `ADDR=FILE`, the password on the
+/// file's first line (read at start, so a wrong path fails then, and never a flag's value).
+#[derive(Clone, Debug)]
+pub struct ServerPassword {
+    pub addr: SocketAddrV4,
+    pub password: protocol::secret::Secret,
+}
+
+impl ServerPassword {
+    /// `ADDR=FILE`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (addr, file) = text.split_once('=').ok_or("expected ADDR=FILE")?;
+        let addr = addr
+            .trim()
+            .parse()
+            .map_err(|_| format!("{addr:?} is not an IPv4 ip:port"))?;
+        let password = crate::cli::read_secret(Some(std::path::Path::new(file.trim())), "")
+            .map_err(|e| e.to_string())?
+            .ok_or("no password")?;
+        Ok(Self { addr, password })
+    }
+}
+
 /// How the relay spectates.
 #[derive(Clone, Debug)]
 pub struct SpectateConfig {
@@ -86,6 +109,9 @@ pub struct SpectateConfig {
     pub overviews: Vec<OverviewFile>,
     /// Where hubs record demos on the operator's request; `None` turns recording off.
     pub recording: Option<RecordConfig>,
+    /// Passworded servers' passwords (`g_password`): hubs join those servers with them, and
+    /// viewers never see them.
+    pub server_passwords: BTreeMap<SocketAddrV4, protocol::secret::Secret>,
 }
 
 impl Default for SpectateConfig {
@@ -98,6 +124,7 @@ impl Default for SpectateConfig {
             timeout: Duration::from_secs(15),
             overviews: Vec::new(),
             recording: None,
+            server_passwords: BTreeMap::new(),
         }
     }
 }
@@ -656,6 +683,7 @@ impl Session {
             name: config.name.clone(),
             qport: rand::random(),
             timeout_ms: config.timeout.as_millis() as u64,
+            password: config.server_passwords.get(&addr).cloned(),
             ..ClientConfig::default()
         };
         Ok(Self {
@@ -886,6 +914,21 @@ impl HubTask {
         self.rejoin_at = Some(Instant::now() + retry);
         let retry_ms = retry.as_millis() as u32;
         tracing::info!(server = %self.hub.addr, %reason, "spectator session ended");
+        let reason = if reason.contains("INVALIDPASSWORD") {
+            if self
+                .hubs
+                .config
+                .server_passwords
+                .contains_key(&self.hub.addr)
+            {
+                "the server refused the password this relay's operator gave for it".to_owned()
+            } else {
+                "the server needs a password; this relay's operator has not given one for it"
+                    .to_owned()
+            }
+        } else {
+            reason
+        };
         self.hub.set_status(|s| {
             s.state = if connected {
                 HubState::Rejoining { reason, retry_ms }

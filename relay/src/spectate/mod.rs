@@ -21,7 +21,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use tower_http::services::ServeFile;
 
-pub use hub::{Hubs, JoinError, OverviewFile, SpectateConfig};
+pub use hub::{Hubs, JoinError, OverviewFile, ServerPassword, SpectateConfig};
 
 /// How the relay spectates (`muster serve`).
 #[derive(clap::Args, Debug, Clone)]
@@ -44,6 +44,11 @@ pub struct SpectateArgs {
     #[arg(long = "overview", value_name = "MAP=FILE,x0,y0,x1,y1",
           value_parser = OverviewFile::parse)]
     pub overviews: Vec<OverviewFile>,
+    /// A passworded server's password for the hubs: ADDR=FILE, the password on FILE's first
+    /// line; repeat for more. Viewers never see it.
+    #[arg(long = "server-password", value_name = "ADDR=FILE",
+          value_parser = ServerPassword::parse)]
+    pub server_passwords: Vec<ServerPassword>,
 }
 
 impl SpectateArgs {
@@ -56,6 +61,11 @@ impl SpectateArgs {
             delay: Duration::from_secs_f64(self.spectate_delay.clamp(0.0, 300.0)),
             overviews: self.overviews.clone(),
             recording,
+            server_passwords: self
+                .server_passwords
+                .iter()
+                .map(|p| (p.addr, p.password.clone()))
+                .collect(),
             ..SpectateConfig::default()
         }
     }

@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod engines;
+pub mod openarena;
+pub mod rcon;
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;

@@ -1,5 +1,6 @@
 //! The page in headless Chromium, loaded from the relay, fed by a lab fleet, one file per view:
-//! the server list, a server's detail, the tuning page, the watch view and the demo player.
+//! the server list, a server's detail and its Admin tab, the tuning page, the watch view and
+//! the demo player.
 //! Screenshots land in target/screenshots for a person to look at. Run by `cargo xtask test`,
 //! which builds the page and installs Chromium and its driver.
 
@@ -8,6 +9,7 @@ mod browser;
 #[path = "../common/mod.rs"]
 mod common;
 
+mod admin;
 mod demos;
 mod detail;
 mod history;

@@ -77,6 +77,9 @@ pub struct ClientConfig {
     pub cl_maxpackets: u32,
     /// Silence after which the session is considered lost.
     pub timeout_ms: u64,
+    /// The server's `g_password`, sent as the `password` userinfo key as the stock client sends
+    /// its `password` cvar; `None` for a server without one.
+    pub password: Option<crate::secret::Secret>,
 }
 
 impl Default for ClientConfig {
@@ -88,6 +91,7 @@ impl Default for ClientConfig {
             snaps: 20,
             cl_maxpackets: 30,
             timeout_ms: 30_000,
+            password: None,
         }
     }
 }
@@ -216,6 +220,11 @@ impl Client {
         ] {
             // Values without backslashes stay far below the limit; a bad name is dropped.
             let _ = info.set(k, &v);
+        }
+        if let Some(password) = &self.config.password {
+            // A password holding a backslash cannot travel in an info string at all; the
+            // server then refuses the connect, which says why.
+            let _ = info.set("password", password.expose());
         }
         info
     }

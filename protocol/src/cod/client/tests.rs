@@ -35,6 +35,10 @@ fn map() -> Map {
 
 impl Link {
     fn new() -> Self {
+        Self::with(ClientConfig::default(), ServerConfig::default())
+    }
+
+    fn with(client: ClientConfig, server: ServerConfig) -> Self {
         let mut frame = Frame {
             server_time: 1000,
             ..Frame::default()
@@ -45,8 +49,8 @@ impl Link {
         frame.entities.insert(70, e);
         Self {
             now: 0,
-            client: Client::new(ClientConfig::default(), 0),
-            server: Server::new(ServerConfig::default(), map()),
+            client: Client::new(client, 0),
+            server: Server::new(server, map()),
             frame,
             client_events: Vec::new(),
             server_events: Vec::new(),
@@ -127,6 +131,29 @@ fn challenge_and_connect_are_resent_every_3000_ms() {
     assert_eq!(userinfo.get("qport"), Some("4660"));
     assert_eq!(userinfo.get("snaps"), Some("20"));
     assert_eq!(client.poll_timeout(), Some(6100));
+}
+
+#[test]
+fn a_passworded_server_lets_in_the_client_that_sends_its_password_and_no_other() {
+    let server = || ServerConfig {
+        password: Some("clan match".into()),
+        ..ServerConfig::default()
+    };
+    let with = |password: Option<&str>| ClientConfig {
+        password: password.map(crate::secret::Secret::new),
+        ..ClientConfig::default()
+    };
+    let mut link = Link::with(with(Some("clan match")), server());
+    link.run_until("ACTIVE", |l| l.client.state() == State::Active);
+    for wrong in [None, Some("guess")] {
+        let mut link = Link::with(with(wrong), server());
+        link.run_until("refused", |l| {
+            l.client_events.iter().any(
+                |e| matches!(e, Event::Disconnected(why) if why.contains("GAME_INVALIDPASSWORD")),
+            )
+        });
+        assert_ne!(link.client.state(), State::Active);
+    }
 }
 
 #[test]

@@ -32,6 +32,8 @@ pub struct SpectateOptions {
     pub follow: bool,
     /// Record a demo from the first snapshot on (`muster record`).
     pub record: Option<RecordTarget>,
+    /// The server's password (`g_password`), for a passworded match.
+    pub password: Option<protocol::secret::Secret>,
 }
 
 impl Default for SpectateOptions {
@@ -45,6 +47,7 @@ impl Default for SpectateOptions {
             download_dir: PathBuf::from("."),
             follow: true,
             record: None,
+            password: None,
         }
     }
 }
@@ -73,6 +76,7 @@ pub async fn spectate(
         snaps: options.snaps,
         // Any 16-bit value; the process id keeps two spectators on one host apart.
         qport: (std::process::id() & 0xffff) as u16,
+        password: options.password.clone(),
         ..ClientConfig::default()
     };
     let mut link = GameLink::open(server, config, options.follow).await?;
@@ -167,6 +171,26 @@ pub struct Args {
     /// sends a spectator only what is visible from its view point).
     #[arg(long)]
     free: bool,
+    #[command(flatten)]
+    password: ServerPassword,
+}
+
+/// Where a passworded server's password comes from: never a flag's value.
+#[derive(clap::Args, Debug)]
+pub struct ServerPassword {
+    /// Read the server's password (g_password) from the first line of FILE; otherwise
+    /// MUSTER_SERVER_PASSWORD, when set.
+    #[arg(long = "password-file", value_name = "FILE")]
+    file: Option<PathBuf>,
+}
+
+/// The environment variable a server's password may come from.
+pub const SERVER_PASSWORD_ENV: &str = "MUSTER_SERVER_PASSWORD";
+
+impl ServerPassword {
+    pub fn read(&self) -> anyhow::Result<Option<protocol::secret::Secret>> {
+        super::read_secret(self.file.as_deref(), SERVER_PASSWORD_ENV)
+    }
 }
 
 pub async fn run(args: Args) -> anyhow::Result<()> {
@@ -182,6 +206,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         download_dir: args.download_dir,
         follow: !args.free,
         record: None,
+        password: args.password.read()?,
     };
     let json = args.json;
     spectate(SocketAddr::V4(addrs[0]), options, |line| {

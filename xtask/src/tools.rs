@@ -166,8 +166,12 @@ fn pip_install(packages: &[(&str, &str)]) -> Result<()> {
 
 fn prepend_path(root: &Path) -> Result<()> {
     let mut paths = vec![node_bin(root)];
-    if let Some(home) = std::env::var_os("HOME") {
-        paths.push(PathBuf::from(home).join(".cargo/bin"));
+    // Where `cargo install` puts the tools: $CARGO_HOME/bin, by default ~/.cargo/bin.
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    if let Some(cargo_home) = cargo_home {
+        paths.push(cargo_home.join("bin"));
     }
     paths.extend(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),

@@ -235,7 +235,12 @@ impl Relay {
             directory.clone(),
             cluster.clone(),
         );
-        let rcon = rcon::Rcon::new(config.rcon, directory.clone(), cluster.clone())?;
+        let rcon = rcon::Rcon::new(
+            config.rcon,
+            directory.clone(),
+            cluster.clone(),
+            history.as_ref().map(|h| h.log.clone()),
+        )?;
         let scrape = metrics.registry(metrics::Sources {
             rcon: rcon.clone(),
             directory: directory.clone(),

@@ -226,7 +226,12 @@ async fn the_password_appears_in_no_log_line_metric_or_file() {
     let listen = format!("127.0.0.1:{port}");
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_muster"))
         .args(["serve", "--listen", &listen, "--no-lan", "--allow-private"])
-        .args(["--no-default-masters", "--dist"])
+        .args([
+            "--no-default-masters",
+            "--trusted-proxy",
+            "127.0.0.1",
+            "--dist",
+        ])
         .arg(common::dist())
         .args([
             "--master",
@@ -273,6 +278,24 @@ async fn the_password_appears_in_no_log_line_metric_or_file() {
         .text()
         .await
         .unwrap();
+    // The history store keeps the audit too (written within a second).
+    let store = relay::store::StoreArgs {
+        data_dir: dir.path().join("muster-data"),
+        database: None,
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let kept = loop {
+        let kept = store.open().unwrap().audit(Some(&addr), 10).unwrap();
+        if kept.len() == 2 || Instant::now() > deadline {
+            break kept;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let outcomes: Vec<&str> = kept.iter().map(|e| e.outcome.as_str()).collect();
+    assert_eq!(outcomes, ["output", "bad_password"]);
+    assert!(kept
+        .iter()
+        .all(|e| e.command == "status" && e.client == "198.51.100.9"));
     child.start_kill().unwrap();
     child.wait().await.unwrap();
     let audit_text = std::fs::read_to_string(&audit).unwrap();

@@ -16,7 +16,7 @@ use crate::metrics::StoreMetrics;
 use crate::net::unix_ms;
 use crate::seams::PollLog;
 use crate::store::compact::{self, Retention};
-use crate::store::{self, Batch, Fence, MapChange, Sample, Session, Store};
+use crate::store::{self, AuditEntry, Batch, Fence, MapChange, Sample, Session, Store};
 
 /// What the poller reports.
 pub enum Record {
@@ -24,6 +24,8 @@ pub enum Record {
     Unanswered(String, u64),
     Listed(Box<ServerInfo>),
     Master(MasterStatus),
+    /// An admin console command.
+    Audit(AuditEntry),
     /// Write what is pending now, then say so (shutdown).
     Sync(tokio::sync::oneshot::Sender<()>),
 }
@@ -34,6 +36,8 @@ pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
 const COMPACT_EVERY: Duration = Duration::from_secs(60);
 /// Samples held through a failing database before the oldest are dropped.
 const MAX_HELD: usize = 2_000_000;
+/// Audit entries held through a failing database before the oldest are dropped.
+const MAX_AUDIT_HELD: usize = 100_000;
 /// Records the channel holds: a whole refresh of 2,000 servers several times over.
 const QUEUE: usize = 16_384;
 
@@ -50,6 +54,11 @@ impl Log {
         if self.tx.try_send(record).is_err() {
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Records an admin console command (written with the next batch, fence or not).
+    pub fn audit(&self, entry: AuditEntry) {
+        self.send(Record::Audit(entry));
     }
 
     /// Has everything sent so far written, waiting at most `within`; false if it was not.
@@ -106,6 +115,8 @@ struct State {
     masters: BTreeMap<String, String>,
     /// Sessions of this batch by (key, server, first): the latest sighting wins.
     sessions: BTreeMap<(String, String, u64), Session>,
+    /// Admin console commands not yet written.
+    audit: Vec<AuditEntry>,
 }
 
 impl State {
@@ -137,6 +148,7 @@ impl State {
                 }
             }
             Record::Listed(server) => self.persist(&server),
+            Record::Audit(entry) => self.audit.push(entry),
             // Handled by the writer's loop before records are applied.
             Record::Sync(_) => {}
             Record::Master(status) => {
@@ -361,6 +373,16 @@ fn flush(
     fence: Option<u64>,
     metrics: &StoreMetrics,
 ) -> bool {
+    if !state.audit.is_empty() {
+        match store.put_audit(&state.audit) {
+            Ok(()) => state.audit.clear(),
+            Err(e) => {
+                tracing::warn!("rcon audit write failed, retrying: {e}");
+                let excess = state.audit.len().saturating_sub(MAX_AUDIT_HELD);
+                state.audit.drain(..excess);
+            }
+        }
+    }
     let mut batch = state.take();
     if batch.is_empty() {
         return false;

@@ -142,15 +142,19 @@ pub struct Rcon {
     per_target: Mutex<Lockouts<(ClientKey, SocketAddrV4)>>,
     per_client: Mutex<Lockouts<ClientKey>>,
     audit: Option<Mutex<std::fs::File>>,
+    /// The history store's writer, when the relay keeps history: the audit goes there too.
+    history: Option<Arc<crate::history::writer::Log>>,
     pub counters: Counters,
 }
 
 impl Rcon {
-    /// A console to the servers `known` lists; in a cluster, the spacing is the cluster's.
+    /// A console to the servers `known` lists; in a cluster, the spacing is the cluster's;
+    /// with `history`, the audit is kept in the history store too.
     pub fn new(
         config: RconConfig,
         known: Known,
         cluster: Option<Arc<crate::cluster::Cluster>>,
+        history: Option<Arc<crate::history::writer::Log>>,
     ) -> anyhow::Result<Arc<Self>> {
         let audit = match &config.audit_log {
             Some(path) => Some(Mutex::new(
@@ -167,6 +171,7 @@ impl Rcon {
             per_target: Mutex::new(Lockouts::new(Policy::PER_TARGET)),
             per_client: Mutex::new(Lockouts::new(Policy::PER_CLIENT)),
             audit,
+            history,
             counters: Counters::default(),
             config,
             known,
@@ -293,17 +298,28 @@ impl Rcon {
             round_trip_ms,
             "rcon"
         );
+        let entry = crate::store::AuditEntry {
+            at_ms: crate::net::unix_ms(),
+            client: client.to_string(),
+            server: target.to_string(),
+            command: command.to_owned(),
+            outcome: outcome.to_owned(),
+            round_trip_ms,
+        };
         if let Some(file) = &self.audit {
             use std::io::Write;
             let line = serde_json::json!({
-                "at_ms": crate::net::unix_ms(),
-                "client": client.to_string(),
-                "server": target.to_string(),
-                "command": command,
-                "outcome": outcome,
-                "round_trip_ms": round_trip_ms,
+                "at_ms": entry.at_ms,
+                "client": entry.client,
+                "server": entry.server,
+                "command": entry.command,
+                "outcome": entry.outcome,
+                "round_trip_ms": entry.round_trip_ms,
             });
             let _ = writeln!(lock(file), "{line}");
+        }
+        if let Some(history) = &self.history {
+            history.audit(entry);
         }
     }
 }

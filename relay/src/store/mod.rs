@@ -164,6 +164,20 @@ impl Batch {
     }
 }
 
+/// One admin console command as the audit keeps it: who, where, what and how it ended; never
+/// a password.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub at_ms: u64,
+    /// The client: an IPv4 address or an IPv6 /64.
+    pub client: String,
+    pub server: String,
+    pub command: String,
+    /// `output`, `bad_password`, `no_password`, or the refusal (`locked`, `no_reply`, ...).
+    pub outcome: String,
+    pub round_trip_ms: u64,
+}
+
 /// In a cluster: whether this relay holds the poller's lease, and the lease's latest revision,
 /// the fencing token every history write carries. Outside a cluster there is none.
 #[derive(Debug, Default)]
@@ -257,6 +271,11 @@ pub trait Store: Send {
     fn series_names(&mut self, prefix: &str) -> Result<Vec<String>>;
     /// Bytes the database takes.
     fn size_bytes(&mut self) -> Result<u64>;
+    /// Appends admin console audit entries. Never fenced: each relay records its own admins'
+    /// commands, lease or not.
+    fn put_audit(&mut self, entries: &[AuditEntry]) -> Result<()>;
+    /// Audit entries of one server (or of all), newest first, at most `limit`.
+    fn audit(&mut self, server: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>>;
 }
 
 /// Where the history lives (flattened into `muster serve`, `muster history`, `muster seen`).
@@ -364,6 +383,12 @@ mod sql {
     pub const SERIES_ID: &str = "SELECT id FROM series WHERE name = $1";
     pub const PUT_SERIES: &str =
         "INSERT INTO series (name) VALUES ($1) ON CONFLICT (name) DO NOTHING";
+    pub const PUT_AUDIT: &str = "INSERT INTO rcon_audit \
+         (at_ms, client, server, command, outcome, round_trip_ms) VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const AUDIT_OF: &str = "SELECT at_ms, client, server, command, outcome, round_trip_ms \
+         FROM rcon_audit WHERE server = $1 ORDER BY at_ms DESC LIMIT $2";
+    pub const AUDIT_ALL: &str = "SELECT at_ms, client, server, command, outcome, round_trip_ms \
+         FROM rcon_audit ORDER BY at_ms DESC LIMIT $1";
     pub const VERSION: &str = "SELECT MAX(version) FROM schema_migrations";
     pub const MIGRATED: &str =
         "INSERT INTO schema_migrations (version, applied_ms) VALUES ($1, $2)";

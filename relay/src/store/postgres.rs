@@ -7,8 +7,8 @@ use postgres::types::ToSql;
 use postgres::{Client, NoTls, Statement};
 
 use super::{
-    sql, to_i64, to_u16, to_u64, Batch, Chunk, MapChange, Resolution, Result, Sample, Saved, Seen,
-    SeriesName, Session, Store, StoreError,
+    sql, to_i64, to_u16, to_u64, AuditEntry, Batch, Chunk, MapChange, Resolution, Result, Sample,
+    Saved, Seen, SeriesName, Session, Store, StoreError,
 };
 
 /// The schema, one step per version; never edit a step that has shipped.
@@ -40,6 +40,11 @@ CREATE INDEX players_key_trgm ON players USING gin (key gin_trgm_ops);
     // Fencing: the greatest lease revision a cluster's writer has written with.
     "CREATE TABLE fence (name TEXT PRIMARY KEY, token BIGINT NOT NULL);
 ",
+    // The admin console's audit.
+    "CREATE TABLE rcon_audit (at_ms BIGINT NOT NULL, client TEXT NOT NULL, server TEXT NOT NULL,
+    command TEXT NOT NULL, outcome TEXT NOT NULL, round_trip_ms BIGINT NOT NULL);
+CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
+",
 ];
 
 /// Every statement the backend runs more than once.
@@ -61,6 +66,9 @@ const PREPARED: &[&str] = &[
     sql::SERIES_ID,
     sql::SERIES_NAMED,
     sql::PUT_SERIES,
+    sql::PUT_AUDIT,
+    sql::AUDIT_OF,
+    sql::AUDIT_ALL,
 ];
 
 pub struct Postgres {
@@ -398,5 +406,48 @@ impl Store for Postgres {
             .query_one("SELECT pg_database_size(current_database())", &[])?
             .get(0);
         Ok(to_u64(size))
+    }
+
+    fn put_audit(&mut self, entries: &[AuditEntry]) -> Result<()> {
+        let put = self.statement(sql::PUT_AUDIT);
+        let mut tx = self.client.transaction()?;
+        for e in entries {
+            tx.execute(
+                &put,
+                &[
+                    &to_i64(e.at_ms),
+                    &e.client,
+                    &e.server,
+                    &e.command,
+                    &e.outcome,
+                    &to_i64(e.round_trip_ms),
+                ],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn audit(&mut self, server: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>> {
+        let limit = i64::from(limit);
+        let rows = match server {
+            Some(server) => self
+                .client
+                .query(&self.statement(sql::AUDIT_OF), &[&server, &limit])?,
+            None => self
+                .client
+                .query(&self.statement(sql::AUDIT_ALL), &[&limit])?,
+        };
+        Ok(rows
+            .iter()
+            .map(|r| AuditEntry {
+                at_ms: to_u64(r.get(0)),
+                client: r.get(1),
+                server: r.get(2),
+                command: r.get(3),
+                outcome: r.get(4),
+                round_trip_ms: to_u64(r.get(5)),
+            })
+            .collect())
     }
 }

@@ -6,8 +6,8 @@ use std::path::Path;
 use rusqlite::{params, Connection};
 
 use super::{
-    sql, to_i64, to_u16, to_u64, Batch, Chunk, MapChange, Resolution, Result, Sample, Saved, Seen,
-    SeriesName, Session, Store, StoreError,
+    sql, to_i64, to_u16, to_u64, AuditEntry, Batch, Chunk, MapChange, Resolution, Result, Sample,
+    Saved, Seen, SeriesName, Session, Store, StoreError,
 };
 
 /// The schema, one step per version; never edit a step that has shipped.
@@ -32,6 +32,11 @@ CREATE TABLE sessions (player INTEGER NOT NULL, series INTEGER NOT NULL, first_m
 ",
 // Fencing: the greatest lease revision a cluster's writer has written with.
 "CREATE TABLE fence (name TEXT PRIMARY KEY, token INTEGER NOT NULL);
+",
+// The admin console's audit.
+"CREATE TABLE rcon_audit (at_ms INTEGER NOT NULL, client TEXT NOT NULL, server TEXT NOT NULL,
+    command TEXT NOT NULL, outcome TEXT NOT NULL, round_trip_ms INTEGER NOT NULL);
+CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 "];
 
 pub struct Sqlite {
@@ -338,5 +343,47 @@ impl Store for Sqlite {
         let pages: i64 = self.conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
         let size: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         Ok(to_u64(pages * size))
+    }
+
+    fn put_audit(&mut self, entries: &[AuditEntry]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        for e in entries {
+            tx.prepare_cached(sql::PUT_AUDIT)?.execute(params![
+                to_i64(e.at_ms),
+                e.client,
+                e.server,
+                e.command,
+                e.outcome,
+                to_i64(e.round_trip_ms)
+            ])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn audit(&mut self, server: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>> {
+        let read = |r: &rusqlite::Row| {
+            Ok(AuditEntry {
+                at_ms: to_u64(r.get(0)?),
+                client: r.get(1)?,
+                server: r.get(2)?,
+                command: r.get(3)?,
+                outcome: r.get(4)?,
+                round_trip_ms: to_u64(r.get(5)?),
+            })
+        };
+        let rows = match server {
+            Some(server) => self
+                .conn
+                .prepare_cached(sql::AUDIT_OF)?
+                .query_map(params![server, i64::from(limit)], read)?
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+            None => self
+                .conn
+                .prepare_cached(sql::AUDIT_ALL)?
+                .query_map(params![i64::from(limit)], read)?
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+        };
+        Ok(rows)
     }
 }

@@ -215,6 +215,33 @@ pub fn run(open: impl Fn() -> Box<dyn Store>) {
     assert_eq!(store.series_names("gametype:").unwrap(), ["gametype:ctf"]);
     assert!(store.size_bytes().unwrap() > 0);
     fencing(store.as_mut(), day);
+    audit(store.as_mut(), day);
+}
+
+/// The admin console's audit: appended whatever the fence, read newest first, by server.
+fn audit(store: &mut dyn Store, day: u64) {
+    let entry = |at: u64, server: &str, outcome: &str| super::AuditEntry {
+        at_ms: day + at,
+        client: "2001:db8:1:2::/64".into(),
+        server: server.into(),
+        command: "clientkick 3".into(),
+        outcome: outcome.into(),
+        round_trip_ms: 12,
+    };
+    let written = [
+        entry(1, A, "bad_password"),
+        entry(2, B, "output"),
+        entry(3, A, "output"),
+    ];
+    store.put_audit(&written).unwrap();
+    assert_eq!(
+        store.audit(Some(A), 10).unwrap(),
+        [written[2].clone(), written[0].clone()]
+    );
+    assert_eq!(
+        store.audit(None, 2).unwrap(),
+        [written[2].clone(), written[1].clone()]
+    );
 }
 
 /// A write with a lease revision older than one already written is refused whole; equal or

@@ -553,7 +553,7 @@ async fn a_relay_stopped_with_sigterm_hands_its_leases_over_at_once() {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
-async fn admins_on_two_relays_share_one_rcon_queue_and_the_server_drops_nothing() {
+async fn admins_on_two_relays_share_one_rcon_queue_and_lockouts_and_the_server_drops_nothing() {
     let password = "cluster-Ibex-3307";
     let (lab, nats, database) = site(LabConfig {
         rcon_password: Some(password.into()),
@@ -563,7 +563,9 @@ async fn admins_on_two_relays_share_one_rcon_queue_and_the_server_drops_nothing(
     .await;
     let server = &lab.servers[0];
     let addr = server.addr.to_string();
-    let relays = relays(2, &relay_args(&lab, &nats, &database, &[])).await;
+    // 127.0.0.1 is a trusted proxy: the test speaks for several clients.
+    let args = relay_args(&lab, &nats, &database, &["--trusted-proxy", "127.0.0.1"]);
+    let relays = relays(2, &args).await;
     for relay in &relays {
         eventually(LIMIT, "the server is listed", || async {
             listed(relay).await.contains_key(&addr)
@@ -572,7 +574,7 @@ async fn admins_on_two_relays_share_one_rcon_queue_and_the_server_drops_nothing(
     }
     let mut consoles = Vec::new();
     for relay in &relays {
-        consoles.push(common::rcon::Console::open(relay.addr, &addr, "127.0.0.1").await);
+        consoles.push(common::rcon::Console::open(relay.addr, &addr, "192.0.2.50").await);
     }
     // Both relays' admins at once, four commands each.
     for n in 0..4 {
@@ -587,4 +589,26 @@ async fn admins_on_two_relays_share_one_rcon_queue_and_the_server_drops_nothing(
         }
     }
     common::rcon::arrived_spaced(server, 8);
+
+    // A guesser spreads wrong passwords over both relays: the fifth locks it out of both.
+    let mut guesser = Vec::new();
+    for relay in &relays {
+        guesser.push(common::rcon::Console::open(relay.addr, &addr, "198.51.100.7").await);
+    }
+    for attempt in 0..5 {
+        let report = guesser[attempt % 2].run("guess", "status").await;
+        assert_eq!(
+            common::rcon::outcome(&report).0,
+            "bad_password",
+            "{report:?}"
+        );
+    }
+    for console in &mut guesser {
+        let report = console.run(password, "status").await;
+        assert_eq!(common::rcon::outcome(&report).0, "locked", "{report:?}");
+    }
+    assert_eq!(server.rcon_arrivals.lock().unwrap().len(), 13);
+    // The admin is still served.
+    let report = consoles[1].run(password, "status").await;
+    assert_eq!(common::rcon::outcome(&report).0, "output", "{report:?}");
 }

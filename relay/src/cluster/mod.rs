@@ -8,13 +8,15 @@
 //!   A lease's KV revision is its fencing token; history writes carry it and the database
 //!   refuses a stale one.
 //! - A second bucket holds budgets every relay draws from ([`budget`]), so a game server sees
-//!   the whole cluster as one client.
+//!   the whole cluster as one client; a third, small records every relay updates together
+//!   ([`records`]: the admin console's lockouts).
 //!
 //! Without `--cluster` nothing here runs.
 
 pub mod budget;
 pub mod directory;
 pub mod lease;
+pub mod records;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -62,8 +64,20 @@ const TOKEN_EPOCH: i64 = 1_600_000_000;
 /// The lease bucket and the budgets bucket.
 const LEASES: &str = "muster_leases";
 const BUDGETS: &str = "muster_budgets";
+const RECORDS: &str = "muster_records";
+/// Records outlive the longest lockout and the quiet day that forgets it.
+const RECORD_AGE: Duration = Duration::from_secs(9 * 24 * 3600);
 /// Budget keys outlive any window they describe.
 const BUDGET_AGE: Duration = Duration::from_secs(120);
+
+/// The key-value buckets, found or made at first use.
+#[derive(Clone)]
+struct Buckets {
+    /// Entries expire a TTL after their last renewal.
+    leases: kv::Store,
+    budgets: kv::Store,
+    records: kv::Store,
+}
 
 /// This relay's connection to the cluster's engine, shared by every capability that takes
 /// part.
@@ -76,8 +90,8 @@ pub struct Cluster {
     /// Counts the (re)connections to NATS: what was published meanwhile is lost, so followers
     /// resynchronise when it moves.
     connections: watch::Receiver<u64>,
-    /// The two buckets, once found.
-    buckets: std::sync::Mutex<Option<(kv::Store, kv::Store)>>,
+    /// The buckets, once found.
+    buckets: std::sync::Mutex<Option<Buckets>>,
     /// The leases this relay holds now, with their revisions (`GET /api/cluster`).
     held: std::sync::Mutex<BTreeMap<String, u64>>,
     /// The lease bucket's creation time (seconds since [`TOKEN_EPOCH`]) in the upper bits of a
@@ -190,15 +204,16 @@ impl Cluster {
         Ok(self.js.get_key_value(name).await?)
     }
 
-    async fn buckets(&self) -> anyhow::Result<(kv::Store, kv::Store)> {
+    async fn buckets(&self) -> anyhow::Result<Buckets> {
         if let Some(found) = self.cached() {
             return Ok(found);
         }
-        let found = (
-            self.bucket(LEASES, self.config.lease_ttl).await?,
-            self.bucket(BUDGETS, BUDGET_AGE).await?,
-        );
-        if let Ok(status) = found.0.status().await {
+        let found = Buckets {
+            leases: self.bucket(LEASES, self.config.lease_ttl).await?,
+            budgets: self.bucket(BUDGETS, BUDGET_AGE).await?,
+            records: self.bucket(RECORDS, RECORD_AGE).await?,
+        };
+        if let Ok(status) = found.leases.status().await {
             let created = status.info.created.unix_timestamp() - TOKEN_EPOCH;
             self.token_base
                 .fetch_max((created.max(0) as u64) << 32, Ordering::AcqRel);
@@ -207,7 +222,7 @@ impl Cluster {
         Ok(found)
     }
 
-    fn cached(&self) -> Option<(kv::Store, kv::Store)> {
+    fn cached(&self) -> Option<Buckets> {
         self.buckets
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -220,11 +235,15 @@ impl Cluster {
     }
 
     pub(crate) async fn leases(&self) -> anyhow::Result<kv::Store> {
-        Ok(self.buckets().await?.0)
+        Ok(self.buckets().await?.leases)
     }
 
     pub(crate) async fn budgets(&self) -> anyhow::Result<kv::Store> {
-        Ok(self.buckets().await?.1)
+        Ok(self.buckets().await?.budgets)
+    }
+
+    pub(crate) async fn records(&self) -> anyhow::Result<kv::Store> {
+        Ok(self.buckets().await?.records)
     }
 
     /// The fencing token of a lease revision: ordered like the revisions within one bucket,

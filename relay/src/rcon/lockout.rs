@@ -7,7 +7,12 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::time::{Duration, Instant};
+use std::net::SocketAddrV4;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::cluster::records::SharedRecords;
+use crate::edge::limits::ClientKey;
 
 /// When a key is locked out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,24 +43,62 @@ impl Policy {
     };
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Entry {
+/// One key's record, in wall-clock milliseconds so that relays can share it through the
+/// cluster's engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Entry {
     failures: u32,
     /// Lockouts so far: the next lasts `first * 2^strikes`.
     strikes: u32,
-    locked_until: Option<Instant>,
-    last_failure: Instant,
+    locked_until_ms: u64,
+    last_failure_ms: u64,
 }
 
 impl Entry {
     /// Since when the key has done nothing: its last failure, or the end of its lockout.
-    fn quiet_since(&self) -> Instant {
-        self.locked_until
-            .map_or(self.last_failure, |until| until.max(self.last_failure))
+    fn quiet_since_ms(&self) -> u64 {
+        self.locked_until_ms.max(self.last_failure_ms)
+    }
+
+    /// `Err(retry_after)` while locked at `now_ms`.
+    pub fn check(&self, now_ms: u64) -> Result<(), Duration> {
+        match self.locked_until_ms.checked_sub(now_ms) {
+            Some(left) if left > 0 => Err(Duration::from_millis(left)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a wrong password at `now_ms`; returns the lockout it starts, if it starts one.
+    pub fn failed(&mut self, policy: &Policy, now_ms: u64) -> Option<Duration> {
+        let forgive = policy.forgive.as_millis() as u64;
+        if self.failures + self.strikes > 0
+            && now_ms.saturating_sub(self.quiet_since_ms()) > forgive
+        {
+            *self = Self::default();
+        }
+        self.last_failure_ms = now_ms;
+        self.failures += 1;
+        if self.failures < policy.failures {
+            return None;
+        }
+        let lockout = policy
+            .first
+            .saturating_mul(1u32 << self.strikes.min(20))
+            .min(policy.longest);
+        self.failures = 0;
+        self.strikes += 1;
+        self.locked_until_ms = now_ms + lockout.as_millis() as u64;
+        Some(lockout)
+    }
+
+    /// Whether nothing is left to remember at `now_ms`: no lockout running and quiet for
+    /// `forgive`.
+    fn forgotten(&self, policy: &Policy, now_ms: u64) -> bool {
+        now_ms.saturating_sub(self.quiet_since_ms()) > policy.forgive.as_millis() as u64
     }
 }
 
-/// Lockouts by key.
+/// Lockouts by key, kept by this relay.
 #[derive(Debug)]
 pub struct Lockouts<K> {
     policy: Policy,
@@ -73,43 +116,25 @@ impl<K: Hash + Eq + Clone> Lockouts<K> {
         }
     }
 
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
     /// `Err(retry_after)` while `key` is locked.
-    pub fn check(&self, key: &K, now: Instant) -> Result<(), Duration> {
-        match self.entries.get(key).and_then(|e| e.locked_until) {
-            Some(until) if until > now => Err(until - now),
-            _ => Ok(()),
-        }
+    pub fn check(&self, key: &K, now_ms: u64) -> Result<(), Duration> {
+        self.entries.get(key).map_or(Ok(()), |e| e.check(now_ms))
     }
 
     /// Counts a wrong password; returns the lockout it starts, if it starts one.
-    pub fn failed(&mut self, key: &K, now: Instant) -> Option<Duration> {
+    pub fn failed(&mut self, key: &K, now_ms: u64) -> Option<Duration> {
         if self.entries.len() >= MAX_KEYS {
-            self.forget_quiet(now);
+            self.forget_quiet(now_ms);
         }
         let policy = self.policy;
-        let entry = self.entries.entry(key.clone()).or_insert(Entry {
-            failures: 0,
-            strikes: 0,
-            locked_until: None,
-            last_failure: now,
-        });
-        if now.saturating_duration_since(entry.quiet_since()) > policy.forgive {
-            entry.strikes = 0;
-            entry.failures = 0;
-        }
-        entry.last_failure = now;
-        entry.failures += 1;
-        if entry.failures < policy.failures {
-            return None;
-        }
-        let lockout = policy
-            .first
-            .saturating_mul(1u32 << entry.strikes.min(20))
-            .min(policy.longest);
-        entry.failures = 0;
-        entry.strikes += 1;
-        entry.locked_until = Some(now + lockout);
-        Some(lockout)
+        self.entries
+            .entry(key.clone())
+            .or_default()
+            .failed(&policy, now_ms)
     }
 
     /// A right password: the key starts again from nothing.
@@ -118,17 +143,16 @@ impl<K: Hash + Eq + Clone> Lockouts<K> {
     }
 
     /// Drops keys quiet for `forgive` since their last failure or lockout.
-    pub fn forget_quiet(&mut self, now: Instant) {
-        let forgive = self.policy.forgive;
-        self.entries
-            .retain(|_, e| now.saturating_duration_since(e.quiet_since()) <= forgive);
+    pub fn forget_quiet(&mut self, now_ms: u64) {
+        let policy = self.policy;
+        self.entries.retain(|_, e| !e.forgotten(&policy, now_ms));
         if self.entries.len() >= MAX_KEYS {
             // Still full of recent failures: keep the locked ones and the newest.
-            let mut quiet: Vec<(K, Instant)> = self
+            let mut quiet: Vec<(K, u64)> = self
                 .entries
                 .iter()
-                .filter(|(_, e)| e.locked_until.is_none_or(|u| u <= now))
-                .map(|(k, e)| (k.clone(), e.last_failure))
+                .filter(|(_, e)| e.check(now_ms).is_ok())
+                .map(|(k, e)| (k.clone(), e.last_failure_ms))
                 .collect();
             quiet.sort_by_key(|(_, at)| *at);
             for (key, _) in quiet.into_iter().take(MAX_KEYS / 10) {
@@ -146,26 +170,123 @@ impl<K: Hash + Eq + Clone> Lockouts<K> {
     }
 }
 
+/// Where wrong passwords are counted: by this relay, and in a cluster by every relay together
+/// (the cluster's record decides; this relay's own stands in while NATS does not answer), so
+/// a client cannot try five passwords at each relay of a site.
+pub struct Guard {
+    per_target: Mutex<Lockouts<(ClientKey, SocketAddrV4)>>,
+    per_client: Mutex<Lockouts<ClientKey>>,
+    shared: Option<SharedRecords>,
+}
+
+impl Guard {
+    pub fn new(cluster: Option<Arc<crate::cluster::Cluster>>) -> Self {
+        Self {
+            per_target: Mutex::new(Lockouts::new(Policy::PER_TARGET)),
+            per_client: Mutex::new(Lockouts::new(Policy::PER_CLIENT)),
+            shared: cluster.map(|c| SharedRecords::new(c, "rcon-lockout")),
+        }
+    }
+
+    /// The shared records' names: the client at the server, and the client everywhere.
+    fn names(client: ClientKey, target: SocketAddrV4) -> [(String, Policy); 2] {
+        [
+            (format!("{client} at {target}"), Policy::PER_TARGET),
+            (format!("{client}"), Policy::PER_CLIENT),
+        ]
+    }
+
+    /// `Err(retry_after)` while `client` is locked out of `target`, the longest lock counting.
+    pub async fn check(
+        &self,
+        client: ClientKey,
+        target: SocketAddrV4,
+        now_ms: u64,
+    ) -> Result<(), Duration> {
+        let mut locks = vec![
+            lock(&self.per_target).check(&(client, target), now_ms),
+            lock(&self.per_client).check(&client, now_ms),
+        ];
+        if let Some(shared) = &self.shared {
+            for (name, _) in Self::names(client, target) {
+                if let Some(entry) = shared.get::<Entry>(&name).await {
+                    locks.push(entry.check(now_ms));
+                }
+            }
+        }
+        locks
+            .into_iter()
+            .filter_map(Result::err)
+            .max()
+            .map_or(Ok(()), Err)
+    }
+
+    /// Counts a wrong password; true when it started a lockout.
+    pub async fn failed(&self, client: ClientKey, target: SocketAddrV4, now_ms: u64) -> bool {
+        let mut started = lock(&self.per_target)
+            .failed(&(client, target), now_ms)
+            .is_some();
+        started |= lock(&self.per_client).failed(&client, now_ms).is_some();
+        if let Some(shared) = &self.shared {
+            for (name, policy) in Self::names(client, target) {
+                let lockout = shared
+                    .update(&name, |entry: &mut Entry| entry.failed(&policy, now_ms))
+                    .await;
+                started |= lockout.flatten().is_some();
+            }
+        }
+        started
+    }
+
+    /// A right password: the client starts again from nothing at this server.
+    pub async fn succeeded(&self, client: ClientKey, target: SocketAddrV4) {
+        lock(&self.per_target).succeeded(&(client, target));
+        lock(&self.per_client).succeeded(&client);
+        if let Some(shared) = &self.shared {
+            for (name, _) in Self::names(client, target) {
+                // Read first: most commands have nothing to clear, and then write nothing.
+                if shared
+                    .get::<Entry>(&name)
+                    .await
+                    .is_some_and(|e| e != Entry::default())
+                {
+                    shared
+                        .update(&name, |entry: &mut Entry| *entry = Entry::default())
+                        .await;
+                }
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const MIN: Duration = Duration::from_secs(60);
+    /// Milliseconds in `d`.
+    fn ms(d: Duration) -> u64 {
+        d.as_millis() as u64
+    }
 
     #[test]
     fn five_failures_lock_for_15_minutes_then_30_then_60() {
         let mut locks = Lockouts::new(Policy::PER_TARGET);
-        let t0 = Instant::now();
+        let t0 = 1_000_000_000u64;
         let key = "client at server";
         for i in 0..4 {
-            assert_eq!(locks.failed(&key, t0 + MIN * i), None);
-            assert_eq!(locks.check(&key, t0 + MIN * i), Ok(()));
+            assert_eq!(locks.failed(&key, t0 + ms(MIN * i)), None);
+            assert_eq!(locks.check(&key, t0 + ms(MIN * i)), Ok(()));
         }
-        let at = t0 + MIN * 4;
+        let at = t0 + ms(MIN * 4);
         assert_eq!(locks.failed(&key, at), Some(15 * MIN));
-        assert_eq!(locks.check(&key, at + MIN), Err(14 * MIN));
+        assert_eq!(locks.check(&key, at + ms(MIN)), Err(14 * MIN));
         // Over: five more failures lock twice as long, then four times.
-        let mut at = at + 15 * MIN;
+        let mut at = at + ms(15 * MIN);
         assert_eq!(locks.check(&key, at), Ok(()));
         for expected in [30 * MIN, 60 * MIN] {
             let mut started = None;
@@ -173,15 +294,15 @@ mod tests {
                 started = locks.failed(&key, at);
             }
             assert_eq!(started, Some(expected));
-            assert!(locks.check(&key, at + expected - MIN).is_err());
-            at += expected;
+            assert!(locks.check(&key, at + ms(expected - MIN)).is_err());
+            at += ms(expected);
         }
     }
 
     #[test]
     fn a_lock_on_one_key_leaves_the_others_and_a_success_clears_it() {
         let mut locks = Lockouts::new(Policy::PER_TARGET);
-        let now = Instant::now();
+        let now = 1_000_000_000u64;
         for _ in 0..5 {
             locks.failed(&"guesser", now);
         }
@@ -202,16 +323,16 @@ mod tests {
             ..Policy::PER_TARGET
         };
         let mut locks = Lockouts::new(policy);
-        let mut now = Instant::now();
+        let mut now = 1_000_000_000u64;
         let mut last = Duration::ZERO;
         for _ in 0..12 {
             last = locks.failed(&1, now).unwrap();
-            now += last;
+            now += ms(last);
         }
         assert_eq!(last, policy.longest);
-        now += policy.forgive + MIN;
+        now += ms(policy.forgive + MIN);
         assert_eq!(locks.failed(&1, now), Some(policy.first));
-        locks.forget_quiet(now + policy.forgive + policy.first + MIN);
+        locks.forget_quiet(now + ms(policy.forgive + policy.first + MIN));
         assert!(locks.is_empty());
     }
 }

@@ -33,7 +33,7 @@ use protocol::cod::rcon::Outcome;
 use crate::edge::limits::ClientKey;
 use crate::seams::Known;
 pub use exchange::{Answer, ExchangeError};
-use lockout::{Lockouts, Policy};
+use lockout::Guard;
 pub use spacing::SPACING;
 use spacing::{Busy, Spacing};
 
@@ -139,8 +139,7 @@ pub struct Rcon {
     config: RconConfig,
     known: Known,
     spacing: Spacing,
-    per_target: Mutex<Lockouts<(ClientKey, SocketAddrV4)>>,
-    per_client: Mutex<Lockouts<ClientKey>>,
+    lockouts: Guard,
     audit: Option<Mutex<std::fs::File>>,
     /// The history store's writer, when the relay keeps history: the audit goes there too.
     history: Option<Arc<crate::history::writer::Log>>,
@@ -167,9 +166,8 @@ impl Rcon {
             None => None,
         };
         Ok(Arc::new(Self {
-            spacing: Spacing::new(cluster),
-            per_target: Mutex::new(Lockouts::new(Policy::PER_TARGET)),
-            per_client: Mutex::new(Lockouts::new(Policy::PER_CLIENT)),
+            spacing: Spacing::new(cluster.clone()),
+            lockouts: Guard::new(cluster),
             audit,
             history,
             counters: Counters::default(),
@@ -187,21 +185,17 @@ impl Rcon {
     }
 
     /// Whether `client` may send to `target` now: `Err` with the refusal otherwise.
-    fn admit(&self, client: ClientKey, target: SocketAddrV4) -> Result<(), Refusal> {
+    async fn admit(&self, client: ClientKey, target: SocketAddrV4) -> Result<(), Refusal> {
         if !self.config.enabled {
             return Err(Refusal::Disabled);
         }
         if !self.known.knows(target) {
             return Err(Refusal::UnknownTarget(target));
         }
-        let now = Instant::now();
-        let per_client = lock(&self.per_client).check(&client, now);
-        let per_target = lock(&self.per_target).check(&(client, target), now);
-        match (per_client, per_target) {
-            (Err(a), Err(b)) => Err(Refusal::Locked(a.max(b))),
-            (Err(left), _) | (_, Err(left)) => Err(Refusal::Locked(left)),
-            _ => Ok(()),
-        }
+        self.lockouts
+            .check(client, target, crate::net::unix_ms())
+            .await
+            .map_err(Refusal::Locked)
     }
 
     /// Sends one command for `client`, after its checks and in `target`'s queue; counts and
@@ -214,7 +208,7 @@ impl Rcon {
         command: &str,
     ) -> Result<(Answer, Duration), Refusal> {
         let result = async {
-            self.admit(client, target)?;
+            self.admit(client, target).await?;
             // A command that cannot be built never takes a turn.
             protocol::cod::rcon::request(password.expose(), command)
                 .map_err(|e| Refusal::Exchange(e.into()))?;
@@ -232,27 +226,25 @@ impl Rcon {
             Ok((answer, queued))
         }
         .await;
-        self.settle(client, target, command, &result);
+        self.settle(client, target, command, &result).await;
         result
     }
 
     /// Lockouts, counters and the audit line for one command's result.
-    fn settle(
+    async fn settle(
         &self,
         client: ClientKey,
         target: SocketAddrV4,
         command: &str,
         result: &Result<(Answer, Duration), Refusal>,
     ) {
-        let now = Instant::now();
         let outcome = match result {
             Ok((answer, _)) => {
                 match &answer.outcome {
                     Outcome::BadPassword => {
                         self.counters.bad_password.fetch_add(1, Ordering::Relaxed);
-                        let a = lock(&self.per_target).failed(&(client, target), now);
-                        let b = lock(&self.per_client).failed(&client, now);
-                        if a.is_some() || b.is_some() {
+                        let now = crate::net::unix_ms();
+                        if self.lockouts.failed(client, target, now).await {
                             self.counters.lockouts.fetch_add(1, Ordering::Relaxed);
                         }
                     }
@@ -261,8 +253,7 @@ impl Rcon {
                     }
                     Outcome::Output(_) => {
                         self.counters.output.fetch_add(1, Ordering::Relaxed);
-                        lock(&self.per_target).succeeded(&(client, target));
-                        lock(&self.per_client).succeeded(&client);
+                        self.lockouts.succeeded(client, target).await;
                     }
                 }
                 answer.outcome.as_str()

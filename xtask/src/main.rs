@@ -265,13 +265,22 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     build_page_and_binaries(root, Needs::Run, &mut phases)?;
     let started = std::time::Instant::now();
     let bin = root.join("target/release");
+    // The lab's servers take this rcon password, so the Admin tab can be tried on them.
+    let rcon_password = operator_token()?;
     let mut lab = start_lab(
         &bin,
         &servers,
         // The lab's servers also heartbeat the relay's own master, as stock servers would
         // heartbeat a replacement one; every 15 s rather than stock's 180 s, so it fills soon
         // after the relay starts.
-        &["--heartbeat-to", OWN_MASTER, "--heartbeat", "15"],
+        &[
+            "--heartbeat-to",
+            OWN_MASTER,
+            "--heartbeat",
+            "15",
+            "--rcon-password",
+            &rcon_password,
+        ],
     )?;
     wait_for_line(&mut lab, "muster-lab:")?;
     let token = operator_token()?;
@@ -300,6 +309,7 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
          written to target/demos and listed under Demos; history is kept in \
          target/muster-data"
     );
+    println!("The lab servers' rcon password (a server's Admin tab asks for it): {rcon_password}");
     let result = relay.wait();
     let _ = lab.kill();
     result?;

@@ -30,6 +30,7 @@ pub mod metrics;
 pub mod net;
 pub mod rcon;
 pub mod seams;
+pub mod secrets;
 pub mod spectate;
 pub mod store;
 pub mod wulfram;

@@ -78,31 +78,6 @@ impl Command {
     }
 }
 
-/// A password from the first line of `file`, or else from the environment variable `env`;
-/// `None` when neither gives one. Passwords never come from a flag's value: a flag shows in
-/// `ps` and in shell history.
-pub fn read_secret(
-    file: Option<&std::path::Path>,
-    env: &str,
-) -> anyhow::Result<Option<protocol::secret::Secret>> {
-    use anyhow::Context;
-    let secret = match file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let first = text.lines().next().unwrap_or_default().to_owned();
-            anyhow::ensure!(
-                !first.is_empty(),
-                "{}: the first line is empty",
-                path.display()
-            );
-            Some(first)
-        }
-        None => std::env::var(env).ok().filter(|v| !v.is_empty()),
-    };
-    Ok(secret.map(protocol::secret::Secret::new))
-}
-
 /// Writes command output; a reader that went away (`| head`) ends the output quietly instead
 /// of panicking as `println!` does.
 pub fn out(text: impl std::fmt::Display) -> anyhow::Result<()> {

@@ -40,7 +40,7 @@ pub const PASSWORD_ENV: &str = "MUSTER_RCON_PASSWORD";
 
 /// The rcon password, from `--password-file` or [`PASSWORD_ENV`]; it must be given.
 fn password(file: Option<&std::path::Path>) -> anyhow::Result<Password> {
-    super::read_secret(file, PASSWORD_ENV)?
+    crate::secrets::read(file, PASSWORD_ENV)?
         .with_context(|| format!("no password: give --password-file FILE or set {PASSWORD_ENV}"))
 }
 
@@ -146,7 +146,7 @@ mod tests {
         assert_eq!(password(Some(&file)).unwrap(), Password::new("s3cret"));
         std::fs::write(&file, "\nlater\n").unwrap();
         assert!(password(Some(&file)).is_err());
-        let missing = super::super::read_secret(None, "MUSTER_TEST_UNSET_PASSWORD").unwrap();
+        let missing = crate::secrets::read(None, "MUSTER_TEST_UNSET_PASSWORD").unwrap();
         assert_eq!(missing, None);
     }
 }

@@ -86,7 +86,7 @@ impl ServerPassword {
             .trim()
             .parse()
             .map_err(|_| format!("{addr:?} is not an IPv4 ip:port"))?;
-        let password = crate::cli::read_secret(Some(std::path::Path::new(file.trim())), "")
+        let password = crate::secrets::read(Some(std::path::Path::new(file.trim())), "")
             .map_err(|e| e.to_string())?
             .ok_or("no password")?;
         Ok(Self { addr, password })

@@ -189,7 +189,7 @@ pub const SERVER_PASSWORD_ENV: &str = "MUSTER_SERVER_PASSWORD";
 
 impl ServerPassword {
     pub fn read(&self) -> anyhow::Result<Option<protocol::secret::Secret>> {
-        super::read_secret(self.file.as_deref(), SERVER_PASSWORD_ENV)
+        crate::secrets::read(self.file.as_deref(), SERVER_PASSWORD_ENV)
     }
 }
 

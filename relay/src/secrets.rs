@@ -1,0 +1,27 @@
+//! Passwords as the relay and its tools take them: from the first line of a file, or from an
+//! environment variable; never from a flag's value, which shows in `ps` and in shell history.
+
+/// A password from the first line of `file`, or else from the environment variable `env`;
+/// `None` when neither gives one. Passwords never come from a flag's value: a flag shows in
+/// `ps` and in shell history.
+pub fn read(
+    file: Option<&std::path::Path>,
+    env: &str,
+) -> anyhow::Result<Option<protocol::secret::Secret>> {
+    use anyhow::Context;
+    let secret = match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let first = text.lines().next().unwrap_or_default().to_owned();
+            anyhow::ensure!(
+                !first.is_empty(),
+                "{}: the first line is empty",
+                path.display()
+            );
+            Some(first)
+        }
+        None => std::env::var(env).ok().filter(|v| !v.is_empty()),
+    };
+    Ok(secret.map(protocol::secret::Secret::new))
+}

@@ -66,7 +66,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .context("no address")?;
     let command = command_line(&args.command);
     let wait = Duration::from_secs_f64(args.wait.clamp(0.1, 60.0));
-    let answer = exchange(SocketAddr::V4(target), &password, &command, wait, ()).await?;
+    let datagram = protocol::cod::rcon::request(password.expose(), &command)?;
+    let answer = exchange(SocketAddr::V4(target), &datagram, wait, ()).await?;
     if args.json {
         out(serde_json::to_string_pretty(&json(
             &target.to_string(),

@@ -6,9 +6,8 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use protocol::cod::oob::Packet;
-use protocol::cod::rcon::{request, Outcome, Reply, RequestError};
+use protocol::cod::rcon::{Outcome, Reply};
 
-use super::Password;
 use crate::net::udp_to;
 
 /// How long to wait for the first reply. An accepted command always answers (at least an
@@ -31,8 +30,6 @@ pub struct Answer {
 /// Why a command has no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ExchangeError {
-    #[error("{0}")]
-    Request(#[from] RequestError),
     #[error(
         "no reply within {0:?}: the server drops an rcon sent within 500 ms of any other \
          (its throttle counts every sender), or a datagram was lost; the command may or may \
@@ -43,19 +40,17 @@ pub enum ExchangeError {
     Socket(#[from] std::io::Error),
 }
 
-/// Sends `command` to `target` and joins its reply. `turn` (the target's queue place) is
-/// given back as soon as the request has left.
+/// Sends `datagram` (an rcon request, `protocol::cod::rcon::request`) to `target` and joins
+/// its reply. `turn` (the target's queue place) is given back as soon as the request has left.
 pub async fn exchange<T>(
     target: SocketAddr,
-    password: &Password,
-    command: &str,
+    datagram: &[u8],
     first_reply: Duration,
     turn: T,
 ) -> Result<Answer, ExchangeError> {
-    let datagram = request(password.expose(), command)?;
     let socket = udp_to(target).await?;
     let started = Instant::now();
-    socket.send(&datagram).await?;
+    socket.send(datagram).await?;
     drop(turn);
     let mut reply = Reply::new();
     let mut last = started;

@@ -98,6 +98,8 @@ pub enum Refusal {
     #[error("{0}")]
     Busy(#[from] Busy),
     #[error("{0}")]
+    Command(#[from] protocol::cod::rcon::RequestError),
+    #[error("{0}")]
     Exchange(#[from] ExchangeError),
 }
 
@@ -109,7 +111,7 @@ impl Refusal {
             Self::UnknownTarget(_) => "unknown_target",
             Self::Locked(_) => "locked",
             Self::Busy(_) => "busy",
-            Self::Exchange(ExchangeError::Request(_)) => "command",
+            Self::Command(_) => "command",
             Self::Exchange(ExchangeError::NoReply(_)) => "no_reply",
             Self::Exchange(ExchangeError::Socket(_)) => "socket",
         }
@@ -210,15 +212,13 @@ impl Rcon {
         let result = async {
             self.admit(client, target).await?;
             // A command that cannot be built never takes a turn.
-            protocol::cod::rcon::request(password.expose(), command)
-                .map_err(|e| Refusal::Exchange(e.into()))?;
+            let datagram = protocol::cod::rcon::request(password.expose(), command)?;
             let queued = Instant::now();
             let turn = self.spacing.turn(target).await?;
             let queued = queued.elapsed();
             let answer = exchange::exchange(
                 SocketAddr::V4(target),
-                password,
-                command,
+                &datagram,
                 exchange::FIRST_REPLY,
                 turn,
             )

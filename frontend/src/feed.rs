@@ -9,7 +9,7 @@ use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
-use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Touched};
+use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Parts, Touched};
 use protocol::relay_api::{MasterStatus, PageMessage, Progress, ServerInfo, WulframServer};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -173,8 +173,10 @@ impl Feed {
         // The first word: for a socket opened early, it also asks for the rest of the feed.
         let _ = outbox.unbounded_send(self.watch_message());
         self.outbox.set_value(Some(outbox));
+        // A long message (the list, the players index) comes in parts.
+        let mut parts = Parts::default();
         for bytes in early {
-            self.received(&bytes);
+            self.received(&mut parts, &bytes);
         }
         loop {
             futures::select! {
@@ -182,7 +184,7 @@ impl Feed {
                     let Some(Ok(Message::Bytes(bytes))) = message else {
                         break;
                     };
-                    self.received(&bytes);
+                    self.received(&mut parts, &bytes);
                 }
                 text = outgoing.next() => {
                     let Some(text) = text else { break };
@@ -195,12 +197,20 @@ impl Feed {
         self.outbox.set_value(None);
     }
 
-    fn received(&self, bytes: &[u8]) {
+    fn received(&self, parts: &mut Parts, part: &[u8]) {
+        let bytes = match parts.push(part) {
+            None => return,
+            Some(Ok(bytes)) => bytes,
+            Some(Err(e)) => {
+                leptos::logging::warn!("relay message parts out of order: {e}");
+                return;
+            }
+        };
         if !self.connected_once() {
             mark("muster-list-bytes");
         }
         self.connected.set(true);
-        match FeedMessage::decode(bytes) {
+        match FeedMessage::decode(&bytes) {
             Ok(message) => {
                 if matches!(message, FeedMessage::Keyframe { .. }) {
                     mark("muster-list");

@@ -14,7 +14,7 @@ use bench_util::{
     cpu_seconds, free_port, free_tcp_port, rss_kib, start_fleet, start_relay, unix_us, wait_online,
 };
 use futures_util::StreamExt;
-use protocol::relay_api::feed::{FeedMessage, Field};
+use protocol::relay_api::feed::{FeedMessage, Field, Parts};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -50,6 +50,7 @@ async fn page(url: String, window: Arc<Mutex<Window>>, decode: bool) -> Measured
     let Ok((mut socket, _)) = tokio_tungstenite::connect_async(&url).await else {
         return m;
     };
+    let mut parts = Parts::default();
     while let Some(Ok(message)) = socket.next().await {
         let (open, closed) = {
             let w = window.lock().unwrap();
@@ -58,22 +59,28 @@ async fn page(url: String, window: Arc<Mutex<Window>>, decode: bool) -> Measured
         if closed {
             break;
         }
-        let Message::Binary(bytes) = message else {
+        let Message::Binary(part) = message else {
+            continue;
+        };
+        // The WebSocket frame: 2 bytes, plus 2 or 8 for the length.
+        let header = match part.len() {
+            0..=125 => 2,
+            126..=65535 => 4,
+            _ => 10,
+        };
+        if m.first_ms.is_none() {
+            m.first_bytes += part.len() + header;
+        }
+        if open {
+            m.bytes += part.len() as u64;
+        }
+        // Every page joins the parts (what it costs is the page's): only a sample decodes.
+        let Some(Ok(bytes)) = parts.push(&part) else {
             continue;
         };
         let now_ms = unix_us() / 1000;
         if m.first_ms.is_none() {
             m.first_ms = Some(opened.elapsed().as_secs_f64() * 1000.0);
-            // The WebSocket frame: 2 bytes, plus 2 or 8 for the length.
-            let header = match bytes.len() {
-                0..=125 => 2,
-                126..=65535 => 4,
-                _ => 10,
-            };
-            m.first_bytes = bytes.len() + header;
-        }
-        if open {
-            m.bytes += bytes.len() as u64;
         }
         if !decode {
             continue;

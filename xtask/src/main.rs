@@ -171,6 +171,49 @@ fn compress(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The relay and the lab for `run`: the dev profile (the tests' own, so a `cargo xtask test`
+/// after it reuses every dependency), a few minutes sooner on a fresh machine than an
+/// optimized build; a 24-server lab on loopback asks nothing of the relay's speed.
+fn run_binaries() -> Command {
+    let mut command = Command::new("cargo");
+    command
+        .args(["build", "-p", "muster-relay", "-p", "muster-lab"])
+        .env("CARGO_INCREMENTAL", "0");
+    command
+}
+
+/// The wasm of every page, each crate's binaries in one cargo run so their single-threaded
+/// link-time optimizations share the cores; built alongside the tools, so Trunk (whose cargo
+/// runs ask for exactly these) finds them built. Trunk builds whatever is missing all the same.
+const PAGE_WASM: [(&str, &[&str]); 2] = [
+    (
+        "frontend/Cargo.toml",
+        &["muster-frontend", "muster-playback", "muster-admin"],
+    ),
+    ("session/Cargo.toml", &["muster-session"]),
+];
+
+fn build_page_wasm(root: &Path) -> Result<()> {
+    for (manifest, bins) in PAGE_WASM {
+        let mut cargo = Command::new("cargo");
+        cargo
+            .args([
+                "build",
+                "--target=wasm32-unknown-unknown",
+                "--manifest-path",
+            ])
+            .arg(root.join(manifest))
+            .args(["--profile", "wasm-release"])
+            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
+            .current_dir(root);
+        for bin in bins {
+            cargo.args(["--bin", bin]);
+        }
+        status(&mut cargo)?;
+    }
+    Ok(())
+}
+
 /// The relay and the lab, optimized.
 pub fn build_release_binaries() -> Result<()> {
     status(&mut release_binaries())
@@ -215,19 +258,36 @@ impl Phases {
 /// Installs the tools and builds the page while the relay and the lab build in `target/`:
 /// the native build needs neither tool, and on two cores each build's serial stretches (proc
 /// macros, a crate's codegen, the final links, the wasm's LTO) leave a core to the others.
-fn build_page_and_binaries(root: &Path, needs: Needs, phases: &mut Phases) -> Result<()> {
+/// Everything `run` and `cluster` need, at once where it can be: the native binaries, the
+/// tools and the page's wasm compile side by side (each leaves a core idle at times: proc
+/// macros, links, the wasm's link-time optimization), then Trunk assembles the page.
+fn build_page_and_binaries(
+    root: &Path,
+    needs: Needs,
+    mut native: Command,
+    phases: &mut Phases,
+) -> Result<()> {
     let began = std::time::Instant::now();
-    let mut native = release_binaries();
     eprintln!("xtask: {native:?} (alongside the tools and the page)");
     let mut native = native.spawn().context("starting cargo build")?;
-    let built = phases
-        .time("tools", || tools::ensure(root, needs))
+    phases.time("wasm target", tools::ensure_wasm_target)?;
+    let wasm = {
+        let root = root.to_owned();
+        std::thread::spawn(move || build_page_wasm(&root))
+    };
+    let tools = phases.time("tools", || tools::ensure(root, needs));
+    let wasm = wasm
+        .join()
+        .unwrap_or_else(|_| bail!("the page's wasm build panicked"));
+    phases.0.push(("page wasm (alongside)", began.elapsed()));
+    let built = tools
+        .and(wasm)
         .and_then(|()| phases.time("page", || build_page(root)));
     let native = native.wait();
     phases.0.push(("binaries (alongside)", began.elapsed()));
     built?;
     if !native?.success() {
-        bail!("cargo build --release of the relay and the lab failed");
+        bail!("cargo build of the relay and the lab failed");
     }
     Ok(())
 }
@@ -262,9 +322,9 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     };
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
-    build_page_and_binaries(root, Needs::Run, &mut phases)?;
+    build_page_and_binaries(root, Needs::Run, run_binaries(), &mut phases)?;
     let started = std::time::Instant::now();
-    let bin = root.join("target/release");
+    let bin = root.join("target/debug");
     // The lab's servers take this rcon password, so the Admin tab can be tried on them.
     let rcon_password = operator_token()?;
     let mut lab = start_lab(
@@ -367,7 +427,12 @@ fn cluster(root: &Path, args: &[String]) -> Result<()> {
         [n] => n.parse().context("usage: cargo xtask cluster [N]")?,
         _ => bail!("usage: cargo xtask cluster [N]"),
     };
-    build_page_and_binaries(root, Needs::Cluster, &mut Phases::default())?;
+    build_page_and_binaries(
+        root,
+        Needs::Cluster,
+        release_binaries(),
+        &mut Phases::default(),
+    )?;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, std::sync::atomic::Ordering::SeqCst))

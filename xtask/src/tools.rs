@@ -221,7 +221,7 @@ fn apt_install(packages: &[&str]) -> Result<()> {
     apt(&args)
 }
 
-fn ensure_wasm_target() -> Result<()> {
+pub fn ensure_wasm_target() -> Result<()> {
     let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
     if installed.lines().any(|l| l == "wasm32-unknown-unknown") {
         return Ok(());

@@ -507,6 +507,80 @@ impl FeedMessage {
     }
 }
 
+/// The most bytes of an encoded message one WebSocket message carries: a longer one (a
+/// keyframe, a players index, a tick where a whole fleet answered) goes out in parts. A
+/// WebSocket library keeps a write buffer per socket as large as the largest message it sent,
+/// so at a thousand pages a 70 KB keyframe in one piece costs the relay 70 MB it never gets
+/// back; in parts it costs 16 MB.
+pub const PART_BYTES: usize = 16 * 1024;
+/// The first byte of a part: the first of a message, one in the middle, the last.
+const FIRST: u8 = 2;
+const MORE: u8 = 3;
+const LAST: u8 = 4;
+
+/// An encoded message (from [`FeedMessage::encode`]) as the WebSocket messages that carry it:
+/// itself if short, else parts of at most [`PART_BYTES`] each behind a byte that says which.
+pub fn parts(encoded: &[u8]) -> Vec<Vec<u8>> {
+    if encoded.len() <= PART_BYTES {
+        return alloc::vec![encoded.to_vec()];
+    }
+    let count = encoded.len().div_ceil(PART_BYTES);
+    encoded
+        .chunks(PART_BYTES)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let mut part = Vec::with_capacity(chunk.len() + 1);
+            part.push(match i {
+                0 => FIRST,
+                i if i + 1 == count => LAST,
+                _ => MORE,
+            });
+            part.extend_from_slice(chunk);
+            part
+        })
+        .collect()
+}
+
+/// Joins parts back into messages, on the page and in the relay's tests.
+#[derive(Clone, Debug, Default)]
+pub struct Parts {
+    /// The parts of an unfinished message, joined; `None` between messages.
+    pending: Option<Vec<u8>>,
+}
+
+impl Parts {
+    /// One WebSocket message in; a whole encoded message out once its last part is in. A part
+    /// out of order (a middle or last with no first) or a message past [`MAX_KEYFRAME`] is an
+    /// error, and what was pending is dropped: the relay's next keyframe starts afresh.
+    pub fn push(&mut self, bytes: &[u8]) -> Option<Result<Vec<u8>, FeedDecodeError>> {
+        let (&tag, rest) = bytes.split_first()?;
+        match tag {
+            FIRST => {
+                self.pending = Some(rest.to_vec());
+                None
+            }
+            MORE | LAST => {
+                let Some(pending) = self.pending.as_mut() else {
+                    return Some(Err(FeedDecodeError));
+                };
+                if pending.len() + rest.len() > MAX_KEYFRAME {
+                    self.pending = None;
+                    return Some(Err(FeedDecodeError));
+                }
+                pending.extend_from_slice(rest);
+                match tag {
+                    LAST => self.pending.take().map(Ok),
+                    _ => None,
+                }
+            }
+            _ => {
+                self.pending = None;
+                Some(Ok(bytes.to_vec()))
+            }
+        }
+    }
+}
+
 #[cfg(all(test, feature = "serde"))]
 mod tests {
     use super::*;
@@ -635,8 +709,39 @@ mod tests {
         assert_eq!(FeedMessage::decode(&bytes), Ok(keyframe));
         let detail = FeedMessage::Detail { server: server(1) };
         assert_eq!(FeedMessage::decode(&detail.encode()), Ok(detail));
-        assert!(FeedMessage::decode(&[2, 0]).is_err());
+        assert!(FeedMessage::decode(&[FIRST, 0]).is_err());
         assert!(FeedMessage::decode(&[DEFLATED, 1, 2, 3]).is_err());
         assert!(FeedMessage::decode(&[]).is_err());
+    }
+
+    #[test]
+    fn a_long_message_goes_in_parts_and_joins_back_whole() {
+        let encoded: Vec<u8> = (0..PART_BYTES * 2 + 5).map(|i| (i % 251) as u8).collect();
+        let sent = parts(&encoded);
+        assert_eq!(
+            sent.iter().map(|p| (p[0], p.len())).collect::<Vec<_>>(),
+            [(FIRST, PART_BYTES + 1), (MORE, PART_BYTES + 1), (LAST, 6)]
+        );
+        let mut joined = Parts::default();
+        assert_eq!(joined.push(&sent[0]), None);
+        assert_eq!(joined.push(&sent[1]), None);
+        assert_eq!(joined.push(&sent[2]), Some(Ok(encoded.clone())));
+        // A short message is itself, and passes straight through.
+        let short = FeedMessage::Detail { server: server(1) }.encode();
+        assert_eq!(parts(&short), [short.clone()]);
+        assert_eq!(joined.push(&short), Some(Ok(short.clone())));
+        // A first part starts afresh; a last part without a first is refused.
+        assert_eq!(joined.push(&sent[0]), None);
+        assert_eq!(joined.push(&sent[0]), None);
+        assert_eq!(
+            joined.push(&sent[2]),
+            Some(Ok(parts_joined(&sent[0], &sent[2])))
+        );
+        assert_eq!(joined.push(&sent[2]), Some(Err(FeedDecodeError)));
+        assert_eq!(joined.push(&[]), None);
+    }
+
+    fn parts_joined(first: &[u8], last: &[u8]) -> Vec<u8> {
+        [&first[1..], &last[1..]].concat()
     }
 }

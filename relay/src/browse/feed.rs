@@ -14,7 +14,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::ws::Message;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use protocol::relay_api::feed::FeedMessage;
+use protocol::relay_api::feed::{parts, FeedMessage};
 use protocol::relay_api::PageMessage;
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -39,11 +39,35 @@ pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// the feed goes to it anyway: a page's code on a slow phone link.
 pub const HOLD_LIMIT: Duration = Duration::from_secs(60);
 
+/// An encoded message as the WebSocket messages that carry it (a long one in parts), each
+/// encoded once and shared by every page.
+#[derive(Clone)]
+pub struct Encoded(Arc<[Bytes]>);
+
+impl Encoded {
+    pub fn new(encoded: &[u8]) -> Self {
+        Self(parts(encoded).into_iter().map(Bytes::from).collect())
+    }
+
+    /// The bytes of all its parts.
+    pub fn len(&self) -> usize {
+        self.0.iter().map(Bytes::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn parts(&self) -> &[Bytes] {
+        &self.0
+    }
+}
+
 /// A page joining: its keyframe, the ticks since it, and the ticks to come.
 struct Joining {
     seq: u64,
-    list: Bytes,
-    players: Bytes,
+    list: Encoded,
+    players: Encoded,
     since: Vec<Arc<Tick>>,
     ticks: broadcast::Receiver<Arc<Tick>>,
 }
@@ -51,7 +75,7 @@ struct Joining {
 /// One tick, encoded once.
 pub struct Tick {
     pub seq: u64,
-    pub bytes: Bytes,
+    pub bytes: Encoded,
     /// Servers whose whole record changed.
     pub details: BTreeSet<String>,
 }
@@ -60,8 +84,8 @@ pub struct Tick {
 #[derive(Clone)]
 struct Keyframe {
     seq: u64,
-    list: Bytes,
-    players: Bytes,
+    list: Encoded,
+    players: Encoded,
 }
 
 #[derive(Default)]
@@ -157,8 +181,8 @@ impl PageFeed {
             .fetch_add(1, Ordering::Relaxed);
         Keyframe {
             seq,
-            list: list.encode().into(),
-            players: players.encode().into(),
+            list: Encoded::new(&list.encode()),
+            players: Encoded::new(&players.encode()),
         }
     }
 
@@ -219,7 +243,7 @@ impl PageFeed {
     fn tick(&self, changes: super::directory::Changes) {
         let tick = Arc::new(Tick {
             seq: changes.seq,
-            bytes: changes.message.encode().into(),
+            bytes: Encoded::new(&changes.message.encode()),
             details: changes.details,
         });
         let mut cache = self.cache();
@@ -250,7 +274,7 @@ impl PageFeed {
         let mut watched: Option<String> = None;
         let joining = self.join();
         let mut first = None;
-        let mut open = self.send(&mut sink, joining.list.clone()).await;
+        let mut open = self.send_all(&mut sink, &joining.list).await;
         if open && hold {
             match tokio::time::timeout(HOLD_LIMIT, stream.next()).await {
                 Ok(Some(Ok(message))) if !matches!(message, Message::Close(_)) => {
@@ -280,7 +304,7 @@ impl PageFeed {
                         Err(RecvError::Lagged(_)) => {
                             self.counters.resyncs.fetch_add(1, Ordering::Relaxed);
                             let joining = self.join();
-                            if !self.send(&mut sink, joining.list.clone()).await {
+                            if !self.send_all(&mut sink, &joining.list).await {
                                 break;
                             }
                             match self.catch_up(&mut sink, joining).await {
@@ -297,7 +321,7 @@ impl PageFeed {
                         continue;
                     }
                     seq = tick.seq;
-                    if !self.send(&mut sink, tick.bytes.clone()).await {
+                    if !self.send_all(&mut sink, &tick.bytes).await {
                         break;
                     }
                     let detail = watched
@@ -379,16 +403,27 @@ impl PageFeed {
         joining: Joining,
     ) -> Option<(u64, broadcast::Receiver<Arc<Tick>>)> {
         let mut seq = joining.seq;
-        if !self.send(sink, joining.players).await {
+        if !self.send_all(sink, &joining.players).await {
             return None;
         }
         for tick in joining.since {
-            if !self.send(sink, tick.bytes.clone()).await {
+            if !self.send_all(sink, &tick.bytes).await {
                 return None;
             }
             seq = tick.seq;
         }
         Some((seq, joining.ticks))
+    }
+
+    /// Every part of a message, each flushed before the next, so a socket's write buffer
+    /// holds one part at most.
+    async fn send_all<S: Sink<Message> + Unpin>(&self, sink: &mut S, message: &Encoded) -> bool {
+        for part in message.parts() {
+            if !self.send(sink, part.clone()).await {
+                return false;
+            }
+        }
+        true
     }
 
     async fn send<S: Sink<Message> + Unpin>(&self, sink: &mut S, bytes: Bytes) -> bool {
@@ -407,7 +442,7 @@ impl PageFeed {
 mod tests {
     use super::*;
     use futures::channel::mpsc;
-    use protocol::relay_api::feed::FeedList;
+    use protocol::relay_api::feed::{FeedList, PART_BYTES};
     use protocol::relay_api::Reachability;
 
     fn server(i: u32, clients: u32) -> protocol::relay_api::ServerInfo {
@@ -554,6 +589,44 @@ mod tests {
         assert!(kinds < TICKS_KEPT, "{kinds} messages");
         assert_eq!(list.summaries[&0].clients, TICKS_KEPT as u32 + 20);
         assert_eq!(feed.counters.resyncs.load(Ordering::Relaxed), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_long_list_goes_in_parts_the_page_joins_back() {
+        let directory = Arc::new(Directory::new(&[]));
+        // Hostnames that deflate poorly, so the keyframe is several parts long.
+        let mut noise = 0x2545_f491_u32;
+        for n in 0..3000 {
+            let mut s = server(n, 1);
+            s.hostname = (0..24)
+                .map(|_| {
+                    noise ^= noise << 13;
+                    noise ^= noise >> 17;
+                    noise ^= noise << 5;
+                    char::from(b'!' + (noise % 90) as u8)
+                })
+                .collect();
+            directory.upsert(s);
+        }
+        let feed = PageFeed::new(directory.clone());
+        tokio::spawn(feed.clone().run());
+        let (mut received, _says) = page(&feed, 256);
+        tokio::time::sleep(TICK * 2).await;
+        let mut joiner = protocol::relay_api::feed::Parts::default();
+        let (mut sent, mut list) = (Vec::new(), FeedList::default());
+        while let Ok(Message::Binary(part)) = received.try_recv() {
+            sent.push(part.len());
+            if let Some(bytes) = joiner.push(&part) {
+                list.apply(&FeedMessage::decode(&bytes.unwrap()).unwrap());
+            }
+        }
+        assert!(sent.len() > 3, "the list in parts: {sent:?}");
+        assert!(sent.iter().all(|&n| n <= PART_BYTES + 1), "{sent:?}");
+        let (_, expected, _) = directory.keyframe();
+        let mut want = FeedList::default();
+        want.apply(&expected);
+        assert_eq!(list.summaries.len(), 3000);
+        assert_eq!(list.summaries, want.summaries);
     }
 
     #[tokio::test(start_paused = true)]

@@ -158,6 +158,7 @@ impl PageView {
 pub struct Page {
     pub socket: Socket,
     pub view: PageView,
+    parts: protocol::relay_api::feed::Parts,
 }
 
 impl Page {
@@ -174,6 +175,7 @@ impl Page {
         Self {
             socket,
             view: PageView::default(),
+            parts: Default::default(),
         }
     }
 
@@ -194,7 +196,11 @@ impl Page {
             let Ok(Some(Ok(message))) = next else {
                 return None;
             };
-            if let Message::Binary(bytes) = message {
+            if let Message::Binary(part) = message {
+                let Some(bytes) = self.parts.push(&part) else {
+                    continue;
+                };
+                let bytes = bytes.expect("feed parts in order");
                 if self.view.messages == 0 {
                     self.view.first_bytes = bytes.len();
                 }

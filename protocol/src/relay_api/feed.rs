@@ -518,8 +518,9 @@ const FIRST: u8 = 2;
 const MORE: u8 = 3;
 const LAST: u8 = 4;
 
-/// An encoded message (from [`FeedMessage::encode`]) as the WebSocket messages that carry it:
-/// itself if short, else parts of at most [`PART_BYTES`] each behind a byte that says which.
+/// An encoded message (from [`FeedMessage::encode`], whose first byte is never a part's) as the
+/// WebSocket messages that carry it: itself if short, else parts of at most [`PART_BYTES`] each
+/// behind a byte that says which.
 pub fn parts(encoded: &[u8]) -> Vec<Vec<u8>> {
     if encoded.len() <= PART_BYTES {
         return alloc::vec![encoded.to_vec()];

@@ -729,7 +729,7 @@ mod tests {
         assert_eq!(joined.push(&sent[2]), Some(Ok(encoded.clone())));
         // A short message is itself, and passes straight through.
         let short = FeedMessage::Detail { server: server(1) }.encode();
-        assert_eq!(parts(&short), [short.clone()]);
+        assert_eq!(parts(&short), core::slice::from_ref(&short));
         assert_eq!(joined.push(&short), Some(Ok(short.clone())));
         // A first part starts afresh; a last part without a first is refused.
         assert_eq!(joined.push(&sent[0]), None);

@@ -255,9 +255,6 @@ impl Phases {
 
 /// The page and the native binaries at once: the page's build is mostly one core's LTO at the
 /// end, so the native build fills the other. Returns how long each took.
-/// Installs the tools and builds the page while the relay and the lab build in `target/`:
-/// the native build needs neither tool, and on two cores each build's serial stretches (proc
-/// macros, a crate's codegen, the final links, the wasm's LTO) leave a core to the others.
 /// Everything `run` and `cluster` need, at once where it can be: the native binaries, the
 /// tools and the page's wasm compile side by side (each leaves a core idle at times: proc
 /// macros, links, the wasm's link-time optimization), then Trunk assembles the page.

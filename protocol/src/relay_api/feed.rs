@@ -521,9 +521,9 @@ const LAST: u8 = 4;
 /// An encoded message (from [`FeedMessage::encode`], whose first byte is never a part's) as the
 /// WebSocket messages that carry it: itself if short, else parts of at most [`PART_BYTES`] each
 /// behind a byte that says which.
-pub fn parts(encoded: &[u8]) -> Vec<Vec<u8>> {
+pub fn parts(encoded: Vec<u8>) -> Vec<Vec<u8>> {
     if encoded.len() <= PART_BYTES {
-        return alloc::vec![encoded.to_vec()];
+        return alloc::vec![encoded];
     }
     let count = encoded.len().div_ceil(PART_BYTES);
     encoded
@@ -718,7 +718,7 @@ mod tests {
     #[test]
     fn a_long_message_goes_in_parts_and_joins_back_whole() {
         let encoded: Vec<u8> = (0..PART_BYTES * 2 + 5).map(|i| (i % 251) as u8).collect();
-        let sent = parts(&encoded);
+        let sent = parts(encoded.clone());
         assert_eq!(
             sent.iter().map(|p| (p[0], p.len())).collect::<Vec<_>>(),
             [(FIRST, PART_BYTES + 1), (MORE, PART_BYTES + 1), (LAST, 6)]
@@ -729,7 +729,7 @@ mod tests {
         assert_eq!(joined.push(&sent[2]), Some(Ok(encoded.clone())));
         // A short message is itself, and passes straight through.
         let short = FeedMessage::Detail { server: server(1) }.encode();
-        assert_eq!(parts(&short), core::slice::from_ref(&short));
+        assert_eq!(parts(short.clone()), core::slice::from_ref(&short));
         assert_eq!(joined.push(&short), Some(Ok(short.clone())));
         // A first part starts afresh; a last part without a first is refused.
         assert_eq!(joined.push(&sent[0]), None);

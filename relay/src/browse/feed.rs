@@ -45,7 +45,7 @@ pub const HOLD_LIMIT: Duration = Duration::from_secs(60);
 pub struct Encoded(Arc<[Bytes]>);
 
 impl Encoded {
-    pub fn new(encoded: &[u8]) -> Self {
+    pub fn new(encoded: Vec<u8>) -> Self {
         Self(parts(encoded).into_iter().map(Bytes::from).collect())
     }
 
@@ -181,8 +181,8 @@ impl PageFeed {
             .fetch_add(1, Ordering::Relaxed);
         Keyframe {
             seq,
-            list: Encoded::new(&list.encode()),
-            players: Encoded::new(&players.encode()),
+            list: Encoded::new(list.encode()),
+            players: Encoded::new(players.encode()),
         }
     }
 
@@ -243,7 +243,7 @@ impl PageFeed {
     fn tick(&self, changes: super::directory::Changes) {
         let tick = Arc::new(Tick {
             seq: changes.seq,
-            bytes: Encoded::new(&changes.message.encode()),
+            bytes: Encoded::new(changes.message.encode()),
             details: changes.details,
         });
         let mut cache = self.cache();

@@ -48,16 +48,51 @@ pub struct EntityState {
     pub fields: Vec<u32>,
 }
 
-/// For the table a record uses, the position in [`EntityState::fields`] of each wire field.
-fn slots(vehicle: bool) -> [usize; ENTITY_FIELD_COUNT] {
+/// For each table, the position in [`EntityState::fields`] of each wire field: worked out once
+/// at compile time, since every entity record of every snapshot needs it.
+const NORMAL_SLOTS: [usize; ENTITY_FIELD_COUNT] = slots_of(&ENTITY_FIELDS);
+const VEHICLE_SLOTS: [usize; ENTITY_FIELD_COUNT] = slots_of(&VEHICLE_FIELDS);
+
+fn slots(vehicle: bool) -> &'static [usize; ENTITY_FIELD_COUNT] {
+    if vehicle {
+        &VEHICLE_SLOTS
+    } else {
+        &NORMAL_SLOTS
+    }
+}
+
+/// Where each of `table`'s fields sits in the normal table (its own position if absent there).
+const fn slots_of(table: &[Field; ENTITY_FIELD_COUNT]) -> [usize; ENTITY_FIELD_COUNT] {
     let mut slots = [0; ENTITY_FIELD_COUNT];
-    for (wire, field) in EntityState::table(vehicle).iter().enumerate() {
-        slots[wire] = ENTITY_FIELDS
-            .iter()
-            .position(|f| f.name == field.name)
-            .unwrap_or(wire);
+    let mut wire = 0;
+    while wire < ENTITY_FIELD_COUNT {
+        slots[wire] = wire;
+        let mut slot = 0;
+        while slot < ENTITY_FIELD_COUNT {
+            if same_name(ENTITY_FIELDS[slot].name, table[wire].name) {
+                slots[wire] = slot;
+                break;
+            }
+            slot += 1;
+        }
+        wire += 1;
     }
     slots
+}
+
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 super::fields::named_by!(EntityState, ENTITY_FIELDS, super::fields::EntityField);
@@ -178,7 +213,7 @@ mod tests {
     fn normalized(mut state: EntityState) -> EntityState {
         let vehicle = state.is_vehicle();
         let table = EntityState::table(vehicle);
-        for (wire, slot) in slots(vehicle).into_iter().enumerate() {
+        for (wire, &slot) in slots(vehicle).iter().enumerate() {
             state.fields[slot] = normalize(Codec::Generic, &table[wire], state.fields[slot]);
         }
         state.vehicle = vehicle;

@@ -384,6 +384,90 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// What the list shows of a server, the same in the page's list and in the relay's first
+/// screen and plain list (so the page takes over the relay's rows without a change).
+pub mod cells {
+    use alloc::format;
+    use alloc::string::{String, ToString};
+
+    use crate::relay_api::{MasterState, MasterStatus, Reachability, ServerInfo};
+
+    /// The ping cell: the latest round trip, or why there is none.
+    pub fn ping(server: &ServerInfo) -> String {
+        match server.reachability {
+            Reachability::Unreachable => "down".into(),
+            Reachability::Malformed => "bad reply".into(),
+            // What it said before the relay restarted; not asked again yet.
+            Reachability::Stale => "stale".into(),
+            _ => server.ping_ms.map_or_else(|| "—".into(), |p| p.to_string()),
+        }
+    }
+
+    pub fn players(server: &ServerInfo) -> String {
+        format!("{}/{}", server.clients, server.max_clients)
+    }
+
+    /// "12 s", "3 min": how long ago a server last answered.
+    pub fn age(now_ms: u64, then_ms: Option<u64>) -> String {
+        match then_ms {
+            None => "—".into(),
+            Some(then) => {
+                let seconds = now_ms.saturating_sub(then) / 1000;
+                if seconds < 90 {
+                    format!("{seconds} s")
+                } else {
+                    format!("{} min", seconds / 60)
+                }
+            }
+        }
+    }
+
+    /// The CSS class of a row: how the server last answered.
+    pub fn reachability_class(reachability: Reachability) -> &'static str {
+        match reachability {
+            Reachability::Online => "online",
+            Reachability::Pending => "pending",
+            Reachability::Unreachable => "unreachable",
+            Reachability::Malformed => "malformed",
+            Reachability::Stale => "stale",
+        }
+    }
+
+    pub fn summary(total: usize, answering: usize, shown: usize) -> String {
+        format!("{total} servers, {answering} answering, {shown} shown")
+    }
+
+    /// The masters in one line, as a phone's first screen has room for: "2 of 3 masters
+    /// answering · 24 servers".
+    pub fn sources(masters: &[MasterStatus], servers: usize) -> String {
+        let answering = masters
+            .iter()
+            .filter(|m| matches!(m.state, MasterState::Ok { .. }))
+            .count();
+        let masters = match masters.len() {
+            0 => "no master".into(),
+            1 if answering == 1 => "the master answering".into(),
+            1 => "the master not answering".into(),
+            n => format!("{answering} of {n} masters answering"),
+        };
+        format!("{masters} · {servers} servers")
+    }
+
+    /// A master's failure in plain words; the relay's own text stays in the details.
+    pub fn plain_error(error: &str) -> &'static str {
+        let error = error.to_ascii_lowercase();
+        if error.contains("resolve") || error.contains("lookup") || error.contains("ipv4 address") {
+            "its name does not resolve"
+        } else if error.contains("no reply") || error.contains("timed out") {
+            "did not answer"
+        } else if error.contains("refused") || error.contains("unreachable") {
+            "cannot be reached"
+        } else {
+            "answered with something unreadable"
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -254,7 +254,7 @@ impl Relay {
         });
         let mut routers = vec![
             metrics::routes(scrape),
-            browse::routes(directory.clone(), feed),
+            browse::routes(directory.clone(), feed, config.dist.clone()),
             spectate::routes(hubs.clone()),
             demos::routes(hubs.clone(), config.operator_token),
             bridge::routes(bridge),

@@ -244,12 +244,18 @@ async fn the_api_rate_answers_429_with_retry_after_per_client_and_trusts_only_it
     assert!((1..=2).contains(&retry), "{retry}");
     // A forged X-Forwarded-For from an untrusted peer changes nothing.
     assert_eq!(get(&url, Some("203.0.113.1")).await.status(), 429);
-    // Only the API is rate-limited: the metrics (like the page) still answer.
+    // The plain list and a first screen in a view of the client's own cost work too, and share
+    // the API's bucket; the shared first screen does not.
+    let page = |path: &str| format!("http://{}{path}", relay.addr);
+    assert_eq!(get(&page("/servers"), None).await.status(), 429);
+    assert_eq!(get(&page("/?q=x"), None).await.status(), 429);
+    assert_ne!(get(&page("/"), None).await.status(), 429);
+    // Only those are rate-limited: the metrics (like the page) still answer.
     let metrics = get(&format!("http://{}/metrics", relay.addr), None).await;
     assert_eq!(metrics.status(), 200);
     let metrics = metrics.text().await.unwrap();
     assert!(
-        metrics.contains("muster_http_limited_total{reason=\"api_rate\"} 2"),
+        metrics.contains("muster_http_limited_total{reason=\"api_rate\"} 4"),
         "{metrics}"
     );
 

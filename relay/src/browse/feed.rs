@@ -186,6 +186,13 @@ impl PageFeed {
         }
     }
 
+    /// The tick of the keyframe a joining page starts from (the directory's latest before the
+    /// first is built).
+    pub fn keyframe_seq(&self) -> u64 {
+        let kept = self.cache().keyframe.as_ref().map(|k| k.seq);
+        kept.unwrap_or_else(|| self.directory.seq())
+    }
+
     fn detail(&self, addr: &str) -> Option<Bytes> {
         if let Some(bytes) = self.cache().details.get(addr) {
             return Some(bytes.clone());

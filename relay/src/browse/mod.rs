@@ -1,14 +1,17 @@
 //! Browsing: the query engine, the poller that drives it over masters, the LAN and the
 //! operator's servers, the one directory of what they answered, and the page feed that pushes
 //! the directory's changes to every page. Routes: `/ws` (a page's feed), `GET /api/servers`,
-//! `GET /api/masters`, `GET /api/feed`.
+//! `GET /api/masters`, `GET /api/feed`, and the list as HTML: `GET /` (the page with its first
+//! screen) and `GET /servers` (the plain list).
 
 pub mod directory;
 pub mod feed;
+pub mod html;
 pub mod poller;
 pub mod query;
 
 use std::net::{Ipv4Addr, SocketAddrV4};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -89,8 +92,13 @@ struct BrowseState {
 }
 
 /// The browsing routes (the HTTP assembly puts the Origin check in front of `/ws`).
-pub fn routes(directory: Arc<Directory>, feed: Arc<PageFeed>) -> Router {
+pub fn routes(directory: Arc<Directory>, feed: Arc<PageFeed>, dist: PathBuf) -> Router {
+    let page = html::Html::new(dist, directory.clone(), feed.clone());
     Router::new()
+        .route("/", get(html::index))
+        .route("/index.html", get(html::index))
+        .route("/servers", get(html::servers))
+        .with_state(page)
         .route("/ws", get(feed_upgrade))
         .route("/api/servers", get(servers))
         .route("/api/masters", get(masters))
@@ -138,6 +146,7 @@ async fn feed_upgrade(
 #[cfg(test)]
 mod tests {
     use std::net::{Ipv4Addr, SocketAddrV4};
+    use std::path::PathBuf;
 
     use axum::http::StatusCode;
     use protocol::relay_api::{MasterStatus, ServerInfo};
@@ -150,7 +159,7 @@ mod tests {
         let addr = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 28960);
         directory.upsert(poller::pending_server(addr, vec!["operator".into()]));
         let feed = PageFeed::new(directory.clone());
-        routes(directory, feed)
+        routes(directory, feed, PathBuf::from("dist"))
     }
 
     #[tokio::test]

@@ -196,6 +196,17 @@ fn is_upgrade(request: &Request) -> bool {
     request.headers().contains_key(UPGRADE) || request.method() == Method::CONNECT
 }
 
+/// Requests that make the relay work for them, limited like the API: the API itself, the
+/// plain list and a first screen in a view of the client's own (the default one is shared).
+fn costs_work(request: &Request) -> bool {
+    let uri = request.uri();
+    match uri.path() {
+        "/servers" => true,
+        "/" | "/index.html" => uri.query().is_some_and(|q| !q.is_empty()),
+        path => path.starts_with("/api/"),
+    }
+}
+
 /// The middleware: rates first (cheap, before any work), then the socket caps for upgrades,
 /// whose permit goes into the connection's slot once the upgrade succeeded.
 pub async fn enforce(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
@@ -213,7 +224,7 @@ pub async fn enforce(State(guard): State<Arc<Guard>>, request: Request, next: Ne
         if let Some(refused) = guard.limited("upgrade_rate", &guard.upgrades, client) {
             return refused;
         }
-    } else if request.uri().path().starts_with("/api/") {
+    } else if costs_work(&request) {
         if let Some(refused) = guard.limited("api_rate", &guard.api, client) {
             return refused;
         }

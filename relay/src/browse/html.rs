@@ -1,0 +1,643 @@
+//! The list as HTML from the relay itself: `index.html` with its first screen already in it
+//! (the top of the list in the default order), so a visitor reads server names while the
+//! page's code is still on its way, or without it; and `/servers`, every server as a plain
+//! list, paged, for a browser without JavaScript, a text browser or a search engine.
+//!
+//! The first screen is rendered once per feed keyframe and the same bytes (and their gzip) go
+//! to every page, with an `ETag`. Its markup is the page's own (`frontend/src/list.rs` and
+//! `app.rs`), so the page's code takes over in place without a row moving.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use axum::extract::{RawQuery, State};
+use axum::http::header::{
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY,
+};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use maud::{html, Markup, DOCTYPE};
+use protocol::browse::{cells, search_text, View};
+use protocol::cod::text;
+use protocol::relay_api::{MasterStatus, Reachability, ServerInfo};
+
+use super::{Directory, PageFeed};
+
+/// Rows in the first screen: a tall laptop's list, a phone's several times over.
+pub const FIRST_ROWS: usize = 40;
+/// Rows per page of the plain list.
+pub const PLAIN_ROWS: usize = 100;
+
+/// One rendering of `index.html`, shared by every page until the next keyframe.
+struct Rendered {
+    /// The keyframe it shows and the template it was made from (a rebuilt page changes it).
+    made_from: (u64, Option<SystemTime>),
+    etag: HeaderValue,
+    plain: Bytes,
+    gzip: Bytes,
+}
+
+/// The relay's HTML: the page's template from the build, and the latest first screen.
+pub struct Html {
+    dist: PathBuf,
+    directory: Arc<Directory>,
+    feed: Arc<PageFeed>,
+    latest: Mutex<Option<Arc<Rendered>>>,
+}
+
+impl Html {
+    pub fn new(dist: PathBuf, directory: Arc<Directory>, feed: Arc<PageFeed>) -> Arc<Self> {
+        Arc::new(Self {
+            dist,
+            directory,
+            feed,
+            latest: Mutex::default(),
+        })
+    }
+
+    fn template(&self) -> Option<(String, Option<SystemTime>)> {
+        let path = self.dist.join("index.html");
+        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        Some((std::fs::read_to_string(path).ok()?, modified))
+    }
+
+    /// The first screen for the default view: the one kept if it shows the latest keyframe,
+    /// else rendered now and kept.
+    fn first_screen(&self) -> Option<Arc<Rendered>> {
+        let (template, modified) = self.template()?;
+        let made_from = (self.feed.keyframe_seq(), modified);
+        let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(kept) = latest.as_ref().filter(|r| r.made_from == made_from) {
+            return Some(kept.clone());
+        }
+        let page = self.render(&template, &View::default());
+        let rendered = Arc::new(Rendered {
+            made_from,
+            etag: etag(&page),
+            gzip: gzip(&page),
+            plain: page,
+        });
+        *latest = Some(rendered.clone());
+        Some(rendered)
+    }
+
+    /// `index.html` with the first screen of `view` after its `<body>`.
+    fn render(&self, template: &str, view: &View) -> Bytes {
+        let screen = self.directory.with_servers(|all| {
+            let total = all.len();
+            let servers: Vec<&ServerInfo> = all.collect();
+            let answering = answering(&servers);
+            let shown = apply(view, servers.iter().copied());
+            first_screen(
+                view,
+                &self.directory.masters(),
+                total,
+                answering,
+                &shown,
+                unix_ms(),
+            )
+        });
+        let at = template
+            .find("<body")
+            .and_then(|b| template[b..].find('>').map(|e| b + e + 1))
+            .unwrap_or(template.len());
+        let mut page = String::with_capacity(template.len() + screen.len());
+        page.push_str(&template[..at]);
+        page.push_str(&screen);
+        page.push_str(&template[at..]);
+        Bytes::from(page)
+    }
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn answering(servers: &[&ServerInfo]) -> usize {
+    servers
+        .iter()
+        .filter(|s| s.reachability == Reachability::Online)
+        .count()
+}
+
+/// The servers `view` shows, in its order (the page's own filter and sort).
+fn apply<'a>(view: &View, servers: impl Iterator<Item = &'a ServerInfo>) -> Vec<&'a ServerInfo> {
+    let indexed: Vec<(&ServerInfo, String)> = servers.map(|s| (s, search_text(s))).collect();
+    view.apply_indexed(indexed.iter().map(|(s, t)| (*s, t.as_str())))
+}
+
+fn etag(page: &[u8]) -> HeaderValue {
+    use std::hash::{DefaultHasher, Hasher};
+    let mut hasher = DefaultHasher::new();
+    hasher.write(page);
+    HeaderValue::from_str(&format!("\"{:016x}\"", hasher.finish()))
+        .unwrap_or(HeaderValue::from_static("\"0\""))
+}
+
+fn gzip(page: &[u8]) -> Bytes {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let _ = encoder.write_all(page);
+    encoder.finish().unwrap_or_default().into()
+}
+
+/// A name in the game's `^N` colours: the page's `Coloured`.
+fn coloured(name: &str) -> Markup {
+    html! {
+        @for span in text::spans(name) {
+            span class=(format!("c{}", span.colour)) { (span.text) }
+        }
+    }
+}
+
+/// One row as the page's list draws it (`Row` and `cells` in `frontend/src/list.rs`).
+fn row(server: &ServerInfo, now_ms: u64) -> Markup {
+    html! {
+        tr class=(cells::reachability_class(server.reachability))
+            data-testid="server-row" data-addr=(server.addr) tabindex="0" aria-selected="false" {
+            td class="name" { (coloured(&server.hostname)) }
+            td { (server.map) }
+            td { (server.gametype) }
+            td { (server.game) }
+            td class="num" data-testid="players" { (cells::players(server)) }
+            td class="num" data-testid="ping" { (cells::ping(server)) }
+            td class="flags" {
+                @if server.password { span class="flag" title="Password required" { "PW" } }
+                @if server.punkbuster { span class="flag" title="PunkBuster" { "PB" } }
+            }
+            td class="num age" title="Time since the server last answered" {
+                (cells::age(now_ms, server.updated_ms))
+            }
+            td {
+                button type="button" class="star" data-testid="star" aria-pressed="false"
+                    aria-label="Add to favorites" disabled { "☆" }
+            }
+        }
+    }
+}
+
+/// The page's header and masters line (`App` and `Sources` in `frontend/src/app.rs`).
+fn header(masters: &[MasterStatus], total: usize) -> Markup {
+    html! {
+        header {
+            h1 { "Muster" }
+            span class="subtitle" { "Call of Duty: United Offensive 1.51 servers" }
+            span class="connection" data-testid="connection" { "connecting…" }
+            nav aria-label="Pages" {
+                a href="#" class="current" { "Servers" }
+                a href="#tuning" { "Tuning" }
+                a href="/playback/" { "Demos" }
+            }
+        }
+        details class="sources" {
+            summary data-testid="sources" { (cells::sources(masters, total)) }
+        }
+    }
+}
+
+/// The column headings (`SortHeader` in `frontend/src/list.rs`); on the plain list they link
+/// to the list sorted by them.
+fn head() -> Markup {
+    html! {
+        thead {
+            tr {
+                @for (label, numeric, sorted) in [
+                    ("Server", false, false), ("Map", false, false), ("Mode", false, false),
+                    ("Mod", false, false), ("Players", true, true), ("Ping", true, false),
+                ] {
+                    th scope="col" aria-sort=(if sorted { "descending" } else { "none" }) class=[numeric.then_some("num")] {
+                        button type="button" class="sort" disabled {
+                            (label) @if sorted { " ▼" }
+                        }
+                    }
+                }
+                th scope="col" { "Flags" }
+                th scope="col" class="num" { "Seen" }
+                th scope="col" { span class="visually-hidden" { "Favorite" } }
+            }
+        }
+    }
+}
+
+/// The first screen: what the page draws before any change, with the top rows of the list.
+fn first_screen(
+    view: &View,
+    masters: &[MasterStatus],
+    total: usize,
+    answering: usize,
+    shown: &[&ServerInfo],
+    now_ms: u64,
+) -> String {
+    html! {
+        div id="first-screen" {
+            (header(masters, total))
+            main {
+                section class="list" aria-label="Servers" {
+                    div class="tabs" role="tablist" {
+                        @for (label, current) in [("All servers", true), ("Favorites", false), ("Recently viewed", false)] {
+                            button type="button" role="tab" data-tab=(label)
+                                aria-selected=(current.to_string()) class=[current.then_some("current")] { (label) }
+                        }
+                    }
+                    // Without the page's code, searching opens the plain list.
+                    form class="toolbar" role="search" action="/servers" method="get" {
+                        label for="first-search" class="search" {
+                            span class="visually-hidden" { "Search" }
+                            input id="first-search" name="q" type="search"
+                                placeholder="server, map or player" autocomplete="off" value=(view.text);
+                        }
+                        button type="button" class="filters-toggle" aria-expanded="false" disabled { "Filters" }
+                    }
+                    p class="summary" data-testid="summary" { (cells::summary(total, answering, shown.len())) }
+                    div class="table-scroll" tabindex="-1" {
+                        table class="servers" {
+                            (head())
+                            tbody {
+                                tr class="spacer" aria-hidden="true" { td colspan="9" style="height:0px" {} }
+                                @for server in shown.iter().take(FIRST_ROWS) { (row(server, now_ms)) }
+                                @if shown.len() > FIRST_ROWS {
+                                    tr class="more" { td colspan="9" {
+                                        a href="/servers" { "Every server (" (shown.len()) "), as a plain list" }
+                                    } }
+                                }
+                            }
+                        }
+                    }
+                    noscript { p { a href="/servers" { "Every server, as a plain list" } } }
+                }
+                div class="side" {}
+            }
+        }
+    }
+    .into_string()
+}
+
+/// `/servers?page=N&…`: one page of the list in the view the query names, as plain HTML.
+fn plain_list(view: &View, page: usize, servers: &[&ServerInfo], total: usize) -> String {
+    let pages = servers.len().div_ceil(PLAIN_ROWS).max(1);
+    let page = page.clamp(1, pages);
+    let query = view.to_query();
+    let link = |to: usize| {
+        if query.is_empty() {
+            format!("/servers?page={to}")
+        } else {
+            format!("/servers?page={to}&{query}")
+        }
+    };
+    let now_ms = unix_ms();
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "Muster: CoD:UO servers, page " (page) " of " (pages) }
+                @if page > 1 { link rel="prev" href=(link(page - 1)); }
+                @if page < pages { link rel="next" href=(link(page + 1)); }
+            }
+            body class="plain" {
+                h1 { a href="/" { "Muster" } ": Call of Duty: United Offensive 1.51 servers" }
+                form action="/servers" method="get" role="search" {
+                    label { "Search " input name="q" type="search" value=(view.text); }
+                    " "
+                    button type="submit" { "Search" }
+                }
+                p data-testid="plain-summary" {
+                    (servers.len()) " of " (total) " servers · page " (page) " of " (pages)
+                }
+                table {
+                    thead { tr {
+                        th scope="col" { "Server" } th scope="col" { "Address" } th scope="col" { "Map" }
+                        th scope="col" { "Mode" } th scope="col" { "Mod" } th scope="col" { "Players" }
+                        th scope="col" { "Ping" } th scope="col" { "Seen" }
+                    } }
+                    tbody {
+                        @for server in servers.iter().skip((page - 1) * PLAIN_ROWS).take(PLAIN_ROWS) {
+                            tr data-testid="plain-row" {
+                                td { (text::strip(&server.hostname)) }
+                                td { a href=(format!("/#/watch/{}", server.addr)) { (server.addr) } }
+                                td { (server.map) } td { (server.gametype) } td { (server.game) }
+                                td { (cells::players(server)) } td { (cells::ping(server)) }
+                                td { (cells::age(now_ms, server.updated_ms)) }
+                            }
+                        }
+                    }
+                }
+                nav aria-label="Pages" {
+                    @if page > 1 { a rel="prev" href=(link(page - 1)) { "← Previous" } " " }
+                    @if page < pages { a rel="next" href=(link(page + 1)) { "Next →" } }
+                }
+            }
+        }
+    }
+    .into_string()
+}
+
+/// Whether the request's `If-None-Match` names `etag`.
+fn not_modified(headers: &HeaderMap, etag: &HeaderValue) -> bool {
+    headers
+        .get(IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim() == etag.to_str().unwrap_or_default())
+        })
+}
+
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get(ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|e| e.trim().starts_with("gzip")))
+}
+
+fn html_response(headers: &HeaderMap, plain: Bytes, gzip: Bytes, etag: HeaderValue) -> Response {
+    let mut response = if not_modified(headers, &etag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else if accepts_gzip(headers) && !gzip.is_empty() {
+        let mut r = gzip.into_response();
+        r.headers_mut()
+            .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        r
+    } else {
+        plain.into_response()
+    };
+    let set = response.headers_mut();
+    set.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    // Always revalidated: the list changes, and the page's assets it names may too.
+    set.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    set.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+    set.insert(ETAG, etag);
+    response
+}
+
+/// `GET /` and `/index.html`: the page with its first screen. The default view's is shared;
+/// a shared link's view is rendered for it (no more work than `/api/servers`).
+pub async fn index(
+    State(html): State<Arc<Html>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let view = View::from_query(query.as_deref().unwrap_or_default());
+    if view == View::default() {
+        return match html.first_screen() {
+            Some(r) => html_response(&headers, r.plain.clone(), r.gzip.clone(), r.etag.clone()),
+            None => not_built(),
+        };
+    }
+    let Some((template, _)) = html.template() else {
+        return not_built();
+    };
+    let page = html.render(&template, &view);
+    let (etag, gzip) = (etag(&page), gzip(&page));
+    html_response(&headers, page, gzip, etag)
+}
+
+fn not_built() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        "the page is not built: run `cargo xtask run`",
+    )
+        .into_response()
+}
+
+/// `GET /servers`: the plain list.
+pub async fn servers(
+    State(html): State<Arc<Html>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let query = query.unwrap_or_default();
+    let view = View::from_query(&query);
+    let page = query
+        .split('&')
+        .find_map(|p| p.strip_prefix("page="))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(1);
+    let body = html.directory.with_servers(|all| {
+        let total = all.len();
+        let shown = apply(&view, all);
+        plain_list(&view, page, &shown, total)
+    });
+    let body = Bytes::from(body);
+    let (etag, gzip) = (etag(&body), gzip(&body));
+    html_response(&headers, body, gzip, etag)
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use axum::Router;
+    use std::io::Read;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    fn server(i: u32, clients: u32, name: &str) -> ServerInfo {
+        let addr = std::net::SocketAddrV4::new([10, 0, 0, 1].into(), 20000 + i as u16);
+        let mut s = crate::browse::poller::pending_server(addr, vec!["lan".into()]);
+        s.reachability = Reachability::Online;
+        s.hostname = name.into();
+        s.map = "mp_carentan".into();
+        s.gametype = "tdm".into();
+        s.clients = clients;
+        s.max_clients = 32;
+        s.ping_ms = Some(40 + i);
+        s
+    }
+
+    /// A relay's browse routes over `servers`, with a built page in a throwaway `dist`.
+    fn relay(servers: Vec<ServerInfo>) -> (tempfile::TempDir, Arc<Directory>, Router) {
+        let dist = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dist.path().join("index.html"),
+            "<!doctype html><html><head><title>t</title></head><body class=\"x\"><script src=\"/app.js\"></script></body></html>",
+        )
+        .unwrap();
+        let directory = Arc::new(Directory::new(&[]));
+        for s in servers {
+            directory.upsert(s);
+        }
+        let feed = PageFeed::new(directory.clone());
+        let routes = super::super::routes(directory.clone(), feed, dist.path().to_owned());
+        (dist, directory, routes)
+    }
+
+    async fn get(router: &Router, uri: &str, headers: &[(&str, &str)]) -> Response {
+        let mut request = Request::builder().uri(uri);
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        let request = request.body(Body::empty()).unwrap();
+        router.clone().oneshot(request).await.unwrap()
+    }
+
+    async fn body(response: Response) -> String {
+        let gzipped = response.headers().get(CONTENT_ENCODING).is_some();
+        let bytes = axum::body::to_bytes(response.into_body(), 16 << 20)
+            .await
+            .unwrap();
+        if gzipped {
+            let mut text = String::new();
+            flate2::read::GzDecoder::new(&bytes[..])
+                .read_to_string(&mut text)
+                .unwrap();
+            text
+        } else {
+            String::from_utf8(bytes.to_vec()).unwrap()
+        }
+    }
+
+    /// The `data-addr` of each row, in order.
+    fn rows(page: &str) -> Vec<String> {
+        page.split("data-addr=\"")
+            .skip(1)
+            .map(|r| r[..r.find('"').unwrap()].to_owned())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn the_page_comes_with_the_top_of_the_list_in_the_default_order() {
+        // Fuller servers first (the default sort), 60 of them: the first screen holds 40.
+        let servers: Vec<_> = (0..60)
+            .map(|i| server(i, i % 30, &format!("^1Srv^7 {i}")))
+            .collect();
+        let mut expected: Vec<&ServerInfo> = servers.iter().collect();
+        expected = apply(&View::default(), expected.into_iter());
+        let (_dist, _directory, router) = relay(servers.clone());
+        let response = get(&router, "/", &[]).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[CACHE_CONTROL], "no-cache");
+        let page = body(response).await;
+        // The template is whole, the first screen straight after its <body ...>.
+        assert!(page.starts_with("<!doctype html><html><head><title>t</title></head><body class=\"x\"><div id=\"first-screen\">"));
+        assert!(page.ends_with("</div><script src=\"/app.js\"></script></body></html>"));
+        let want: Vec<String> = expected
+            .iter()
+            .take(FIRST_ROWS)
+            .map(|s| s.addr.clone())
+            .collect();
+        assert_eq!(rows(&page), want);
+        assert_ne!(
+            want[0], servers[0].addr,
+            "the order is the list's, not the directory's"
+        );
+        assert!(page.contains("<span class=\"c1\">Srv</span><span class=\"c7\"> 29</span>"));
+        assert!(page.contains("60 servers, 60 answering, 60 shown"));
+        assert!(page.contains("no master · 60 servers"));
+        assert!(page.contains("<a href=\"/servers\">Every server (60), as a plain list</a>"));
+    }
+
+    #[tokio::test]
+    async fn every_page_gets_the_same_bytes_until_the_list_changes() {
+        let (_dist, directory, router) = relay((0..5).map(|i| server(i, i, "a")).collect());
+        let first = get(&router, "/", &[("accept-encoding", "gzip, br")]).await;
+        assert_eq!(first.headers()[CONTENT_ENCODING], "gzip");
+        let etag = first.headers()[ETAG].clone();
+        let first = body(first).await;
+        let second = get(&router, "/index.html", &[]).await;
+        assert_eq!(second.headers()[ETAG], etag);
+        assert_eq!(
+            body(second).await,
+            first,
+            "gzip and plain are the same page"
+        );
+        // A page that has it already is told so.
+        let again = get(&router, "/", &[("if-none-match", etag.to_str().unwrap())]).await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        // A new server is a new first screen, from the feed's next tick on.
+        directory.upsert(server(9, 20, "newcomer"));
+        assert!(directory.take_changes().is_some());
+        let changed = get(&router, "/", &[("if-none-match", etag.to_str().unwrap())]).await;
+        assert_eq!(changed.status(), StatusCode::OK);
+        assert_ne!(changed.headers()[ETAG], etag);
+        assert_eq!(rows(&body(changed).await)[0], "10.0.0.1:20009");
+    }
+
+    #[tokio::test]
+    async fn names_are_text_never_markup() {
+        let (_dist, _directory, router) = relay(vec![server(1, 3, "<script>alert(1)</script>\"&")]);
+        for uri in ["/", "/servers"] {
+            let page = body(get(&router, uri, &[]).await).await;
+            assert!(!page.contains("<script>alert"), "{uri}");
+            assert!(
+                page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;"),
+                "{uri}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_shared_link_s_view_is_what_the_first_screen_shows() {
+        let servers = vec![
+            server(1, 3, "alpha"),
+            server(2, 9, "bravo"),
+            server(3, 5, "alpine"),
+        ];
+        let (_dist, _directory, router) = relay(servers);
+        let page = body(get(&router, "/?q=alp", &[]).await).await;
+        assert_eq!(rows(&page), ["10.0.0.1:20003", "10.0.0.1:20001"]);
+        assert!(page.contains("value=\"alp\""));
+        assert!(page.contains("3 servers, 3 answering, 2 shown"));
+    }
+
+    #[tokio::test]
+    async fn the_plain_list_pages_through_every_server() {
+        let servers: Vec<_> = (0..250)
+            .map(|i| server(i, i % 32, &format!("s{i:03}")))
+            .collect();
+        let (_dist, _directory, router) = relay(servers.clone());
+        let mut seen = Vec::new();
+        let mut next = Some("/servers".to_owned());
+        while let Some(uri) = next.take() {
+            let page = body(get(&router, &uri, &[]).await).await;
+            seen.extend(
+                page.split("href=\"/#/watch/")
+                    .skip(1)
+                    .map(|r| r[..r.find('"').unwrap()].to_owned()),
+            );
+            next = page
+                .split("<a rel=\"next\" href=\"")
+                .nth(1)
+                .map(|r| r[..r.find('"').unwrap()].replace("&amp;", "&"));
+        }
+        let want: Vec<String> = apply(&View::default(), servers.iter())
+            .iter()
+            .map(|s| s.addr.clone())
+            .collect();
+        assert_eq!(
+            seen, want,
+            "three pages, every server once, in the list's order"
+        );
+        let last = body(get(&router, "/servers?page=3", &[]).await).await;
+        assert!(last.contains("250 of 250 servers · page 3 of 3"));
+        assert_eq!(last.matches("data-testid=\"plain-row\"").count(), 50);
+        // Searching without the page's code: the plain list of what matches.
+        let found = body(get(&router, "/servers?q=s12", &[]).await).await;
+        assert_eq!(found.matches("data-testid=\"plain-row\"").count(), 10);
+        // A page past the end shows the last; nonsense shows the first.
+        assert!(body(get(&router, "/servers?page=99", &[]).await)
+            .await
+            .contains("page 3 of 3"));
+        assert!(body(get(&router, "/servers?page=x", &[]).await)
+            .await
+            .contains("page 1 of 3"));
+    }
+
+    #[tokio::test]
+    async fn without_a_built_page_the_relay_says_so() {
+        let (dist, _directory, router) = relay(vec![]);
+        std::fs::remove_file(dist.path().join("index.html")).unwrap();
+        let response = get(&router, "/", &[]).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        assert!(body(response).await.contains("cargo xtask run"));
+    }
+}

@@ -1,6 +1,7 @@
 //! The page's frame: header with the relay and master state, the list, the selected server.
 
 use leptos::prelude::*;
+use protocol::browse::cells;
 use protocol::relay_api::MasterState;
 
 use crate::detail::Detail;
@@ -59,6 +60,18 @@ pub fn App() -> impl IntoView {
             }
         })
     });
+    // The relay's first screen stays until the list has come; then the app takes its place.
+    Effect::new(move |handed: Option<bool>| {
+        if handed == Some(true) || !feed.connected.get() {
+            return handed.unwrap_or(false);
+        }
+        request_animation_frame(move || {
+            if let Some(typed) = crate::first_screen::hand_over() {
+                view.update(|v| v.text = typed);
+            }
+        });
+        true
+    });
     let page = RwSignal::new(route());
     let on_hash =
         leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| page.set(route()));
@@ -83,7 +96,7 @@ pub fn App() -> impl IntoView {
                 <a href="/playback/">"Demos"</a>
             </nav>
         </header>
-        <Masters feed=feed />
+        <Sources feed=feed />
         {move || watching.get().map(|(addr, direct)| view! { <Watch addr=addr direct=direct /> })}
         <Show
             when=move || watching.with(Option::is_none)
@@ -94,6 +107,7 @@ pub fn App() -> impl IntoView {
                 <main>
                     <ServerList feed=feed selected=selected view=view personal=personal />
                     <div class="side">
+                        <crate::history::Sparkline />
                         <WulframServers feed=feed />
                         <FindPlayer feed=feed selected=selected />
                         <WatchList feed=feed personal=personal selected=selected />
@@ -111,45 +125,56 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// One line per configured master: how its latest poll went, failures included.
+/// The masters in one line ("2 of 3 masters answering · 24 servers"), each one's state in
+/// plain words on a tap; the relay's own error text in its tooltip.
 #[component]
-fn Masters(feed: Feed) -> impl IntoView {
+fn Sources(feed: Feed) -> impl IntoView {
     view! {
-        <ul class="masters" aria-label="Master servers">
-            {move || {
-                feed.masters
-                    .get()
-                    .into_iter()
-                    .map(|m| {
-                        let (class, mut text) = match m.state {
-                            MasterState::Ok { servers } => ("ok", format!("{servers} servers")),
-                            MasterState::Failed { error } => match m.last_list {
-                                // Its last list stays on the page, marked stale.
-                                Some(servers) => ("failed", format!("{error}; its last list ({servers} servers) is kept, stale")),
-                                None => ("failed", error),
-                            },
-                            MasterState::Pending => match m.last_list {
-                                Some(servers) => ("pending", format!("polling… (last list: {servers} servers)")),
-                                None => ("pending", "polling…".to_owned()),
-                            },
-                        };
-                        // The relay's own master: what it holds besides what it lists.
-                        if let Some(own) = m.own {
-                            text = format!(
-                                "this relay's master: {} registered, {} flatlined, {} heartbeats, {} dropped",
-                                own.registered, own.flatlined, own.heartbeats, own.dropped
-                            );
-                        }
-                        view! {
-                            <li class=format!("master {class}") data-testid="master">
-                                <strong>{m.addr}</strong>
-                                " "
-                                <span>{text}</span>
-                            </li>
-                        }
-                    })
-                    .collect_view()
-            }}
-        </ul>
+        <details class="sources">
+            <summary data-testid="sources">
+                {move || feed.masters.with(|m| cells::sources(m, feed.servers.with(|s| s.len())))}
+            </summary>
+            <ul class="masters" aria-label="Master servers">
+                {move || {
+                    feed.masters
+                        .get()
+                        .into_iter()
+                        .map(|m| {
+                            let mut detail = String::new();
+                            let (class, mut text) = match m.state {
+                                MasterState::Ok { servers } => ("ok", format!("{servers} servers")),
+                                MasterState::Failed { error } => {
+                                    let plain = cells::plain_error(&error);
+                                    detail = error;
+                                    match m.last_list {
+                                        // Its last list stays on the page, marked stale.
+                                        Some(servers) => ("failed", format!("{plain}; its last list ({servers} servers) is kept, stale")),
+                                        None => ("failed", plain.to_owned()),
+                                    }
+                                }
+                                MasterState::Pending => match m.last_list {
+                                    Some(servers) => ("pending", format!("polling… (last list: {servers} servers)")),
+                                    None => ("pending", "polling…".to_owned()),
+                                },
+                            };
+                            // The relay's own master: what it holds besides what it lists.
+                            if let Some(own) = m.own {
+                                text = format!(
+                                    "this relay's master: {} registered, {} flatlined, {} heartbeats, {} dropped",
+                                    own.registered, own.flatlined, own.heartbeats, own.dropped
+                                );
+                            }
+                            view! {
+                                <li class=format!("master {class}") data-testid="master" title=detail>
+                                    <strong>{m.addr}</strong>
+                                    " "
+                                    <span>{text}</span>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+        </details>
     }
 }

@@ -8,6 +8,7 @@ mod bridge;
 mod coloured;
 mod detail;
 mod feed;
+mod first_screen;
 mod history;
 mod list;
 mod net;
@@ -18,10 +19,10 @@ mod watch;
 mod worker;
 mod wulfram;
 
-/// The server browser.
+/// The server browser, mounted beside the relay's first screen until it can take its place.
 pub fn page() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(app::App);
+    leptos::mount::mount_to(first_screen::app_root(), app::App).forget();
 }
 
 /// The admin console, shown in the server detail's Admin tab.

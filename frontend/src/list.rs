@@ -2,7 +2,7 @@
 //! the URL; rows rendered only where the list is scrolled to, so thousands stay smooth.
 
 use leptos::prelude::*;
-use protocol::browse::{search_text, Column, Tri, View};
+use protocol::browse::{cells, search_text, Column, Tri, View};
 use protocol::relay_api::{Reachability, ServerInfo};
 
 use crate::coloured::Coloured;
@@ -17,8 +17,22 @@ enum Tab {
     Recent,
 }
 
-/// Height of one row in pixels (the stylesheet fixes it too).
-const ROW_HEIGHT: f64 = 32.0;
+/// Height of one row in pixels (the stylesheet fixes it too): one line on a wide screen, two
+/// on a narrow one, where the row is laid out to fit.
+fn row_height() -> f64 {
+    let narrow = window()
+        .match_media("(max-width: 600px)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches());
+    if narrow {
+        44.0
+    } else {
+        32.0
+    }
+}
+/// How long the order waits after a touch or a scroll, in milliseconds.
+const HOLD_AFTER_TOUCH_MS: f64 = 3000.0;
 /// Rows rendered beyond the visible ones, above and below.
 const OVERSCAN: usize = 8;
 
@@ -45,21 +59,6 @@ fn write_url(view: &View) {
             "",
             Some(&format!("{url}{hash}")),
         );
-    }
-}
-
-/// "12 s", "3 min": how long ago a server last answered.
-fn age(now_ms: u64, then_ms: Option<u64>) -> String {
-    match then_ms {
-        None => "—".into(),
-        Some(then) => {
-            let seconds = now_ms.saturating_sub(then) / 1000;
-            if seconds < 90 {
-                format!("{seconds} s")
-            } else {
-                format!("{} min", seconds / 60)
-            }
-        }
     }
 }
 
@@ -91,7 +90,7 @@ pub fn ServerList(
     // player names arriving (the players index follows the list).
     type Stamp = (Option<u64>, usize);
     let index = StoredValue::new(std::collections::HashMap::<String, (Stamp, String)>::new());
-    let shown = Memo::new(move |_| {
+    let ordered = Memo::new(move |_| {
         let keep: Option<Vec<String>> = match tab.get() {
             Tab::All => None,
             Tab::Favorites => Some(personal.favorites.get()),
@@ -125,6 +124,51 @@ pub fn ServerList(
             })
         })
     });
+    // Rows do not move under the pointer or a finger: while the pointer is over the list, and
+    // for a while after a touch or a scroll, the order the live updates would give waits (a
+    // changed row is marked instead); what the visitor asks (search, filters, sort, tab) is
+    // shown at once.
+    let held = RwSignal::new(false);
+    let shown = RwSignal::new(Vec::<String>::new());
+    let asked = StoredValue::new(None::<(View, Tab)>);
+    Effect::new(move |_| {
+        let order = ordered.get();
+        let now_asked = (view.get(), tab.get());
+        let changed_view = asked.with_value(|a| a.as_ref() != Some(&now_asked));
+        if changed_view || !held.get() {
+            asked.set_value(Some(now_asked));
+            shown.set(order);
+        }
+    });
+    let quiet_at = StoredValue::new(0.0f64);
+    let pointer_over = StoredValue::new(false);
+    let hold_a_while = move || {
+        let until = js_sys::Date::now() + HOLD_AFTER_TOUCH_MS;
+        quiet_at.set_value(until);
+        held.set(true);
+        set_timeout(
+            move || {
+                if !pointer_over.get_value() && js_sys::Date::now() >= quiet_at.get_value() {
+                    held.set(false);
+                }
+            },
+            std::time::Duration::from_millis(HOLD_AFTER_TOUCH_MS as u64 + 10),
+        );
+    };
+    let on_pointer_enter = move |ev: leptos::ev::PointerEvent| {
+        if ev.pointer_type() == "mouse" {
+            pointer_over.set_value(true);
+            held.set(true);
+        }
+    };
+    let on_pointer_leave = move |ev: leptos::ev::PointerEvent| {
+        if ev.pointer_type() == "mouse" {
+            pointer_over.set_value(false);
+            if js_sys::Date::now() >= quiet_at.get_value() {
+                held.set(false);
+            }
+        }
+    };
     // The first time rows are on screen, for the page benchmark.
     Effect::new(move |marked: Option<bool>| {
         if marked == Some(true) {
@@ -143,17 +187,22 @@ pub fn ServerList(
                 .count()
         })
     };
+    let row_px = RwSignal::new(row_height());
+    let on_resize = window_event_listener(leptos::ev::resize, move |_| row_px.set(row_height()));
+    on_cleanup(move || on_resize.remove());
     let scroll_top = RwSignal::new(0.0f64);
     let viewport = RwSignal::new(640.0f64);
     let container = NodeRef::<leptos::html::Div>::new();
     let window_rows = move || {
         let total = shown.with(Vec::len);
-        let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
-        let count = (viewport.get() / ROW_HEIGHT) as usize + 2 * OVERSCAN;
+        let row = row_px.get();
+        let first = ((scroll_top.get() / row) as usize).saturating_sub(OVERSCAN);
+        let count = (viewport.get() / row) as usize + 2 * OVERSCAN;
         let first = first.min(total);
         (first, (first + count).min(total), total)
     };
     let on_scroll = move |_| {
+        hold_a_while();
         if let Some(el) = container.get() {
             scroll_top.set(f64::from(el.scroll_top()));
             viewport.set(f64::from(el.client_height()));
@@ -180,15 +229,16 @@ pub fn ServerList(
         if let Some((index, addr)) = next {
             selected.set(Some(addr));
             if let Some(el) = container.get() {
-                let top = index as f64 * ROW_HEIGHT;
-                let bottom = top + ROW_HEIGHT;
+                let row = row_px.get_untracked();
+                let top = index as f64 * row;
+                let bottom = top + row;
                 let visible = f64::from(el.scroll_top())
-                    ..f64::from(el.scroll_top() + el.client_height()) - ROW_HEIGHT;
+                    ..f64::from(el.scroll_top() + el.client_height()) - row;
                 if !visible.contains(&top) {
                     el.set_scroll_top(if top < visible.start {
                         top
                     } else {
-                        bottom - f64::from(el.client_height()) + ROW_HEIGHT
+                        bottom - f64::from(el.client_height()) + row
                     } as i32);
                 }
             }
@@ -207,7 +257,6 @@ pub fn ServerList(
     on_cleanup(move || keys_without_focus.remove());
     view! {
         <section class="list" aria-label="Servers">
-            <crate::history::Sparkline />
             <div class="tabs" role="tablist">
                 {[(Tab::All, "All servers"), (Tab::Favorites, "Favorites"), (Tab::Recent, "Recently viewed")]
                     .into_iter()
@@ -227,12 +276,7 @@ pub fn ServerList(
             </div>
             <Filters feed=feed view=view />
             <p class="summary" data-testid="summary">
-                {move || format!(
-                    "{} servers, {} answering, {} shown",
-                    feed.servers.with(|s| s.len()),
-                    online(),
-                    shown.with(Vec::len)
-                )}
+                {move || cells::summary(feed.servers.with(|s| s.len()), online(), shown.with(Vec::len))}
             </p>
             <Progress feed=feed />
             <div
@@ -240,6 +284,10 @@ pub fn ServerList(
                 node_ref=container
                 on:scroll=on_scroll
                 on:keydown=on_keydown
+                on:pointerenter=on_pointer_enter
+                on:pointerleave=on_pointer_leave
+                on:touchstart=move |_| hold_a_while()
+                data-held=move || held.get().to_string()
                 tabindex="-1"
             >
                 <table class="servers">
@@ -258,7 +306,7 @@ pub fn ServerList(
                     </thead>
                     <tbody>
                         <tr class="spacer" aria-hidden="true">
-                            <td colspan="9" style:height=move || format!("{}px", window_rows().0 as f64 * ROW_HEIGHT)></td>
+                            <td colspan="9" style:height=move || format!("{}px", window_rows().0 as f64 * row_px.get())></td>
                         </tr>
                         <For
                             each=move || {
@@ -268,12 +316,12 @@ pub fn ServerList(
                             key=|addr| addr.clone()
                             let:addr
                         >
-                            <Row addr=addr feed=feed selected=selected clock=clock personal=personal />
+                            <Row addr=addr feed=feed selected=selected clock=clock personal=personal held=held />
                         </For>
                         <tr class="spacer" aria-hidden="true">
                             <td colspan="9" style:height=move || {
                                 let (_, last, total) = window_rows();
-                                format!("{}px", (total - last) as f64 * ROW_HEIGHT)
+                                format!("{}px", (total - last) as f64 * row_px.get())
                             }></td>
                         </tr>
                     </tbody>
@@ -294,11 +342,7 @@ fn Progress(feed: Feed) -> impl IntoView {
                 aria-label="Refresh progress"
             ></progress>
             <span>
-                {move || {
-                    let p = feed.progress.get();
-                    let state = if p.total == 0 || p.finished >= p.total { "refreshed" } else { "refreshing" };
-                    format!("{state}: {}/{} answered", p.answered, p.total)
-                }}
+                {move || feed.progress.with(cells::progress)}
             </span>
         </div>
     }
@@ -403,6 +447,8 @@ fn tri_select(
 
 #[component]
 fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
+    // The filters fill a phone's screen: they open on a tap, the button counting those set.
+    let open = RwSignal::new(false);
     let gametypes = Memo::new(move |_| {
         let mut all: Vec<String> = feed.servers.with(|s| {
             s.values()
@@ -415,9 +461,9 @@ fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
         all
     });
     view! {
-        <form class="filters" role="search" on:submit=|ev| ev.prevent_default()>
+        <form class="toolbar" role="search" on:submit=|ev| ev.prevent_default()>
             <label for="search" class="search">
-                <span>"Search"</span>
+                <span class="visually-hidden">"Search"</span>
                 <input
                     id="search"
                     type="search"
@@ -430,6 +476,17 @@ fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
                     }
                 />
             </label>
+            <button
+                type="button"
+                class="filters-toggle"
+                aria-controls="filters"
+                aria-expanded=move || open.get().to_string()
+                on:click=move |_| open.update(|o| *o = !*o)
+            >
+                {move || view.with(View::filters_label)}
+            </button>
+        </form>
+        <div class="filters" id="filters" hidden=move || !open.get()>
             <label for="gametype">
                 <span>"Mode"</span>
                 <select
@@ -473,7 +530,7 @@ fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
             {tri_select(view, "f-jeeps", "Jeeps", |v| v.jeeps, |v, t| v.jeeps = t)}
             {tri_select(view, "f-tanks", "Tanks", |v| v.tanks, |v, t| v.tanks = t)}
             <button type="button" on:click=move |_| view.set(View::default())>"Reset"</button>
-        </form>
+        </div>
     }
 }
 
@@ -484,6 +541,7 @@ fn Row(
     selected: RwSignal<Option<String>>,
     clock: RwSignal<u64>,
     personal: Personal,
+    held: RwSignal<bool>,
 ) -> impl IntoView {
     // The row stays while its server changes, so focus and selection survive live updates;
     // only its cells are redrawn.
@@ -491,6 +549,19 @@ fn Row(
         let addr = addr.clone();
         Memo::new(move |_| feed.servers.with(|all| all.get(&addr).cloned()))
     };
+    // Changed while the order waits: marked, since it does not move.
+    let changed = RwSignal::new(false);
+    Effect::new(move |seen: Option<()>| {
+        server.track();
+        if seen.is_some() && held.get_untracked() {
+            changed.set(true);
+        }
+    });
+    Effect::new(move |_| {
+        if !held.get() {
+            changed.set(false);
+        }
+    });
     let is_selected = {
         let addr = addr.clone();
         Memo::new(move |_| selected.with(|s| s.as_deref() == Some(addr.as_str())))
@@ -511,6 +582,7 @@ fn Row(
             class:malformed=reachability(Reachability::Malformed)
             class:stale=reachability(Reachability::Stale)
             class:selected=is_selected
+            class:changed=move || changed.get()
             data-testid="server-row"
             data-addr=addr.clone()
             tabindex="0"
@@ -526,16 +598,8 @@ fn Row(
 
 /// A server's cells in the list.
 fn cells(server: ServerInfo, clock: RwSignal<u64>) -> impl IntoView {
-    let ping = match server.reachability {
-        Reachability::Unreachable => "down".to_owned(),
-        Reachability::Malformed => "bad reply".to_owned(),
-        // What it said before the relay restarted; not asked again yet.
-        Reachability::Stale => "stale".to_owned(),
-        _ => server
-            .ping_ms
-            .map_or_else(|| "—".to_owned(), |p| p.to_string()),
-    };
-    let players = format!("{}/{}", server.clients, server.max_clients);
+    let ping = cells::ping(&server);
+    let players = cells::players(&server);
     let updated = server.updated_ms;
     view! {
         <td class="name"><Coloured text=server.hostname /></td>
@@ -543,12 +607,12 @@ fn cells(server: ServerInfo, clock: RwSignal<u64>) -> impl IntoView {
         <td>{server.gametype}</td>
         <td>{server.game}</td>
         <td class="num" data-testid="players">{players}</td>
-        <td class="num" data-testid="ping">{ping}</td>
+        <td class="num ping" data-testid="ping">{ping}</td>
         <td class="flags">
             {server.password.then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
             {server.punkbuster.then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
         </td>
-        <td class="num age" title="Time since the server last answered">{move || age(clock.get(), updated)}</td>
+        <td class="num age" title="Time since the server last answered">{move || cells::age(clock.get(), updated)}</td>
     }
 }
 

@@ -250,6 +250,28 @@ impl View {
         parts.join("&")
     }
 
+    /// How many filters differ from the defaults (the search text and the sort are not
+    /// filters): the count the Filters button shows.
+    pub fn active_filters(&self) -> usize {
+        let switches = [
+            !self.show_empty,
+            !self.show_full,
+            self.hide_unreachable,
+            !self.gametype.is_empty(),
+            self.max_ping.is_some(),
+        ];
+        let tris = self.tris().into_iter().filter(|(_, t)| *t != Tri::Any);
+        switches.into_iter().filter(|on| *on).count() + tris.count()
+    }
+
+    /// The Filters button's label: "Filters", or "Filters (2)" with two set.
+    pub fn filters_label(&self) -> String {
+        match self.active_filters() {
+            0 => "Filters".into(),
+            n => alloc::format!("Filters ({n})"),
+        }
+    }
+
     fn tris(&self) -> [(&'static str, Tri); 9] {
         [
             ("password", self.password),
@@ -433,6 +455,16 @@ pub mod cells {
         }
     }
 
+    /// The refresh line beside its progress bar.
+    pub fn progress(p: &crate::relay_api::Progress) -> String {
+        let state = if p.total == 0 || p.finished >= p.total {
+            "refreshed"
+        } else {
+            "refreshing"
+        };
+        format!("{state}: {}/{} answered", p.answered, p.total)
+    }
+
     pub fn summary(total: usize, answering: usize, shown: usize) -> String {
         format!("{total} servers, {answering} answering, {shown} shown")
     }
@@ -470,6 +502,54 @@ pub mod cells {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_filters_button_counts_what_differs_from_the_defaults() {
+        assert_eq!(View::default().filters_label(), "Filters");
+        let view = View::from_query("q=abc&sort=name&order=asc");
+        assert_eq!(view.active_filters(), 0, "search and sort are not filters");
+        let view = View::from_query("empty=0&pb=yes&ping=80&gametype=sd&reachable=1&tanks=no");
+        assert_eq!(view.filters_label(), "Filters (6)");
+    }
+
+    #[test]
+    fn the_list_cells_and_the_masters_line_read_plainly() {
+        use crate::relay_api::{MasterState, MasterStatus};
+        assert_eq!(cells::age(100_000, Some(88_000)), "12 s");
+        assert_eq!(cells::age(1_000_000, Some(0)), "16 min");
+        assert_eq!(cells::age(1, None), "—");
+        let master = |state| MasterStatus {
+            addr: "m:20610".into(),
+            state,
+            polled_ms: None,
+            last_list: None,
+            own: None,
+        };
+        let masters = [
+            master(MasterState::Ok { servers: 20 }),
+            master(MasterState::Failed {
+                error: "cannot resolve: failed to lookup address information".into(),
+            }),
+            master(MasterState::Pending),
+        ];
+        assert_eq!(
+            cells::sources(&masters, 24),
+            "1 of 3 masters answering · 24 servers"
+        );
+        assert_eq!(
+            cells::sources(&masters[..1], 20),
+            "the master answering · 20 servers"
+        );
+        assert_eq!(cells::sources(&[], 0), "no master · 0 servers");
+        assert_eq!(
+            cells::plain_error("cannot resolve: failed to lookup address information"),
+            "its name does not resolve"
+        );
+        assert_eq!(
+            cells::plain_error("no reply from 1.2.3.4:20610"),
+            "did not answer"
+        );
+    }
+
     use super::*;
     use crate::relay_api::Player;
     use alloc::vec;

@@ -28,6 +28,10 @@ use serde_json::json;
 
 /// jemalloc, as the relay runs, so its statistics can say what a decoded demo holds.
 #[path = "../tests/common/browser.rs"]
+#[allow(
+    dead_code,
+    reason = "the page tests' browser; this bench needs only a plain one"
+)]
 mod browser;
 
 #[global_allocator]

@@ -9,6 +9,7 @@ use axum::http::header::{HOST, ORIGIN, UPGRADE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use tower::ServiceExt;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -50,20 +51,59 @@ pub const MAX_REQUEST_BODY: usize = 16 * 1024;
 /// The relay's whole surface: the capabilities' routes, the Origin check, the body limit, the
 /// page.
 pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<String>) -> Router {
-    // The page's files go gzipped where the build left a .gz beside them.
-    let page = ServeDir::new(dist)
-        .precompressed_gzip()
+    // The page's files go gzipped where the build left a .gz beside them. Any other path is
+    // the page (its routes live in the URL), except a content-named file that is missing: that
+    // is a 404, or a browser would keep the page under the file's name for a year.
+    let files = ServeDir::new(dist).precompressed_gzip();
+    let page = files
+        .clone()
         .fallback(ServeFile::new(dist.join("index.html")).precompressed_gzip());
     let routes = capabilities
         .into_iter()
         .fold(Router::new(), |all, routes| all.merge(routes));
+    let policy = axum::middleware::map_response(cache_policy);
+    let files = Router::new().fallback_service(files).layer(policy.clone());
+    let page = Router::new().fallback_service(page).layer(policy);
     routes
-        .fallback_service(page)
+        .fallback(|request: Request| async move {
+            let serve = if content_hashed(request.uri().path()) {
+                files
+            } else {
+                page
+            };
+            serve.oneshot(request).await.unwrap_or_else(|e| match e {})
+        })
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(allowed_origins),
             same_origin,
         ))
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY))
+}
+
+/// Whether a page file's name carries the hash of its content, as the page's build names its
+/// code and styles (`muster-frontend-9a579348f9b5623b_bg.wasm`, `style-72401632d95e2eb0.css`).
+pub fn content_hashed(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let stem = name.split('.').next().unwrap_or_default();
+    let stem = stem.strip_suffix("_bg").unwrap_or(stem);
+    stem.rsplit_once('-')
+        .is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// How long a browser keeps a page file: one named by its content for a year, without asking
+/// again (a new build names its files anew); any other (the HTML, the demo player's and the
+/// session worker's fixed names) checked each time, which costs a 304 when unchanged.
+async fn cache_policy(uri: axum::http::Uri, mut response: Response) -> Response {
+    let policy = if response.status().is_success() && content_hashed(uri.path()) {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static(policy),
+    );
+    response
 }
 
 /// Refuses with 403 a WebSocket upgrade from a foreign origin; other requests pass (a script
@@ -221,6 +261,49 @@ mod tests {
         assert_eq!(deep, (StatusCode::OK, "<p>the page</p>".into()));
         let asset = call(&app, get_request("/app.js")).await;
         assert_eq!(asset, (StatusCode::OK, "run()".into()));
+    }
+
+    #[tokio::test]
+    async fn files_named_by_their_content_are_kept_a_year_and_the_rest_revalidated() {
+        let dist = tempfile::tempdir().unwrap();
+        for name in [
+            "index.html",
+            "muster-frontend-9a579348f9b5623b_bg.wasm",
+            "muster-session.js",
+        ] {
+            std::fs::write(dist.path().join(name), name).unwrap();
+        }
+        let app = app(dist.path());
+        let policy = |uri: &'static str| {
+            let app = app.clone();
+            async move {
+                let response = app.oneshot(get_request(uri)).await.unwrap();
+                (
+                    response.status(),
+                    response.headers()["cache-control"]
+                        .to_str()
+                        .unwrap()
+                        .to_owned(),
+                )
+            }
+        };
+        assert_eq!(
+            policy("/muster-frontend-9a579348f9b5623b_bg.wasm").await,
+            (StatusCode::OK, "public, max-age=31536000, immutable".into())
+        );
+        assert_eq!(
+            policy("/muster-session.js").await,
+            (StatusCode::OK, "no-cache".into())
+        );
+        assert_eq!(policy("/").await, (StatusCode::OK, "no-cache".into()));
+        // A missing content-named file is missing, not the page kept a year under its name.
+        assert_eq!(
+            policy("/style-0123456789abcdef.css").await,
+            (StatusCode::NOT_FOUND, "no-cache".into())
+        );
+        assert!(content_hashed("/style-72401632d95e2eb0.css"));
+        assert!(!content_hashed("/muster-session_bg.wasm"));
+        assert!(!content_hashed("/watch/1.2.3.4:28960"));
     }
 }
 

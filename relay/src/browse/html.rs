@@ -5,7 +5,8 @@
 //!
 //! The first screen is rendered once per feed keyframe and the same bytes (and their gzip) go
 //! to every page, with an `ETag`. Its markup is the page's own (`frontend/src/list.rs` and
-//! `app.rs`), so the page's code takes over in place without a row moving.
+//! `app.rs`), so the page's code takes over in place without a row moving; only its test ids
+//! differ (`first-row`, `first-summary`), so a test can tell the two apart.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -21,7 +22,7 @@ use bytes::Bytes;
 use maud::{html, Markup, DOCTYPE};
 use protocol::browse::{cells, search_text, View};
 use protocol::cod::text;
-use protocol::relay_api::{MasterStatus, Reachability, ServerInfo};
+use protocol::relay_api::{MasterStatus, Progress, Reachability, ServerInfo};
 
 use super::{Directory, PageFeed};
 
@@ -85,6 +86,8 @@ impl Html {
 
     /// `index.html` with the first screen of `view` after its `<body>`.
     fn render(&self, template: &str, view: &View) -> Bytes {
+        // Read apart: the directory's lock is not taken twice (a waiting writer would wedge it).
+        let (masters, progress) = (self.directory.masters(), self.directory.progress());
         let screen = self.directory.with_servers(|all| {
             let total = all.len();
             let servers: Vec<&ServerInfo> = all.collect();
@@ -92,10 +95,11 @@ impl Html {
             let shown = apply(view, servers.iter().copied());
             first_screen(
                 view,
-                &self.directory.masters(),
+                &masters,
                 total,
                 answering,
                 &shown,
+                &progress,
                 unix_ms(),
             )
         });
@@ -155,16 +159,18 @@ fn coloured(name: &str) -> Markup {
 }
 
 /// One row as the page's list draws it (`Row` and `cells` in `frontend/src/list.rs`).
-fn row(server: &ServerInfo, now_ms: u64) -> Markup {
+/// The first row's name carries an `elementtiming` mark: when a visitor could first read a
+/// server's name (`cargo xtask bench page`).
+fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
     html! {
         tr class=(cells::reachability_class(server.reachability))
-            data-testid="server-row" data-addr=(server.addr) tabindex="0" aria-selected="false" {
-            td class="name" { (coloured(&server.hostname)) }
+            data-testid="first-row" data-addr=(server.addr) tabindex="0" aria-selected="false" {
+            td class="name" elementtiming=[first.then_some("first-server")] { (coloured(&server.hostname)) }
             td { (server.map) }
             td { (server.gametype) }
             td { (server.game) }
-            td class="num" data-testid="players" { (cells::players(server)) }
-            td class="num" data-testid="ping" { (cells::ping(server)) }
+            td class="num" { (cells::players(server)) }
+            td class="num ping" { (cells::ping(server)) }
             td class="flags" {
                 @if server.password { span class="flag" title="Password required" { "PW" } }
                 @if server.punkbuster { span class="flag" title="PunkBuster" { "PB" } }
@@ -173,7 +179,7 @@ fn row(server: &ServerInfo, now_ms: u64) -> Markup {
                 (cells::age(now_ms, server.updated_ms))
             }
             td {
-                button type="button" class="star" data-testid="star" aria-pressed="false"
+                button type="button" class="star" aria-pressed="false"
                     aria-label="Add to favorites" disabled { "☆" }
             }
         }
@@ -186,7 +192,7 @@ fn header(masters: &[MasterStatus], total: usize) -> Markup {
         header {
             h1 { "Muster" }
             span class="subtitle" { "Call of Duty: United Offensive 1.51 servers" }
-            span class="connection" data-testid="connection" { "connecting…" }
+            span class="connection" { "connecting…" }
             nav aria-label="Pages" {
                 a href="#" class="current" { "Servers" }
                 a href="#tuning" { "Tuning" }
@@ -194,7 +200,7 @@ fn header(masters: &[MasterStatus], total: usize) -> Markup {
             }
         }
         details class="sources" {
-            summary data-testid="sources" { (cells::sources(masters, total)) }
+            summary data-testid="first-sources" { (cells::sources(masters, total)) }
         }
     }
 }
@@ -230,6 +236,7 @@ fn first_screen(
     total: usize,
     answering: usize,
     shown: &[&ServerInfo],
+    progress: &Progress,
     now_ms: u64,
 ) -> String {
     html! {
@@ -250,15 +257,19 @@ fn first_screen(
                             input id="first-search" name="q" type="search"
                                 placeholder="server, map or player" autocomplete="off" value=(view.text);
                         }
-                        button type="button" class="filters-toggle" aria-expanded="false" disabled { "Filters" }
+                        button type="button" class="filters-toggle" aria-expanded="false" disabled { (view.filters_label()) }
                     }
-                    p class="summary" data-testid="summary" { (cells::summary(total, answering, shown.len())) }
+                    p class="summary" data-testid="first-summary" { (cells::summary(total, answering, shown.len())) }
+                    div class="progress" {
+                        progress max=(progress.total.max(1)) value=(progress.finished) aria-label="Refresh progress" {}
+                        span { (cells::progress(progress)) }
+                    }
                     div class="table-scroll" tabindex="-1" {
                         table class="servers" {
                             (head())
                             tbody {
                                 tr class="spacer" aria-hidden="true" { td colspan="9" style="height:0px" {} }
-                                @for server in shown.iter().take(FIRST_ROWS) { (row(server, now_ms)) }
+                                @for (i, server) in shown.iter().take(FIRST_ROWS).enumerate() { (row(server, now_ms, i == 0)) }
                                 @if shown.len() > FIRST_ROWS {
                                     tr class="more" { td colspan="9" {
                                         a href="/servers" { "Every server (" (shown.len()) "), as a plain list" }
@@ -275,6 +286,15 @@ fn first_screen(
     }
     .into_string()
 }
+
+/// The plain list's few styles, in the page (it loads nothing else): readable on a phone,
+/// where the address, mod and age give way.
+const PLAIN_STYLE: &str =
+    "body{font:15px/1.4 system-ui,sans-serif;margin:1rem auto;max-width:72rem;padding:0 .75rem}\
+h1{font-size:1.25rem}table{border-collapse:collapse;width:100%}\
+th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #ccc;vertical-align:top}\
+nav{margin:1rem 0;display:flex;gap:1.5rem}\
+@media(max-width:600px){th:nth-child(n+6),td:nth-child(n+6){display:none}}";
 
 /// `/servers?page=N&…`: one page of the list in the view the query names, as plain HTML.
 fn plain_list(view: &View, page: usize, servers: &[&ServerInfo], total: usize) -> String {
@@ -296,6 +316,7 @@ fn plain_list(view: &View, page: usize, servers: &[&ServerInfo], total: usize) -
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { "Muster: CoD:UO servers, page " (page) " of " (pages) }
+                style { (PLAIN_STYLE) }
                 @if page > 1 { link rel="prev" href=(link(page - 1)); }
                 @if page < pages { link rel="next" href=(link(page + 1)); }
             }
@@ -311,18 +332,18 @@ fn plain_list(view: &View, page: usize, servers: &[&ServerInfo], total: usize) -
                 }
                 table {
                     thead { tr {
-                        th scope="col" { "Server" } th scope="col" { "Address" } th scope="col" { "Map" }
-                        th scope="col" { "Mode" } th scope="col" { "Mod" } th scope="col" { "Players" }
-                        th scope="col" { "Ping" } th scope="col" { "Seen" }
+                        th scope="col" { "Server" } th scope="col" { "Players" } th scope="col" { "Ping" }
+                        th scope="col" { "Map" } th scope="col" { "Mode" } th scope="col" { "Address" }
+                        th scope="col" { "Mod" } th scope="col" { "Seen" }
                     } }
                     tbody {
                         @for server in servers.iter().skip((page - 1) * PLAIN_ROWS).take(PLAIN_ROWS) {
                             tr data-testid="plain-row" {
                                 td { (text::strip(&server.hostname)) }
+                                td { (cells::players(server)) }
+                                td { (cells::ping(server)) } td { (server.map) } td { (server.gametype) }
                                 td { a href=(format!("/#/watch/{}", server.addr)) { (server.addr) } }
-                                td { (server.map) } td { (server.gametype) } td { (server.game) }
-                                td { (cells::players(server)) } td { (cells::ping(server)) }
-                                td { (cells::age(now_ms, server.updated_ms)) }
+                                td { (server.game) } td { (cells::age(now_ms, server.updated_ms)) }
                             }
                         }
                     }

@@ -71,13 +71,33 @@ impl Driver {
 
     /// Headless Chromium with a fresh profile and a `width` x `height` window.
     pub async fn browser(&self, width: u32, height: u32) -> anyhow::Result<Client> {
+        self.launch(width, height, true, false).await
+    }
+
+    /// A browser whose page is exactly `width` x `height` CSS pixels (a phone's 390 too, which
+    /// a headless window is never made as narrow as; a width under 600 is a touch phone), with
+    /// page scripts on, or off as a visitor may have them (WebDriver's own commands still work).
+    pub async fn device(&self, width: u32, height: u32, scripts: bool) -> anyhow::Result<Client> {
+        self.launch(width, height, scripts, true).await
+    }
+
+    async fn launch(
+        &self,
+        width: u32,
+        height: u32,
+        scripts: bool,
+        exact: bool,
+    ) -> anyhow::Result<Client> {
         let profile = self.profile();
         let _ = std::fs::remove_dir_all(&profile);
         let capabilities = json!({
             "goog:chromeOptions": {
                 "binary": "/usr/bin/chromium",
                 // The watch-list test needs notifications allowed, as a user would allow them.
-                "prefs": { "profile.default_content_setting_values.notifications": 1 },
+                "prefs": {
+                    "profile.default_content_setting_values.notifications": 1,
+                    "profile.managed_default_content_settings.javascript": if scripts { 1 } else { 2 },
+                },
                 "args": [
                     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
                     "--no-first-run", "--disable-background-networking",
@@ -87,6 +107,15 @@ impl Driver {
                 ]
             }
         });
+        let mut capabilities = capabilities;
+        if exact {
+            capabilities["goog:chromeOptions"]["mobileEmulation"] = json!({
+                "deviceMetrics": {
+                    "width": width, "height": height, "pixelRatio": 1.0,
+                    "mobile": width < 600, "touch": width < 600,
+                }
+            });
+        }
         let Value::Object(capabilities) = capabilities else {
             unreachable!("a JSON object")
         };
@@ -97,5 +126,35 @@ impl Driver {
             .capabilities(capabilities)
             .connect(&self.url)
             .await?)
+    }
+}
+
+/// chromedriver's network emulation (`POST /session/{id}/chromium/network_conditions`).
+#[derive(Debug)]
+pub struct NetworkConditions {
+    pub latency_ms: u32,
+    pub bytes_per_second: u32,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for NetworkConditions {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/chromium/network_conditions",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({"network_conditions": {
+            "offline": false,
+            "latency": self.latency_ms,
+            "download_throughput": self.bytes_per_second,
+            "upload_throughput": self.bytes_per_second,
+        }});
+        (http::Method::POST, Some(body.to_string()))
     }
 }

@@ -54,6 +54,12 @@ async fn the_page_lists_every_lab_server() {
         assert!(text.contains(&strip(&profile.hostname)), "{text}");
         assert!(text.contains(&profile.mapname), "{text}");
     }
+    // The masters take one line; their states open on a tap.
+    taken_over(&client).await;
+    let sources = text_of(&client, "[data-testid=sources]").await.unwrap();
+    assert_eq!(sources, "the master answering · 10 servers");
+    assert_eq!(text_of(&client, "[data-testid=master]").await.unwrap(), "");
+    click(&client, "[data-testid=sources]").await;
     let master = text_of(&client, "[data-testid=master]").await.unwrap();
     assert!(master.contains("10 servers"), "{master}");
     screenshot(&client, "list.png").await;
@@ -538,6 +544,8 @@ async fn the_masters_panel_shows_the_relay_s_own_master() {
     .unwrap();
     let (_driver, client) = open_page(&relay, 1400, 900).await;
     let own = format!("127.0.0.1:{}", master.port());
+    taken_over(&client).await;
+    click(&client, "[data-testid=sources]").await;
     eventually("the panel shows the relay's own master", async || {
         let text = text_of(&client, "[data-testid=master]").await?;
         (text.contains(&own) && text.contains("this relay's master: 3 registered"))
@@ -553,4 +561,83 @@ async fn the_masters_panel_shows_the_relay_s_own_master() {
     screenshot(&client, "own-master.png").await;
     client.close().await.unwrap();
     drop(lab);
+}
+
+/// Moves the mouse onto the element `css` finds.
+async fn point_at(client: &Client, css: &str) -> fantoccini::elements::Element {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+    let element = client.find(Locator::Css(css)).await.unwrap();
+    let to = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
+        element: element.clone(),
+        duration: None,
+        x: 0.0,
+        y: 0.0,
+    });
+    client.perform_actions(to).await.unwrap();
+    element
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn rows_wait_under_the_pointer_and_a_click_lands_on_the_row_aimed_at() {
+    // Counts change every 100 ms and the relay refreshes every second: sorted by players (the
+    // default), the list would reorder under the pointer all the time.
+    let lab = Lab::start(lab::LabConfig {
+        churn: Some(Duration::from_millis(100)),
+        ..lab_config(40, 100)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = start_relay(&lab, vec![], Duration::from_secs(1)).await;
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    taken_over(&client).await;
+    every_server_answers(&client, 40).await;
+    let held = || async {
+        client
+            .execute(
+                "return document.querySelector('#app .table-scroll').dataset.held;",
+                vec![],
+            )
+            .await
+            .unwrap()
+    };
+    let row = point_at(&client, "#app tr[data-addr]:nth-child(5)").await;
+    let aimed = row.attr("data-addr").await.unwrap().unwrap();
+    assert_eq!(held().await, "true");
+    let before = row_addrs(&client).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    assert_eq!(
+        row_addrs(&client).await.unwrap(),
+        before,
+        "the order waited"
+    );
+    assert!(
+        count(&client, "tr.changed").await > 0,
+        "changed rows are marked"
+    );
+    row.click().await.unwrap();
+    let selected = client
+        .execute(
+            "return document.querySelector('tr.selected')?.dataset.addr;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        selected,
+        aimed.as_str(),
+        "the click landed on the row aimed at"
+    );
+    screenshot(&client, "held.png").await;
+    // The pointer leaves: the order catches up with the counts.
+    point_at(&client, "header h1").await;
+    eventually("the order catches up", async || {
+        let now = row_addrs(&client).await?;
+        (held().await == "false" && now != before && count(&client, "tr.changed").await == 0)
+            .then_some(())
+            .ok_or(format!("{now:?}"))
+    })
+    .await;
+    client.close().await.unwrap();
 }

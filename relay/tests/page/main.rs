@@ -12,6 +12,7 @@ mod common;
 mod admin;
 mod demos;
 mod detail;
+mod first_screen;
 mod history;
 mod list;
 mod tuning;
@@ -88,6 +89,24 @@ pub async fn eventually<T>(what: &str, mut check: impl AsyncFnMut() -> Result<T,
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }
     }
+}
+
+/// Waits until the page's code has taken the relay's first screen's place.
+pub async fn taken_over(client: &Client) {
+    eventually("the page takes over from the first screen", async || {
+        let gone = client
+            .execute(
+                "return !document.getElementById('first-screen') \
+                 && !!document.getElementById('app') && !document.getElementById('app').hidden;",
+                vec![],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        (gone == serde_json::Value::Bool(true))
+            .then_some(())
+            .ok_or(gone.to_string())
+    })
+    .await
 }
 
 pub async fn text_of(client: &Client, css: &str) -> Result<String, String> {

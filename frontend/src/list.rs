@@ -2,7 +2,7 @@
 //! the URL; rows rendered only where the list is scrolled to, so thousands stay smooth.
 
 use leptos::prelude::*;
-use protocol::browse::{cells, search_text, Column, Tri, View};
+use protocol::browse::{cells, plain_lower, search_text, text_matches, Column, Tri, View};
 use protocol::relay_api::{Reachability, ServerInfo};
 
 use crate::coloured::Coloured;
@@ -85,12 +85,20 @@ pub fn ServerList(
             tick.clear();
         }
     });
-    // The shown servers' addresses, recomputed when the directory, the tab or the view changes.
-    // Each server's search text, rebuilt only when that server changes: a new answer, or its
-    // player names arriving (the players index follows the list).
+    // The shown servers' addresses, in two steps so that a keystroke costs one substring test
+    // per server and no sort: the pool (the directory through the tab, the filters and the
+    // sort), recomputed when one of those changes; then the search text over the pool, whose
+    // order it keeps. Each server's search text is rebuilt only when that server changes: a new
+    // answer, or its player names arriving (the players index follows the list).
     type Stamp = (Option<u64>, usize);
     let index = StoredValue::new(std::collections::HashMap::<String, (Stamp, String)>::new());
-    let ordered = Memo::new(move |_| {
+    let criteria = Memo::new(move |_| {
+        view.with(|v| View {
+            text: String::new(),
+            ..v.clone()
+        })
+    });
+    let pool = Memo::new(move |_| {
         let keep: Option<Vec<String>> = match tab.get() {
             Tab::All => None,
             Tab::Favorites => Some(personal.favorites.get()),
@@ -110,7 +118,7 @@ pub fn ServerList(
                 }
             });
             index.with_value(|index| {
-                view.with(|v| {
+                criteria.with(|v| {
                     let pool = all
                         .values()
                         .filter(|s| keep.as_ref().is_none_or(|k| k.contains(&s.addr)))
@@ -121,6 +129,27 @@ pub fn ServerList(
                         .map(|s| s.addr.clone())
                         .collect::<Vec<String>>()
                 })
+            })
+        })
+    });
+    let ordered = Memo::new(move |_| {
+        // The pool keeps its order when only a server's players change, but the search texts
+        // it filters by do not.
+        feed.servers.track();
+        let needle = view.with(|v| plain_lower(&v.text));
+        pool.with(|pool| {
+            if needle.is_empty() {
+                return pool.clone();
+            }
+            index.with_value(|index| {
+                pool.iter()
+                    .filter(|addr| {
+                        index
+                            .get(*addr)
+                            .is_some_and(|(_, text)| text_matches(&needle, text))
+                    })
+                    .cloned()
+                    .collect()
             })
         })
     });

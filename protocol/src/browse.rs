@@ -158,7 +158,7 @@ impl View {
                 .max_ping
                 .is_none_or(|limit| server.ping_ms.is_some_and(|p| p <= limit))
             && (!self.hide_unreachable || server.reachability == Reachability::Online)
-            && (needle.is_empty() || text.contains(needle))
+            && text_matches(needle, text)
     }
 
     fn compare(
@@ -316,6 +316,12 @@ impl View {
         }
         view
     }
+}
+
+/// Whether a server's [`search_text`] matches a search's [`plain_lower`] text (an empty one
+/// matches every server).
+pub fn text_matches(needle: &str, text: &str) -> bool {
+    needle.is_empty() || text.contains(needle)
 }
 
 /// What a text search looks through, lowercase and without colour codes: the server name on
@@ -482,7 +488,8 @@ pub mod cells {
             1 => "the master not answering".into(),
             n => format!("{answering} of {n} masters answering"),
         };
-        format!("{masters} · {servers} servers")
+        let plural = if servers == 1 { "" } else { "s" };
+        format!("{masters} · {servers} server{plural}")
     }
 
     /// A master's failure in plain words; the relay's own text stays in the details.
@@ -540,6 +547,10 @@ mod tests {
             "the master answering · 20 servers"
         );
         assert_eq!(cells::sources(&[], 0), "no master · 0 servers");
+        assert_eq!(
+            cells::sources(&masters[..1], 1),
+            "the master answering · 1 server"
+        );
         assert_eq!(
             cells::plain_error("cannot resolve: failed to lookup address information"),
             "its name does not resolve"

@@ -27,11 +27,17 @@ pub struct Live {
     bounds: Option<Bounds>,
     framed_map: String,
     zoom: f32,
+    /// The zoom, for the page (and its tests) to read.
+    zoomed: RwSignal<f32>,
     pan: (f32, f32),
     /// The player followed and highlighted (a click on the map or the scoreboard).
     selected: RwSignal<Option<u8>>,
     overview: Option<(Overview, web_sys::HtmlImageElement)>,
     drag: Option<(f32, f32, bool)>,
+    /// The fingers on the map (pointer id and where), and the distance between the first two
+    /// when there are two: a pinch zooms about their midpoint.
+    touches: Vec<(i32, f32, f32)>,
+    pinch: Option<f32>,
     /// Local time the delay finishes filling.
     filling_until: f64,
     shown_at: f64,
@@ -39,6 +45,34 @@ pub struct Live {
     status: RwSignal<Option<HubStatus>>,
     /// The view the tables show, refreshed a few times a second.
     shown: RwSignal<Option<MatchView>>,
+}
+
+/// Zooms the map by `factor` about the point (`x`, `y`) of a `w` x `h` canvas: the point
+/// under the cursor or between the fingers stays put.
+fn zoom_about(l: &mut Live, w: f32, h: f32, x: f32, y: f32, factor: f32) {
+    let zoom = (l.zoom * factor).clamp(0.25, 40.0);
+    let ratio = zoom / l.zoom;
+    let (cx, cy) = (w / 2.0 + l.pan.0, h / 2.0 + l.pan.1);
+    l.pan.0 += (x - cx) * (1.0 - ratio);
+    l.pan.1 += (y - cy) * (1.0 - ratio);
+    l.zoom = zoom;
+    l.zoomed.set(zoom);
+}
+
+/// The distance between the first two fingers.
+fn spread(touches: &[(i32, f32, f32)]) -> f32 {
+    match touches {
+        [(_, ax, ay), (_, bx, by), ..] => (ax - bx).hypot(ay - by),
+        _ => 0.0,
+    }
+}
+
+/// The point between the first two fingers.
+fn midpoint(touches: &[(i32, f32, f32)]) -> (f32, f32) {
+    match touches {
+        [(_, ax, ay), (_, bx, by), ..] => ((ax + bx) / 2.0, (ay + by) / 2.0),
+        _ => (0.0, 0.0),
+    }
 }
 
 impl Live {
@@ -51,10 +85,13 @@ impl Live {
             bounds: None,
             framed_map: String::new(),
             zoom: 1.0,
+            zoomed: RwSignal::new(1.0),
             pan: (0.0, 0.0),
             selected: RwSignal::new(None),
             overview: None,
             drag: None,
+            touches: Vec::new(),
+            pinch: None,
             filling_until: 0.0,
             shown_at: 0.0,
             connected: RwSignal::new(false),
@@ -252,13 +289,52 @@ pub fn Watch(
             </div>
         }
     };
-    let on_down = move |ev: leptos::ev::MouseEvent| {
-        let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
-        live.update_value(|l| l.drag = Some((x, y, false)));
+    let size = move || {
+        canvas
+            .get_untracked()
+            .map(|c| (c.client_width() as f32, c.client_height() as f32))
     };
-    let on_move = move |ev: leptos::ev::MouseEvent| {
+    // One pointer drags (or clicks, picking a player); two fingers pinch.
+    let on_down = move |ev: leptos::ev::PointerEvent| {
         let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
+        if let Some(canvas) = canvas.get_untracked() {
+            let _ = canvas.set_pointer_capture(ev.pointer_id());
+        }
         live.update_value(|l| {
+            l.touches.retain(|t| t.0 != ev.pointer_id());
+            l.touches.push((ev.pointer_id(), x, y));
+            if l.touches.len() == 2 {
+                l.pinch = Some(spread(&l.touches));
+                // A pinch is never a click.
+                l.drag = Some((x, y, true));
+            } else if l.touches.len() == 1 {
+                l.drag = Some((x, y, false));
+            }
+        });
+    };
+    let on_move = move |ev: leptos::ev::PointerEvent| {
+        let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
+        let Some((w, h)) = size() else {
+            return;
+        };
+        live.update_value(|l| {
+            let before = l
+                .touches
+                .first()
+                .zip(l.touches.get(1))
+                .map(|_| midpoint(&l.touches));
+            if let Some(t) = l.touches.iter_mut().find(|t| t.0 == ev.pointer_id()) {
+                (t.1, t.2) = (x, y);
+            }
+            if let (Some(was), Some((mx0, my0))) = (l.pinch, before) {
+                let now = spread(&l.touches);
+                let (mx, my) = midpoint(&l.touches);
+                l.pan.0 += mx - mx0;
+                l.pan.1 += my - my0;
+                zoom_about(l, w, h, mx, my, now / was.max(1.0));
+                l.pinch = Some(now);
+                return;
+            }
             if let Some((px, py, moved)) = l.drag {
                 let (dx, dy) = (x - px, y - py);
                 if moved || dx.abs() + dy.abs() > 3.0 {
@@ -272,13 +348,19 @@ pub fn Watch(
             }
         });
     };
-    let on_up = move |ev: leptos::ev::MouseEvent| {
+    let on_up = move |ev: leptos::ev::PointerEvent| {
         let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
-        let Some(canvas) = canvas.get_untracked() else {
+        let Some((w, h)) = size() else {
             return;
         };
-        let (w, h) = (canvas.client_width() as f32, canvas.client_height() as f32);
         let picked = live.try_update_value(|l| {
+            l.touches.retain(|t| t.0 != ev.pointer_id());
+            if l.touches.len() < 2 {
+                l.pinch = None;
+            }
+            if !l.touches.is_empty() {
+                return None;
+            }
             let was_click = matches!(l.drag.take(), Some((_, _, false)));
             let time = l.clock.render_time(crate::net::now_ms())?;
             let camera = map::camera(l, w, h, time)?;
@@ -288,27 +370,27 @@ pub fn Watch(
             selected.set(pick);
         }
     };
+    let on_cancel = move |ev: leptos::ev::PointerEvent| {
+        live.update_value(|l| {
+            l.touches.retain(|t| t.0 != ev.pointer_id());
+            l.pinch = None;
+            l.drag = None;
+        });
+    };
+    let zoom = live.with_value(|l| l.zoomed);
     let on_wheel = move |ev: leptos::ev::WheelEvent| {
         ev.prevent_default();
         let factor = 1.15f32.powf(-(ev.delta_y() as f32) / 100.0);
         let (x, y) = (ev.offset_x() as f32, ev.offset_y() as f32);
-        let Some(canvas) = canvas.get_untracked() else {
+        let Some((w, h)) = size() else {
             return;
         };
-        let (w, h) = (canvas.client_width() as f32, canvas.client_height() as f32);
-        live.update_value(|l| {
-            let zoom = (l.zoom * factor).clamp(0.25, 40.0);
-            let ratio = zoom / l.zoom;
-            // Zoom about the cursor: the point under it stays put.
-            let (cx, cy) = (w / 2.0 + l.pan.0, h / 2.0 + l.pan.1);
-            l.pan.0 += (x - cx) * (1.0 - ratio);
-            l.pan.1 += (y - cy) * (1.0 - ratio);
-            l.zoom = zoom;
-        });
+        live.update_value(|l| zoom_about(l, w, h, x, y, factor));
     };
     let fit = move |_| {
         live.update_value(|l| {
             l.zoom = 1.0;
+            l.zoomed.set(1.0);
             l.pan = (0.0, 0.0);
         });
         selected.set(None);
@@ -339,10 +421,12 @@ pub fn Watch(
                         node_ref=canvas
                         class="watch-canvas"
                         data-testid="watch-canvas"
-                        on:mousedown=on_down
-                        on:mousemove=on_move
-                        on:mouseup=on_up
+                        on:pointerdown=on_down
+                        on:pointermove=on_move
+                        on:pointerup=on_up
+                        on:pointercancel=on_cancel
                         on:wheel=on_wheel
+                        data-zoom=move || format!("{:.2}", zoom.get())
                     ></canvas>
                     <div class="watch-tools">
                         <button type="button" on:click=fit data-testid="watch-fit">"Fit"</button>

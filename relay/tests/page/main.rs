@@ -39,6 +39,7 @@ pub async fn open_page(relay: &relay::Relay, width: u32, height: u32) -> (browse
         .goto(&format!("http://{}/", relay.addr))
         .await
         .unwrap();
+    taken_over(&client).await;
     (driver, client)
 }
 

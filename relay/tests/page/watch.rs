@@ -3,9 +3,8 @@
 
 use super::*;
 
-#[tokio::test]
-#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
-async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat() {
+/// A ten-player lab match, listed by a relay that spectates without delay.
+async fn live_match() -> (Lab, relay::Relay) {
     let lab = one_match_lab().await;
     let relay = common::start_spectating_relay(
         &lab,
@@ -16,6 +15,13 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
     )
     .await;
     common::wait_listed(&relay, &lab).await;
+    (lab, relay)
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat() {
+    let (lab, relay) = live_match().await;
     let addr = lab.servers[0].addr.to_string();
     let (_driver, client) = open_page(&relay, 1400, 900).await;
     // From the list: open the server, press Watch.
@@ -161,4 +167,92 @@ async fn watch_directly_spectates_a_lab_match_with_the_page_s_own_client() {
         (c["sessions"] == 0).then_some(()).ok_or(c.to_string())
     })
     .await;
+}
+
+/// Where an element is: left, top, right, bottom, and whether its content fits its width.
+const BOX: &str =
+    "const el = document.querySelector(arguments[0]); const b = el.getBoundingClientRect(); \
+    return [b.left, b.top, b.right, b.bottom, el.scrollWidth <= el.clientWidth + 1];";
+
+async fn box_of(client: &Client, css: &str) -> (f64, f64, f64, f64, bool) {
+    let b = client.execute(BOX, vec![css.into()]).await.unwrap();
+    serde_json::from_value(b).unwrap()
+}
+
+/// Two fingers on the map, moved apart from `from` to `to` pixels.
+const PINCH: &str = "const c = document.querySelector('[data-testid=watch-canvas]'); \
+    const r = c.getBoundingClientRect(); const [from, to] = arguments; \
+    const y = r.top + r.height / 2, x = r.left + r.width / 2; \
+    const at = (type, id, dx) => c.dispatchEvent(new PointerEvent(type, { pointerId: id, \
+        pointerType: 'touch', isPrimary: id === 1, clientX: x + dx, clientY: y, bubbles: true })); \
+    at('pointerdown', 1, -from / 2); at('pointerdown', 2, from / 2); \
+    for (let i = 1; i <= 10; i++) { at('pointermove', 2, from / 2 + (to - from) * i / 10); } \
+    at('pointerup', 2, to / 2); at('pointerup', 1, -from / 2);";
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn the_watch_view_fits_a_laptop_and_a_phone_and_the_map_pinches_to_zoom() {
+    let (lab, relay) = live_match().await;
+    let addr = lab.servers[0].addr.to_string();
+    let roster = lab.servers[0].snapshot().roster();
+    let driver = super::browser::Driver::start().await.unwrap();
+    for (width, height) in [(1366, 850), (390, 844)] {
+        let client = driver.device(width, height, true).await.unwrap();
+        client
+            .goto(&format!("http://{}/#/watch/{addr}", relay.addr))
+            .await
+            .unwrap();
+        scoreboard_lists(&client, &roster).await;
+        screenshot(&client, &format!("watch-{width}.png")).await;
+        let map = box_of(&client, "[data-testid=watch-canvas]").await;
+        let board = box_of(&client, ".scoreboard").await;
+        let tables = client
+            .execute(
+                "return [...document.querySelectorAll('.scoreboard table')].map(t => \
+                 [t.offsetWidth, t.parentElement.clientWidth, getComputedStyle(t).tableLayout, \
+                  [...t.querySelectorAll('th')].map(h => h.offsetWidth)]);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(
+            board.4,
+            "{width}: the scoreboard is wider than its column: {tables}"
+        );
+        assert!(
+            board.2 <= f64::from(width),
+            "{width}: the scoreboard is cut at the right"
+        );
+        if width > 900 {
+            assert!(
+                board.0 >= map.2,
+                "{width}: the scoreboard is beside the map"
+            );
+        } else {
+            assert!(board.1 >= map.3, "{width}: the scoreboard is under the map");
+            assert!(
+                map.2 - map.0 >= f64::from(width) * 0.95,
+                "{width}: the map takes the width"
+            );
+            client
+                .execute(PINCH, vec![100.into(), 200.into()])
+                .await
+                .unwrap();
+            // Two fingers moved twice as far apart zoom twice.
+            eventually("the map zooms", async || {
+                let zoom = client
+                    .find(Locator::Css("[data-testid=watch-canvas]"))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .attr("data-zoom")
+                    .await
+                    .map_err(|e| e.to_string())?;
+                (zoom.as_deref() == Some("2.00"))
+                    .then_some(())
+                    .ok_or(format!("{zoom:?}"))
+            })
+            .await;
+        }
+        client.close().await.unwrap();
+    }
 }

@@ -5,8 +5,19 @@ use session::{Reply, Request};
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
-/// Trunk's loader for the worker, under the binary's own name.
+/// Trunk's loader for the worker, under the binary's own name: where a build left it so.
 const LOADER: &str = "./muster-session_loader.js";
+
+/// The worker's loader: the content-named one the page's HTML names
+/// (`<meta name="muster-session">`, written by the build), else Trunk's.
+fn loader() -> String {
+    leptos::prelude::document()
+        .query_selector("meta[name=muster-session]")
+        .ok()
+        .flatten()
+        .and_then(|meta| meta.get_attribute("content"))
+        .unwrap_or_else(|| LOADER.to_owned())
+}
 
 /// A running session worker and the handler of its replies.
 pub struct SessionWorker {
@@ -21,8 +32,8 @@ impl SessionWorker {
         request: &Request,
         mut on_reply: impl FnMut(Reply) + 'static,
     ) -> Result<Self, String> {
-        let worker =
-            Worker::new(LOADER).map_err(|e| format!("the session worker did not start: {e:?}"))?;
+        let worker = Worker::new(&loader())
+            .map_err(|e| format!("the session worker did not start: {e:?}"))?;
         let (ready, request) = (worker.clone(), request.clone());
         let on_reply = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();

@@ -91,8 +91,8 @@ pub fn content_hashed(path: &str) -> bool {
 }
 
 /// How long a browser keeps a page file: one named by its content for a year, without asking
-/// again (a new build names its files anew); any other (the HTML, the demo player's and the
-/// session worker's fixed names) checked each time, which costs a 304 when unchanged.
+/// again (a new build names its files anew, the session worker's included); any other (the
+/// HTML) checked each time, which costs a 304 when unchanged.
 async fn cache_policy(uri: axum::http::Uri, mut response: Response) -> Response {
     let policy = if response.status().is_success() && content_hashed(uri.path()) {
         "public, max-age=31536000, immutable"

@@ -7,6 +7,7 @@ mod fuzz;
 mod nats;
 mod postgres;
 mod tools;
+mod worker_names;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -22,6 +23,8 @@ commands:
                       fleet on 127.0.0.1, and print the URL
   test                install what is missing and run every test (unit, interop with QStat,
                       gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium)
+  page                build the page into dist/ as run and test do (Trunk, the session
+                      worker renamed by its content, gzip), for a relay already running
   bench wire          fixed-Huffman throughput, ours beside q3huff2's; last line is JSON
   bench query         a 2,000-server lab refreshed by QStat and by muster query; last line JSON
   bench page          the page with 5,000 servers in Chromium: render, keystroke, size; JSON
@@ -61,6 +64,10 @@ fn main() -> Result<()> {
         Some("bench") => bench::run(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("soak") => soak(&root, &args[1..]),
+        Some("page") => {
+            tools::ensure(&root, tools::Needs::Run)?;
+            build_page(&root)
+        }
         Some("chaos") => chaos::run(&root, &args[1..]),
         Some("chaos-inside") => chaos::inside(&root, &args[1..]),
         _ => {
@@ -118,6 +125,7 @@ pub fn build_page(root: &Path) -> Result<()> {
             .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
             .current_dir(root),
     )?;
+    worker_names::rename(&root.join("dist"))?;
     compress(&root.join("dist"))?;
     // The demo player and the admin console are pages of their own, built after the browser
     // (whose build replaces dist/ whole), so the browser's first download carries neither.
@@ -132,6 +140,7 @@ pub fn build_page(root: &Path) -> Result<()> {
                 .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
                 .current_dir(root),
         )?;
+        worker_names::rename(&dist)?;
         compress(&dist)?;
     }
     Ok(())

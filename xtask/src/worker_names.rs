@@ -1,0 +1,106 @@
+//! The session worker under names of its content. Trunk gives a worker fixed names
+//! (`muster-session.js`, `_bg.wasm`, `_loader.js`), which a browser must revalidate on every
+//! visit; renamed by their content like the page's other files, they are kept for a year and a
+//! new build names them anew. The page finds the loader by the `<meta name="muster-session">`
+//! this writes into its HTML (`frontend/src/worker.rs`).
+
+use std::hash::{DefaultHasher, Hasher};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+const WORKER: &str = "muster-session";
+
+fn content_hash(bytes: &[u8]) -> String {
+    let mut hasher = DefaultHasher::new();
+    hasher.write(bytes);
+    format!("{:016x}", hasher.finish())
+}
+
+/// Renames the worker's three files in `dist` (if this page has the worker) and names the
+/// loader in `dist/index.html`.
+pub fn rename(dist: &Path) -> Result<()> {
+    let file = |name: &str| dist.join(name);
+    let loader_path = file(&format!("{WORKER}_loader.js"));
+    if !loader_path.exists() {
+        return Ok(());
+    }
+    let js = std::fs::read(file(&format!("{WORKER}.js")))?;
+    let wasm = std::fs::read(file(&format!("{WORKER}_bg.wasm")))?;
+    let js_name = format!("{WORKER}-{}.js", content_hash(&js));
+    let wasm_name = format!("{WORKER}-{}_bg.wasm", content_hash(&wasm));
+    let loader = std::fs::read_to_string(&loader_path)?
+        .replace(&format!("./{WORKER}.js"), &format!("./{js_name}"))
+        .replace(&format!("./{WORKER}_bg.wasm"), &format!("./{wasm_name}"));
+    anyhow::ensure!(
+        loader.contains(&js_name) && loader.contains(&wasm_name),
+        "the worker's loader names neither of its files: {loader}"
+    );
+    let loader_name = format!("{WORKER}_loader-{}.js", content_hash(loader.as_bytes()));
+    std::fs::rename(file(&format!("{WORKER}.js")), file(&js_name))?;
+    std::fs::rename(file(&format!("{WORKER}_bg.wasm")), file(&wasm_name))?;
+    std::fs::write(file(&loader_name), loader)?;
+    std::fs::remove_file(&loader_path)?;
+    let html_path = file("index.html");
+    let html = std::fs::read_to_string(&html_path).context("the page's index.html")?;
+    let meta = format!("<meta name=\"{WORKER}\" content=\"./{loader_name}\" />");
+    let html = html.replacen("</head>", &format!("{meta}</head>"), 1);
+    anyhow::ensure!(html.contains(&meta), "index.html has no </head>");
+    std::fs::write(html_path, html)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worker_is_renamed_by_its_content_and_the_page_names_its_loader() {
+        let dist = std::env::temp_dir().join(format!("muster-worker-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dist);
+        std::fs::create_dir_all(&dist).unwrap();
+        let put = |name: &str, text: &str| std::fs::write(dist.join(name), text).unwrap();
+        put(
+            "index.html",
+            "<html><head><title>t</title></head><body></body></html>",
+        );
+        put("muster-session.js", "glue");
+        put("muster-session_bg.wasm", "wasm");
+        put(
+            "muster-session_loader.js",
+            "importScripts(\"./muster-session.js\");wasm_bindgen(\"./muster-session_bg.wasm\");",
+        );
+        rename(&dist).unwrap();
+        let names: std::collections::BTreeSet<String> = std::fs::read_dir(&dist)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        let js = format!("muster-session-{}.js", content_hash(b"glue"));
+        let wasm = format!("muster-session-{}_bg.wasm", content_hash(b"wasm"));
+        let loader_name = names
+            .iter()
+            .find(|n| n.starts_with("muster-session_loader-"))
+            .expect("a content-named loader")
+            .clone();
+        let want: std::collections::BTreeSet<String> = [
+            "index.html".to_owned(),
+            js.clone(),
+            wasm.clone(),
+            loader_name.clone(),
+        ]
+        .into();
+        assert_eq!(names, want, "the fixed names are gone");
+        let loader = std::fs::read_to_string(dist.join(&loader_name)).unwrap();
+        assert_eq!(
+            loader,
+            format!("importScripts(\"./{js}\");wasm_bindgen(\"./{wasm}\");")
+        );
+        let html = std::fs::read_to_string(dist.join("index.html")).unwrap();
+        assert!(html.contains(&format!(
+            "<meta name=\"muster-session\" content=\"./{loader_name}\" /></head>"
+        )));
+        // A page without the worker is left alone.
+        rename(&dist.join("nothing-here")).unwrap();
+        std::fs::remove_dir_all(&dist).unwrap();
+    }
+}

@@ -1,6 +1,8 @@
 //! The server list: the in-game filters, free-text search and sorting on every column, kept in
 //! the URL; rows rendered only where the list is scrolled to, so thousands stay smooth.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use protocol::browse::{cells, plain_lower, search_text, text_matches, Column, Tri, View};
 use protocol::relay_api::{Reachability, ServerInfo};
@@ -98,7 +100,7 @@ pub fn ServerList(
             ..v.clone()
         })
     });
-    let pool = Memo::new(move |_| {
+    let pool = Memo::new(move |_| -> Arc<Vec<String>> {
         let keep: Option<Vec<String>> = match tab.get() {
             Tab::All => None,
             Tab::Favorites => Some(personal.favorites.get()),
@@ -124,15 +126,17 @@ pub fn ServerList(
                         .filter(|s| keep.as_ref().is_none_or(|k| k.contains(&s.addr)))
                         .map(|s| (s, index.get(&s.addr).map_or("", |(_, t)| t.as_str())));
                     // Addresses only: rows fetch their server when they are drawn.
-                    v.apply_indexed(pool)
-                        .into_iter()
-                        .map(|s| s.addr.clone())
-                        .collect::<Vec<String>>()
+                    Arc::new(
+                        v.apply_indexed(pool)
+                            .into_iter()
+                            .map(|s| s.addr.clone())
+                            .collect(),
+                    )
                 })
             })
         })
     });
-    let ordered = Memo::new(move |_| {
+    let ordered = Memo::new(move |_| -> Arc<Vec<String>> {
         // The pool keeps its order when only a server's players change, but the search texts
         // it filters by do not.
         feed.servers.track();
@@ -142,14 +146,16 @@ pub fn ServerList(
                 return pool.clone();
             }
             index.with_value(|index| {
-                pool.iter()
-                    .filter(|addr| {
-                        index
-                            .get(*addr)
-                            .is_some_and(|(_, text)| text_matches(&needle, text))
-                    })
-                    .cloned()
-                    .collect()
+                Arc::new(
+                    pool.iter()
+                        .filter(|addr| {
+                            index
+                                .get(*addr)
+                                .is_some_and(|(_, text)| text_matches(&needle, text))
+                        })
+                        .cloned()
+                        .collect(),
+                )
             })
         })
     });
@@ -158,7 +164,8 @@ pub fn ServerList(
     // changed row is marked instead); what the visitor asks (search, filters, sort, tab) is
     // shown at once.
     let held = RwSignal::new(false);
-    let shown = RwSignal::new(Vec::<String>::new());
+    // Shared, not copied: the list can hold every address of a 5,000-server directory.
+    let shown = RwSignal::new(Arc::new(Vec::<String>::new()));
     let asked = StoredValue::new(None::<(View, Tab)>);
     Effect::new(move |_| {
         let order = ordered.get();
@@ -223,7 +230,7 @@ pub fn ServerList(
     let viewport = RwSignal::new(640.0f64);
     let container = NodeRef::<leptos::html::Div>::new();
     let window_rows = move || {
-        let total = shown.with(Vec::len);
+        let total = shown.with(|s| s.len());
         let row = row_px.get();
         let first = ((scroll_top.get() / row) as usize).saturating_sub(OVERSCAN);
         let count = (viewport.get() / row) as usize + 2 * OVERSCAN;
@@ -305,7 +312,7 @@ pub fn ServerList(
             </div>
             <Filters feed=feed view=view />
             <p class="summary" data-testid="summary">
-                {move || cells::summary(feed.servers.with(|s| s.len()), online(), shown.with(Vec::len))}
+                {move || cells::summary(feed.servers.with(|s| s.len()), online(), shown.with(|s| s.len()))}
             </p>
             <Progress feed=feed />
             <div
@@ -576,7 +583,7 @@ fn Row(
     // only its cells are redrawn.
     let server = {
         let addr = addr.clone();
-        Memo::new(move |_| feed.servers.with(|all| all.get(&addr).cloned()))
+        Memo::new(move |_| feed.servers.with(|all| all.get(&addr).map(RowData::of)))
     };
     // Changed while the order waits: marked, since it does not move.
     let changed = RwSignal::new(false);
@@ -625,11 +632,41 @@ fn Row(
     }
 }
 
+/// What a row draws of its server: a row copies this much, not the players and settings.
+#[derive(Clone, PartialEq)]
+struct RowData {
+    hostname: String,
+    map: String,
+    gametype: String,
+    game: String,
+    players: String,
+    ping: String,
+    password: bool,
+    punkbuster: bool,
+    updated_ms: Option<u64>,
+    reachability: Reachability,
+}
+
+impl RowData {
+    fn of(server: &ServerInfo) -> Self {
+        Self {
+            hostname: server.hostname.clone(),
+            map: server.map.clone(),
+            gametype: server.gametype.clone(),
+            game: server.game.clone(),
+            players: cells::players(server),
+            ping: cells::ping(server),
+            password: server.password,
+            punkbuster: server.punkbuster,
+            updated_ms: server.updated_ms,
+            reachability: server.reachability,
+        }
+    }
+}
+
 /// A server's cells in the list.
-fn cells(server: ServerInfo, clock: RwSignal<u64>) -> impl IntoView {
-    let ping = cells::ping(&server);
-    let players = cells::players(&server);
-    let updated = server.updated_ms;
+fn cells(server: RowData, clock: RwSignal<u64>) -> impl IntoView {
+    let (ping, players, updated) = (server.ping, server.players, server.updated_ms);
     view! {
         <td class="name"><Coloured text=server.hostname /></td>
         <td>{server.map}</td>

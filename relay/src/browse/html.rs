@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use maud::{html, Markup, DOCTYPE};
-use protocol::browse::{cells, search_text, View};
+use protocol::browse::{cells, View};
 use protocol::cod::text;
 use protocol::relay_api::{MasterStatus, Progress, Reachability, ServerInfo};
 
@@ -92,7 +92,7 @@ impl Html {
             let total = all.len();
             let servers: Vec<&ServerInfo> = all.collect();
             let answering = answering(&servers);
-            let shown = apply(view, servers.iter().copied());
+            let shown = view.apply(servers.iter().copied());
             first_screen(
                 view,
                 &masters,
@@ -126,12 +126,6 @@ fn answering(servers: &[&ServerInfo]) -> usize {
         .iter()
         .filter(|s| s.reachability == Reachability::Online)
         .count()
-}
-
-/// The servers `view` shows, in its order (the page's own filter and sort).
-fn apply<'a>(view: &View, servers: impl Iterator<Item = &'a ServerInfo>) -> Vec<&'a ServerInfo> {
-    let indexed: Vec<(&ServerInfo, String)> = servers.map(|s| (s, search_text(s))).collect();
-    view.apply_indexed(indexed.iter().map(|(s, t)| (*s, t.as_str())))
 }
 
 fn etag(page: &[u8]) -> HeaderValue {
@@ -444,7 +438,7 @@ pub async fn servers(
         .unwrap_or(1);
     let body = html.directory.with_servers(|all| {
         let total = all.len();
-        let shown = apply(&view, all);
+        let shown = view.apply(all);
         plain_list(&view, page, &shown, total)
     });
     let body = Bytes::from(body);
@@ -532,7 +526,7 @@ mod tests {
             .map(|i| server(i, i % 30, &format!("^1Srv^7 {i}")))
             .collect();
         let mut expected: Vec<&ServerInfo> = servers.iter().collect();
-        expected = apply(&View::default(), expected.into_iter());
+        expected = View::default().apply(expected);
         let (_dist, _directory, router) = relay(servers.clone());
         let response = get(&router, "/", &[]).await;
         assert_eq!(response.status(), StatusCode::OK);
@@ -630,7 +624,8 @@ mod tests {
                 .nth(1)
                 .map(|r| r[..r.find('"').unwrap()].replace("&amp;", "&"));
         }
-        let want: Vec<String> = apply(&View::default(), servers.iter())
+        let want: Vec<String> = View::default()
+            .apply(&servers)
             .iter()
             .map(|s| s.addr.clone())
             .collect();

@@ -60,9 +60,12 @@ pub fn App() -> impl IntoView {
             }
         })
     });
-    // The relay's first screen stays until the list has come; then the app takes its place.
+    // The relay's first screen (the list) stays until the list has come; then the app takes
+    // its place. A link to another page (a match to watch, tuning) is not the list: it takes
+    // the place at once.
+    let listing = route() == Route::Servers;
     Effect::new(move |handed: Option<bool>| {
-        if handed == Some(true) || !feed.connected.get() {
+        if handed == Some(true) || (listing && !feed.connected.get()) {
             return handed.unwrap_or(false);
         }
         request_animation_frame(move || {

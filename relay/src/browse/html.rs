@@ -67,12 +67,17 @@ impl Html {
     /// The first screen for the default view: the one kept if it shows the latest keyframe,
     /// else rendered now and kept.
     fn first_screen(&self) -> Option<Arc<Rendered>> {
-        let (template, modified) = self.template()?;
-        let made_from = (self.feed.keyframe_seq(), modified);
+        // Only the template's time is read per request; the file itself only to render anew.
+        let modified = std::fs::metadata(self.dist.join("index.html"))
+            .and_then(|m| m.modified())
+            .ok()?;
+        let made_from = (self.feed.keyframe_seq(), Some(modified));
         let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(kept) = latest.as_ref().filter(|r| r.made_from == made_from) {
             return Some(kept.clone());
         }
+        let (template, modified) = self.template()?;
+        let made_from = (made_from.0, modified);
         let page = self.render(&template, &View::default());
         let rendered = Arc::new(Rendered {
             made_from,

@@ -6,31 +6,23 @@ use protocol::relay_api::MasterState;
 
 use crate::detail::Detail;
 use crate::feed::Feed;
+use crate::header::{Page, PageHeader};
 use crate::list::{view_from_url, ServerList};
 use crate::personal::Personal;
 use crate::tools::{FindPlayer, Toasts, WatchList};
-use crate::tuning::{saved_bench, TuningPage};
-use crate::watch::{watched_in_location, Watch};
+use crate::watch::watched_in_location;
 use crate::wulfram::WulframServers;
 
-/// Which page the location names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Route {
-    Servers,
-    /// `#tuning`
-    Tuning,
-    /// `#/watch/ADDR` or `/watch/ADDR`; `#/watch-direct/ADDR` with the page's own session.
-    Watch(String, bool),
-}
-
-fn route() -> Route {
+/// An old link to another page here (`#/watch/ADDR`, `#tuning`; `index.html` sends them on
+/// before the code loads, this after a hash change) goes to that page's own (`/watch/`,
+/// `/tuning/`).
+fn send_on() {
+    let location = window().location();
     if let Some((addr, direct)) = watched_in_location() {
-        return Route::Watch(addr, direct);
-    }
-    if window().location().hash().is_ok_and(|h| h == "#tuning") {
-        Route::Tuning
-    } else {
-        Route::Servers
+        let how = if direct { "watch-direct" } else { "watch" };
+        let _ = location.replace(&format!("/watch/#/{how}/{addr}"));
+    } else if location.hash().is_ok_and(|h| h == "#tuning") {
+        let _ = location.replace("/tuning/");
     }
 }
 
@@ -41,7 +33,6 @@ pub fn App() -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
     // The relay refreshes the server shown in detail more often.
     Effect::new(move |_| feed.watched.set(selected.get()));
-    let bench = saved_bench();
     let view = RwSignal::new(view_from_url());
     let personal = Personal::load();
     Effect::new(move |_| {
@@ -61,11 +52,9 @@ pub fn App() -> impl IntoView {
         })
     });
     // The relay's first screen (the list) stays until the list has come; then the app takes
-    // its place. A link to another page (a match to watch, tuning) is not the list: it takes
-    // the place at once.
-    let listing = route() == Route::Servers;
+    // its place.
     Effect::new(move |handed: Option<bool>| {
-        if handed == Some(true) || (listing && !feed.connected.get()) {
+        if handed == Some(true) || !feed.connected.get() {
             return handed.unwrap_or(false);
         }
         request_animation_frame(move || {
@@ -75,55 +64,27 @@ pub fn App() -> impl IntoView {
         });
         true
     });
-    let page = RwSignal::new(route());
-    let on_hash =
-        leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| page.set(route()));
+    send_on();
+    let on_hash = leptos::prelude::window_event_listener(leptos::ev::hashchange, |_| send_on());
     on_cleanup(move || on_hash.remove());
-    let tuning = Memo::new(move |_| page.get() == Route::Tuning);
-    let watching = Memo::new(move |_| match page.get() {
-        Route::Watch(addr, direct) => Some((addr, direct)),
-        _ => None,
-    });
 
     view! {
-        <header>
-            <h1>"Muster"</h1>
-            <span class="subtitle">"Call of Duty: United Offensive 1.51 servers"</span>
+        <PageHeader subtitle="Call of Duty: United Offensive 1.51 servers" current=Page::Servers>
             <span class="connection" data-testid="connection">
                 {move || if feed.connected.get() { "live" } else { "connecting…" }}
             </span>
-            <nav aria-label="Pages">
-                <a href="#" class:current=move || page.get() == Route::Servers>"Servers"</a>
-                <a href="#tuning" class:current=move || tuning.get()>"Tuning"</a>
-                // The demo player is a page of its own (`/playback/`).
-                <a href="/playback/">"Demos"</a>
-            </nav>
-        </header>
+        </PageHeader>
         <Sources feed=feed />
-        {move || watching.get().map(|(addr, direct)| view! { <Watch addr=addr direct=direct /> })}
-        <Show
-            when=move || watching.with(Option::is_none)
-        >
-        <Show
-            when=move || tuning.get()
-            fallback=move || view! {
-                <main>
-                    <ServerList feed=feed selected=selected view=view personal=personal />
-                    <div class="side">
-                        <crate::history::Sparkline />
-                        <WulframServers feed=feed />
-                        <FindPlayer feed=feed selected=selected />
-                        <WatchList feed=feed personal=personal selected=selected />
-                        <Detail feed=feed selected=selected bench=bench personal=personal />
-                    </div>
-                </main>
-            }
-        >
-            <main class="single">
-                <TuningPage bench=bench />
-            </main>
-        </Show>
-        </Show>
+        <main>
+            <ServerList feed=feed selected=selected view=view personal=personal />
+            <div class="side">
+                <crate::history::Sparkline />
+                <WulframServers feed=feed />
+                <FindPlayer feed=feed selected=selected />
+                <WatchList feed=feed personal=personal selected=selected />
+                <Detail feed=feed selected=selected personal=personal />
+            </div>
+        </main>
         <Toasts personal=personal selected=selected />
     }
 }

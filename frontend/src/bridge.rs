@@ -1,14 +1,11 @@
 //! The page's own protocol-22 traffic through the relay's bridge (`/bridge/ADDR`): Refresh now
-//! asks a server for its `getinfo` and `getstatus` from this wasm; Join check runs
-//! `cod::client` up to the server's answer in the session worker, loaded only when used.
+//! asks a server for its `getinfo` and `getstatus`, Join check runs `cod::client` up to the
+//! server's answer; both in the session worker, loaded only when used, so the page's first
+//! download carries neither the bridge nor the wire protocol.
 
-use std::time::Duration;
-
-use futures::FutureExt;
 use leptos::prelude::*;
-use protocol::cod::oob::Packet;
 use protocol::relay_api::ServerInfo;
-use session::{now_ms, sleep, Reply, Request, Session};
+use session::{Reply, Request};
 
 use crate::net::ws_url;
 use crate::worker::SessionWorker;
@@ -16,52 +13,6 @@ use crate::worker::SessionWorker;
 /// The bridge's address for `addr`.
 pub fn bridge_url(addr: &str) -> String {
     ws_url(&format!("/bridge/{addr}"))
-}
-
-/// How long Refresh now waits for both answers.
-const ANSWER_WAIT: Duration = Duration::from_secs(3);
-
-/// A server's record fresh from its own answers to `getinfo` and `getstatus` through the
-/// bridge (its ping the `infoResponse` round trip), or why not within [`ANSWER_WAIT`].
-pub async fn refresh_now(addr: &str) -> Result<ServerInfo, String> {
-    let answers = async {
-        let mut session = Session::open(&bridge_url(addr)).await?;
-        let challenge = format!("{:08x}", (now_ms() * 1000.0) as u64 & 0xffff_ffff);
-        let sent = now_ms();
-        let getinfo = Packet::GetInfo {
-            challenge: Some(challenge.clone()),
-        };
-        session.send(getinfo.emit()).await?;
-        session
-            .send(Packet::GetStatus { challenge: None }.emit())
-            .await?;
-        let (mut info, mut status, mut rtt_ms) = (None, None, 0.0);
-        while info.is_none() || status.is_none() {
-            match Packet::parse(&session.recv().await?) {
-                Ok(Packet::InfoResponse(i)) if i.get("challenge") == Some(challenge.as_str()) => {
-                    rtt_ms = now_ms() - sent;
-                    info = Some(i);
-                }
-                Ok(Packet::StatusResponse(s)) => status = Some(s),
-                _ => {}
-            }
-        }
-        let (Some(info), Some(status)) = (info, status) else {
-            return Err("no answer".to_owned());
-        };
-        Ok(ServerInfo::from_answers(
-            addr.to_owned(),
-            &info,
-            &status,
-            rtt_ms.round() as u32,
-            js_sys::Date::now() as u64,
-            vec!["bridge".into()],
-        ))
-    };
-    futures::select! {
-        answered = answers.fuse() => answered,
-        _ = sleep(ANSWER_WAIT).fuse() => Err(format!("no answer within {} s", ANSWER_WAIT.as_secs())),
-    }
 }
 
 /// The Join check button and its answer.
@@ -123,6 +74,8 @@ pub struct Asked {
     joined: RwSignal<Option<(String, (String, String))>>,
     joining: RwSignal<bool>,
     worker: StoredValue<Option<SessionWorker>, LocalStorage>,
+    /// Refresh now's worker, beside Join check's: both may be asking at once.
+    refresher: StoredValue<Option<SessionWorker>, LocalStorage>,
 }
 
 impl Asked {
@@ -134,6 +87,7 @@ impl Asked {
             joined: RwSignal::new(None),
             joining: RwSignal::new(false),
             worker: StoredValue::new_local(None),
+            refresher: StoredValue::new_local(None),
         }
     }
 }
@@ -145,6 +99,7 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
         fresh,
         outcome,
         busy,
+        refresher,
         ..
     } = asked;
     let asked = addr.clone();
@@ -154,15 +109,29 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
         }
         busy.set(true);
         let addr = asked.clone();
-        leptos::task::spawn_local(async move {
-            let result = refresh_now(&addr).await;
-            let text = result.as_ref().map(summary).map_err(Clone::clone);
-            outcome.set(Some((addr, text)));
-            if let Ok(server) = result {
-                fresh.set(Some(server));
+        let request = Request::Refresh {
+            url: bridge_url(&addr),
+            addr: addr.clone(),
+        };
+        let answered = addr.clone();
+        let started = SessionWorker::start(&request, move |reply| {
+            if let Reply::Refreshed(result) = reply {
+                let text = result.as_deref().map(summary).map_err(Clone::clone);
+                outcome.set(Some((answered.clone(), text)));
+                if let Ok(server) = result {
+                    fresh.set(Some(*server));
+                }
+                busy.set(false);
             }
-            busy.set(false);
         });
+        match started {
+            // Kept until the next refresh: the worker closes itself once it has answered.
+            Ok(started) => refresher.set_value(Some(started)),
+            Err(e) => {
+                outcome.set(Some((addr, Err(e))));
+                busy.set(false);
+            }
+        }
     };
     let shown = move || outcome.get().filter(|(a, _)| *a == addr).map(|(_, o)| o);
     view! {

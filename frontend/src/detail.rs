@@ -8,15 +8,9 @@ use crate::coloured::Coloured;
 use crate::feed::Feed;
 use crate::list::Star;
 use crate::personal::Personal;
-use crate::tuning::{Bench, TuningPanel};
 
 #[component]
-pub fn Detail(
-    feed: Feed,
-    selected: RwSignal<Option<String>>,
-    bench: RwSignal<Bench>,
-    personal: Personal,
-) -> impl IntoView {
+pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal) -> impl IntoView {
     // The whole record once the relay sent it, or the page's own answer from Refresh now if
     // that is newer; until then what the list knows.
     let asked = Asked::new();
@@ -35,7 +29,7 @@ pub fn Detail(
         <aside class="detail" aria-live="polite">
             {move || match server() {
                 None => view! { <p class="hint">"Select a server to see its players and settings."</p> }.into_any(),
-                Some(server) => view! { <ServerDetail server=server bench=bench personal=personal asked=asked /> }.into_any(),
+                Some(server) => view! { <ServerDetail server=server personal=personal asked=asked /> }.into_any(),
             }}
             // Outside the record's re-rendering: it fetches when the server or range changes.
             <crate::history::ServerHistory selected=selected />
@@ -72,13 +66,8 @@ fn AdminTab(selected: RwSignal<Option<String>>) -> impl IntoView {
 }
 
 #[component]
-fn ServerDetail(
-    server: ServerInfo,
-    bench: RwSignal<Bench>,
-    personal: Personal,
-    asked: Asked,
-) -> impl IntoView {
-    let tuning_server = server.clone();
+fn ServerDetail(server: ServerInfo, personal: Personal, asked: Asked) -> impl IntoView {
+    let tuning = crate::tuning::link(&server);
     let connect = format!("/connect {}", server.addr);
     let copied = RwSignal::new(false);
     let copy = {
@@ -101,9 +90,9 @@ fn ServerDetail(
             <Star addr=server.addr.clone() personal=personal />
         </h2>
         <p class="connect">
-            <a class="button" href=format!("#/watch/{}", server.addr) data-testid="watch">"Watch"</a>
+            <a class="button" href=format!("/watch/#/watch/{}", server.addr) data-testid="watch">"Watch"</a>
             " "
-            <a href=format!("#/watch-direct/{}", server.addr) data-testid="watch-direct"
+            <a href=format!("/watch/#/watch-direct/{}", server.addr) data-testid="watch-direct"
                title="with the page's own session, through the bridge">"Watch directly"</a>
             " "
             <code data-testid="connect">{connect}</code>
@@ -150,7 +139,11 @@ fn ServerDetail(
                     .collect_view()}
             </tbody>
         </table>
-        <TuningPanel server=tuning_server bench=bench />
+        // The player's settings on this server: the tuning page, its own download.
+        <p class="tuning-link">
+            <a href=tuning data-testid="tuning-link">"Your connection here"</a>
+            " (clocks and advice for your settings on this server)"
+        </p>
         <h3>"Settings"</h3>
         <input
             id="cvar-search"

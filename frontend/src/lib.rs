@@ -1,6 +1,6 @@
-//! The Muster page: a live CoD:UO server browser fed by the relay's WebSocket; the demo player
-//! (`/playback/`) and the admin console (`/admin/`), pages of their own so the browser's first
-//! download carries neither.
+//! The Muster page: a live CoD:UO server browser fed by the relay's WebSocket; the watch view
+//! (`/watch/`), the tuning page (`/tuning/`), the demo player (`/playback/`) and the admin
+//! console (`/admin/`), pages of their own so the browser's first download carries none of them.
 
 mod admin;
 mod app;
@@ -9,6 +9,7 @@ mod coloured;
 mod detail;
 mod feed;
 mod first_screen;
+mod header;
 mod history;
 mod list;
 mod net;
@@ -29,6 +30,18 @@ pub fn page() {
 pub fn admin() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(admin::Admin);
+}
+
+/// The tuning page.
+pub fn tuning() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(tuning::TuningApp);
+}
+
+/// The watch view of one match.
+pub fn watch() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(watch::WatchPage);
 }
 
 /// The demo player.

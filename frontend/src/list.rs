@@ -19,6 +19,12 @@ enum Tab {
     Recent,
 }
 
+/// A CSS length in whole pixels (rows are whole pixels tall): printing it as an integer keeps
+/// float formatting out of the page's download.
+fn px(length: f64) -> String {
+    format!("{}px", length.round() as u64)
+}
+
 /// Height of one row in pixels (the stylesheet fixes it too): one line on a wide screen, two
 /// on a narrow one, where the row is laid out to fit.
 fn row_height() -> f64 {
@@ -342,7 +348,7 @@ pub fn ServerList(
                     </thead>
                     <tbody>
                         <tr class="spacer" aria-hidden="true">
-                            <td colspan="9" style:height=move || format!("{}px", window_rows().0 as f64 * row_px.get())></td>
+                            <td colspan="9" style:height=move || px(window_rows().0 as f64 * row_px.get())></td>
                         </tr>
                         <For
                             each=move || {
@@ -357,7 +363,7 @@ pub fn ServerList(
                         <tr class="spacer" aria-hidden="true">
                             <td colspan="9" style:height=move || {
                                 let (_, last, total) = window_rows();
-                                format!("{}px", (total - last) as f64 * row_px.get())
+                                px((total - last) as f64 * row_px.get())
                             }></td>
                         </tr>
                     </tbody>

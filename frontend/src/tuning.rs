@@ -1,5 +1,7 @@
-//! The tuning guide in the page: a player's settings (kept in localStorage), the four clocks
-//! they produce on a server, and the guide's advice. The figures come from `protocol`.
+//! The tuning page (`/tuning/`, its own page and wasm): a player's settings (kept in
+//! localStorage), the four clocks they produce on a server, and the guide's advice; opened
+//! from a server's detail ([`link`]), the same for that server. The figures come from
+//! `protocol`.
 
 use leptos::prelude::*;
 use protocol::cod::tuning::{
@@ -29,20 +31,16 @@ impl Default for Bench {
 }
 
 /// The player's saved settings, stock defaults when there are none; saved on every change.
-pub fn saved_bench() -> RwSignal<Bench> {
+fn saved_bench() -> RwSignal<Bench> {
     crate::personal::saved(STORAGE_KEY)
 }
 
-/// What a server's status reveals of its settings: `sv_fps` if published, and `sv_maxRate`.
-pub fn server_settings(server: &ServerInfo) -> (ServerSettings, bool) {
-    let (fps, rate) =
-        published_settings(server.cvars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let stock = ServerSettings::default();
-    let settings = ServerSettings {
-        sv_fps: fps.unwrap_or(stock.sv_fps),
-        sv_max_rate: rate.unwrap_or(stock.sv_max_rate),
-    };
-    (settings, fps.is_some())
+/// A rate to one decimal, in integer arithmetic: the page's only float printed, and float
+/// formatting would cost its download several kilobytes.
+fn tenths(rate: f64) -> String {
+    let tenths = (rate * 10.0).round() as i64;
+    let sign = if tenths < 0 { "-" } else { "" };
+    format!("{sign}{}.{}", tenths.abs() / 10, tenths.abs() % 10)
 }
 
 /// The four independent clocks side by side.
@@ -53,7 +51,7 @@ fn Clocks(client: ClientSettings, server: ServerSettings, packet_size: u32) -> i
         view! {
             <div class="clock" data-testid="clock">
                 <span class="clock-name">{name}</span>
-                <strong class="clock-rate">{format!("{per_second:.1}/s")}</strong>
+                <strong class="clock-rate">{format!("{}/s", tenths(per_second))}</strong>
                 <span class="clock-every">{format!("every {every} ms")}</span>
                 <span class="clock-detail">{detail}</span>
             </div>
@@ -105,32 +103,74 @@ fn AdviceList(advice: Vec<Advice>) -> impl IntoView {
     .into_any()
 }
 
-/// The tuning panel of the server detail: the player's settings on this server.
-#[component]
-pub fn TuningPanel(server: ServerInfo, bench: RwSignal<Bench>) -> impl IntoView {
-    let (settings, published) = server_settings(&server);
-    move || {
-        let b = bench.get();
-        let note = if published {
-            format!(
-                "sv_fps {} (published), sv_maxRate {}",
-                settings.sv_fps, settings.sv_max_rate
-            )
-        } else {
-            format!(
-                "sv_fps not published: stock 20 assumed; sv_maxRate {}",
-                settings.sv_max_rate
-            )
-        };
-        view! {
-            <section class="tuning-panel" data-testid="tuning-panel">
-                <h3>"Your connection here"</h3>
-                <p class="hint">{note}</p>
-                <Clocks client=b.client server=settings packet_size=b.packet_size />
-                <AdviceList advice=advise(&b.client, &settings, b.packet_size) />
-                <p><a href="#tuning">"Change your settings"</a></p>
-            </section>
+/// The tuning page's address for a server: its settings in the hash, `sv_fps` only when it
+/// publishes it (the page assumes stock 20 otherwise), so the page opens on this server.
+pub fn link(server: &ServerInfo) -> String {
+    let (fps, rate) =
+        published_settings(server.cvars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let mut link = format!("/tuning/#server={}", server.addr);
+    if let Some(fps) = fps {
+        link += &format!("&sv_fps={fps}");
+    }
+    if let Some(rate) = rate {
+        link += &format!("&sv_maxRate={rate}");
+    }
+    link
+}
+
+/// The server the tuning page was opened for ([`link`]): its address, settings, and whether it
+/// published `sv_fps`.
+fn linked_server() -> Option<(String, ServerSettings, bool)> {
+    let hash = window().location().hash().ok()?;
+    let mut fields = hash.strip_prefix('#')?.split('&');
+    let addr = fields.next()?.strip_prefix("server=")?.to_owned();
+    let stock = ServerSettings::default();
+    let (mut fps, mut rate) = (None, None);
+    for field in fields {
+        match field.split_once('=') {
+            Some(("sv_fps", v)) => fps = v.parse().ok(),
+            Some(("sv_maxRate", v)) => rate = v.parse().ok(),
+            _ => {}
         }
+    }
+    let settings = ServerSettings {
+        sv_fps: fps.unwrap_or(stock.sv_fps),
+        sv_max_rate: rate.unwrap_or(stock.sv_max_rate),
+    };
+    Some((addr, settings, fps.is_some()))
+}
+
+/// The player's settings on the server the page was opened for (from a server's detail).
+#[component]
+fn TuningPanel(
+    addr: String,
+    settings: ServerSettings,
+    published: bool,
+    bench: RwSignal<Bench>,
+) -> impl IntoView {
+    let note = if published {
+        format!(
+            "sv_fps {} (published), sv_maxRate {}",
+            settings.sv_fps, settings.sv_max_rate
+        )
+    } else {
+        format!(
+            "sv_fps not published: stock 20 assumed; sv_maxRate {}",
+            settings.sv_max_rate
+        )
+    };
+    view! {
+        <section class="tuning-panel" data-testid="tuning-panel">
+            <h2>{format!("Your connection on {addr}")}</h2>
+            <p class="hint">{note}</p>
+            {move || {
+                let b = bench.get();
+                view! {
+                    <Clocks client=b.client server=settings packet_size=b.packet_size />
+                    <AdviceList advice=advise(&b.client, &settings, b.packet_size) />
+                }
+            }}
+        </section>
     }
 }
 
@@ -163,9 +203,26 @@ fn clamp_i32(v: i64) -> i32 {
     v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
+/// The tuning page (`/tuning/`): the header, the server it was opened for if any, and the
+/// bench.
+#[component]
+pub fn TuningApp() -> impl IntoView {
+    let bench = saved_bench();
+    let linked = linked_server().map(|(addr, settings, published)| {
+        view! { <TuningPanel addr=addr settings=settings published=published bench=bench /> }
+    });
+    view! {
+        <crate::header::PageHeader subtitle="Call of Duty: United Offensive 1.51 network tuning" current=crate::header::Page::Tuning />
+        <main class="single">
+            {linked}
+            <TuningPage bench=bench />
+        </main>
+    }
+}
+
 /// The standalone tuning page: enter settings, see the cadence, apply a recommended profile.
 #[component]
-pub fn TuningPage(bench: RwSignal<Bench>) -> impl IntoView {
+fn TuningPage(bench: RwSignal<Bench>) -> impl IntoView {
     view! {
         <section class="tuning-page" data-testid="tuning-page">
             <h2>"Network tuning"</h2>

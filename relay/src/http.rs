@@ -1,7 +1,7 @@
 //! The HTTP assembly: merges each capability's router and applies what they share: the Origin
 //! check on every WebSocket upgrade, and the page's static files for every other path.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -53,21 +53,29 @@ pub const MAX_REQUEST_BODY: usize = 16 * 1024;
 pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<String>) -> Router {
     // The page's files go gzipped where the build left a .gz beside them. Any other path is
     // the page (its routes live in the URL), except a content-named file that is missing: that
-    // is a 404, or a browser would keep the page under the file's name for a year.
+    // is a 404, or a browser would keep the page under the file's name for a year. A path under
+    // `/watch/` (`/watch/ADDR`) is the watch page.
     let files = ServeDir::new(dist).precompressed_gzip();
-    let page = files
-        .clone()
-        .fallback(ServeFile::new(dist.join("index.html")).precompressed_gzip());
+    let policy = axum::middleware::map_response(cache_policy);
+    let page_at = |html: PathBuf| {
+        let page = files
+            .clone()
+            .fallback(ServeFile::new(html).precompressed_gzip());
+        Router::new().fallback_service(page).layer(policy.clone())
+    };
     let routes = capabilities
         .into_iter()
         .fold(Router::new(), |all, routes| all.merge(routes));
-    let policy = axum::middleware::map_response(cache_policy);
-    let files = Router::new().fallback_service(files).layer(policy.clone());
-    let page = Router::new().fallback_service(page).layer(policy);
+    let page = page_at(dist.join("index.html"));
+    let watch = page_at(dist.join(WATCH_PAGE).join("index.html"));
+    let files = Router::new().fallback_service(files).layer(policy);
     routes
         .fallback(|request: Request| async move {
-            let serve = if content_hashed(request.uri().path()) {
+            let path = request.uri().path();
+            let serve = if content_hashed(path) {
                 files
+            } else if path.starts_with(&format!("/{WATCH_PAGE}/")) {
+                watch
             } else {
                 page
             };
@@ -79,6 +87,9 @@ pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<Str
         ))
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY))
 }
+
+/// The watch view's own page, beside the browser's in the build's output.
+const WATCH_PAGE: &str = "watch";
 
 /// Whether a page file's name carries the hash of its content, as the page's build names its
 /// code and styles (`muster-frontend-9a579348f9b5623b_bg.wasm`, `style-72401632d95e2eb0.css`).
@@ -261,6 +272,13 @@ mod tests {
         assert_eq!(deep, (StatusCode::OK, "<p>the page</p>".into()));
         let asset = call(&app, get_request("/app.js")).await;
         assert_eq!(asset, (StatusCode::OK, "run()".into()));
+        // A match to watch is the watch page's, whichever way it is named.
+        std::fs::create_dir(dist.path().join("watch")).unwrap();
+        std::fs::write(dist.path().join("watch/index.html"), "<p>watch</p>").unwrap();
+        for path in ["/watch/", "/watch/1.2.3.4:28960", "/watch/[::1]:28960"] {
+            let watch = call(&app, get_request(path)).await;
+            assert_eq!(watch, (StatusCode::OK, "<p>watch</p>".into()), "{path}");
+        }
     }
 
     #[tokio::test]

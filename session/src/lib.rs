@@ -1,10 +1,10 @@
 //! The page's protocol-22 sessions through the relay's bridge (`/bridge/ADDR`): datagrams
 //! built and parsed by `protocol` in wasm, carried whole in binary WebSocket messages.
 //!
-//! The page uses [`Session`] itself for single queries (Refresh now). `cod::client` sessions
-//! (Join check, Watch directly) run in this crate's web worker (`main.rs`), loaded only when
-//! used, so the page a visitor downloads first does not carry the whole client. The page and
-//! the worker speak [`Request`] and [`Reply`], postcard-encoded.
+//! Everything the page asks a server itself (Refresh now, Join check, Watch directly) runs in
+//! this crate's web worker (`main.rs`), loaded only when used, so the page a visitor downloads
+//! first carries neither the bridge nor the wire protocol. The page and the worker speak
+//! [`Request`] and [`Reply`], postcard-encoded.
 
 use std::time::Duration;
 
@@ -12,9 +12,11 @@ use futures::{FutureExt, SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use protocol::cod::client::JoinAnswer;
 use protocol::cod::client::{Client, ClientConfig, Event, State};
+use protocol::cod::oob::Packet;
 use protocol::cod::watch::spectator::{MatchModel, SpectatorInput};
 use protocol::relay_api::bridge::BridgeReport as Report;
 use protocol::relay_api::watch::{HubState, HubStatus, WatchMessage};
+use protocol::relay_api::ServerInfo;
 use serde::{Deserialize, Serialize};
 
 pub mod demo;
@@ -32,6 +34,8 @@ pub async fn sleep(duration: Duration) {
 /// What the page asks the session worker.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Request {
+    /// Refresh now: `addr`'s `getinfo` and `getstatus` through the bridge at `url`.
+    Refresh { url: String, addr: String },
     /// Join check through the bridge at `url`.
     JoinCheck { url: String },
     /// Watch `addr` directly through the bridge at `url`, until [`Request::Stop`].
@@ -61,6 +65,8 @@ pub enum Reply {
     /// since a worker's messages are dispatched once its loader script has run, before the
     /// wasm has started.
     Ready,
+    /// Refresh now's answer: the server's record from its own answers, or why not.
+    Refreshed(Result<Box<ServerInfo>, String>),
     /// Join check's answer: its kind and what a player reads.
     Joined {
         kind: String,
@@ -83,6 +89,8 @@ pub enum Reply {
     Demos(Result<Vec<demo::RelayDemo>, String>),
     /// The relay's answer to a recording request.
     Recorded(Result<String, String>),
+    /// Watch directly left its server cleanly after [`Request::Stop`]: the page may go.
+    Left,
 }
 
 impl Request {
@@ -164,6 +172,52 @@ impl Session {
                 _ => return Err("the bridge closed".into()),
             }
         }
+    }
+}
+
+/// How long Refresh now waits for both answers.
+const ANSWER_WAIT: Duration = Duration::from_secs(3);
+
+/// A server's record fresh from its own answers to `getinfo` and `getstatus` through the
+/// bridge at `url` (its ping the `infoResponse` round trip), or why not within [`ANSWER_WAIT`].
+pub async fn refresh(url: &str, addr: &str) -> Result<ServerInfo, String> {
+    let answers = async {
+        let mut session = Session::open(url).await?;
+        let challenge = format!("{:08x}", (now_ms() * 1000.0) as u64 & 0xffff_ffff);
+        let sent = now_ms();
+        let getinfo = Packet::GetInfo {
+            challenge: Some(challenge.clone()),
+        };
+        session.send(getinfo.emit()).await?;
+        session
+            .send(Packet::GetStatus { challenge: None }.emit())
+            .await?;
+        let (mut info, mut status, mut rtt_ms) = (None, None, 0.0);
+        while info.is_none() || status.is_none() {
+            match Packet::parse(&session.recv().await?) {
+                Ok(Packet::InfoResponse(i)) if i.get("challenge") == Some(challenge.as_str()) => {
+                    rtt_ms = now_ms() - sent;
+                    info = Some(i);
+                }
+                Ok(Packet::StatusResponse(s)) => status = Some(s),
+                _ => {}
+            }
+        }
+        let (Some(info), Some(status)) = (info, status) else {
+            return Err("no answer".to_owned());
+        };
+        Ok(ServerInfo::from_answers(
+            addr.to_owned(),
+            &info,
+            &status,
+            rtt_ms.round() as u32,
+            now_ms() as u64,
+            vec!["bridge".into()],
+        ))
+    };
+    futures::select! {
+        answered = answers.fuse() => answered,
+        _ = sleep(ANSWER_WAIT).fuse() => Err(format!("no answer within {} s", ANSWER_WAIT.as_secs())),
     }
 }
 

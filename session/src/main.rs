@@ -1,11 +1,11 @@
-//! The session worker: runs `cod::client` sessions for the page (Join check, Watch directly)
-//! and posts what they found, postcard-encoded. It closes itself when its work is done.
+//! The session worker: runs the page's own sessions with servers (Refresh now, Join check,
+//! Watch directly) and posts what they found, postcard-encoded. It closes itself when its work is done.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use session::demo::{self, Controls};
-use session::{join_check, watch, Reply, Request};
+use session::{join_check, refresh, watch, Reply, Request};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -28,6 +28,10 @@ fn main() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
         match Request::decode(&bytes) {
+            Some(Request::Refresh { url, addr }) => wasm_bindgen_futures::spawn_local(async move {
+                post(&Reply::Refreshed(refresh(&url, &addr).await.map(Box::new)));
+                scope().close();
+            }),
             Some(Request::JoinCheck { url }) => wasm_bindgen_futures::spawn_local(async move {
                 let (kind, text) = match join_check(&url).await {
                     Ok(answer) => (answer.kind().to_owned(), answer.describe()),
@@ -40,6 +44,7 @@ fn main() {
                 let open = open.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     watch(&url, &addr, |m| post(&Reply::Watch(m)), || open.get()).await;
+                    post(&Reply::Left);
                     scope().close();
                 })
             }

@@ -127,8 +127,8 @@ pub fn build_page(root: &Path) -> Result<()> {
     )?;
     worker_names::rename(&root.join("dist"))?;
     compress(&root.join("dist"))?;
-    // The demo player and the admin console are pages of their own, built after the browser
-    // (whose build replaces dist/ whole), so the browser's first download carries neither.
+    // The watch view, tuning, the demo player and the admin console are pages of their own, built
+    // after the browser (whose build replaces dist/ whole), so its first download carries none.
     for (html, url) in SUBPAGES {
         let dist = root.join("dist").join(url.trim_matches('/'));
         status(
@@ -147,7 +147,9 @@ pub fn build_page(root: &Path) -> Result<()> {
 }
 
 /// The pages besides the browser: their HTML, and the path each is served under.
-const SUBPAGES: [(&str, &str); 2] = [
+const SUBPAGES: [(&str, &str); 4] = [
+    ("frontend/watch.html", "/watch/"),
+    ("frontend/tuning.html", "/tuning/"),
     ("frontend/playback.html", "/playback/"),
     ("frontend/admin.html", "/admin/"),
 ];
@@ -197,7 +199,13 @@ fn run_binaries() -> Command {
 const PAGE_WASM: [(&str, &[&str]); 2] = [
     (
         "frontend/Cargo.toml",
-        &["muster-frontend", "muster-playback", "muster-admin"],
+        &[
+            "muster-frontend",
+            "muster-watch",
+            "muster-tuning",
+            "muster-playback",
+            "muster-admin",
+        ],
     ),
     ("session/Cargo.toml", &["muster-session"]),
 ];

@@ -10,6 +10,7 @@ use session::{Reply, Request};
 use wasm_bindgen::JsCast;
 
 use super::{clock_text, Live, Watch};
+use crate::header::{Page, PageHeader};
 use crate::worker::SessionWorker;
 
 /// How long before a kill the kill list jumps to, so the kill is seen happening.
@@ -225,15 +226,7 @@ pub fn Playback() -> impl IntoView {
     });
     on_cleanup(move || on_hash.remove());
     view! {
-        <header>
-            <h1>"Muster"</h1>
-            <span class="subtitle">"Call of Duty: United Offensive 1.51 demos"</span>
-            <nav aria-label="Pages">
-                <a href="/">"Servers"</a>
-                <a href="/#tuning">"Tuning"</a>
-                <a href="#/demos" class="current">"Demos"</a>
-            </nav>
-        </header>
+        <PageHeader subtitle="Call of Duty: United Offensive 1.51 demos" current=Page::Demos />
         {move || {
             let name = named.get();
             view! { <DemoPage name=name /> }

@@ -10,16 +10,40 @@ use super::Live;
 use crate::bridge::bridge_url;
 use crate::worker::SessionWorker;
 
+/// How long leaving the page waits for the worker to leave the server: a moment, so a dead
+/// bridge cannot hold the page.
+const LEAVE_WAIT_MS: u64 = 2000;
+
 /// Starts the worker on `addr`; its views go to the watch view. Send it [`Request::Stop`] to
-/// leave the server cleanly.
-pub fn follow(addr: &str, live: StoredValue<Live, LocalStorage>) -> Result<SessionWorker, String> {
+/// leave the server cleanly; `left` is set once it has.
+pub fn follow(
+    addr: &str,
+    live: StoredValue<Live, LocalStorage>,
+    left: RwSignal<bool>,
+) -> Result<SessionWorker, String> {
     let request = Request::Watch {
         url: bridge_url(addr),
         addr: addr.to_owned(),
     };
-    SessionWorker::start(&request, move |reply| {
-        if let Reply::Watch(message) = reply {
-            live.update_value(|l| l.take(message));
-        }
+    SessionWorker::start(&request, move |reply| match reply {
+        Reply::Watch(message) => live.update_value(|l| l.take(message)),
+        Reply::Left => left.set(true),
+        _ => {}
     })
+}
+
+/// Leaves for `href` once the worker has left its server (a worker dies with its page, which
+/// would leave the server's slot taken until it times the client out), or after
+/// [`LEAVE_WAIT_MS`].
+pub fn leave_then_go(worker: &SessionWorker, left: RwSignal<bool>, href: &'static str) {
+    worker.send(&Request::Stop);
+    let go = move || {
+        let _ = window().location().assign(href);
+    };
+    Effect::new(move |_| {
+        if left.get() {
+            go();
+        }
+    });
+    set_timeout(go, std::time::Duration::from_millis(LEAVE_WAIT_MS));
 }

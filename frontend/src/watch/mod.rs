@@ -1,4 +1,4 @@
-//! The watch view (`#/watch/ADDR`): a live top-down map of a match from the relay's spectator
+//! The watch view (`/watch/#/watch/ADDR`, its own page and wasm): a live top-down map of a match from the relay's spectator
 //! hub, beside the scoreboard by team, the kill feed, chat, and the hub's delay and audience.
 
 mod demo;
@@ -16,6 +16,7 @@ use protocol::relay_api::watch::{
 use protocol::watching::{Bounds, RenderClock, Tracks};
 
 use crate::coloured::Coloured;
+use crate::header::{Page, PageHeader};
 
 /// What the socket, the map and the tables share.
 pub struct Live {
@@ -123,6 +124,7 @@ impl Live {
 
 /// The address a location names, and whether the page is to spectate it itself:
 /// `#/watch/ADDR` or `/watch/ADDR` through the relay's hub, `#/watch-direct/ADDR` directly.
+/// The browser's page sends either hash to the watch page (`/watch/` + the hash).
 pub fn watched_in_location() -> Option<(String, bool)> {
     let location = window().location();
     let hash = location.hash().unwrap_or_default();
@@ -184,6 +186,27 @@ fn clock_text(ms: i32) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
+/// The watch page (`/watch/`): the header and the match the location names.
+#[component]
+pub fn WatchPage() -> impl IntoView {
+    let watched = RwSignal::new(watched_in_location());
+    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
+        watched.set(watched_in_location())
+    });
+    on_cleanup(move || on_hash.remove());
+    view! {
+        <PageHeader subtitle="Call of Duty: United Offensive 1.51 matches" current=Page::Watch />
+        {move || match watched.get() {
+            Some((addr, direct)) => view! { <Watch addr=addr direct=direct /> }.into_any(),
+            None => view! {
+                <main class="single">
+                    <p class="hint">"No match named: open a server in the "<a href="/">"list"</a>" and press Watch."</p>
+                </main>
+            }.into_any(),
+        }}
+    }
+}
+
 /// The watch view of a server through the relay's hub, or `direct`ly with the page's own
 /// session, or of a `demo`.
 #[component]
@@ -196,15 +219,18 @@ pub fn Watch(
     let open = StoredValue::new(true);
     on_cleanup(move || open.set_value(false));
     let player = demo.map(|source| demo::DemoPlayer::start(source, live));
+    // Watch directly's worker, and whether it has left its server.
+    let worker = StoredValue::new_local(None::<crate::worker::SessionWorker>);
+    let left = RwSignal::new(false);
     if let Some(player) = player {
         on_cleanup(move || player.stop());
     } else if direct {
         // The worker lives as long as the view and is told to leave when it closes.
-        match direct::follow(&addr, live) {
-            Ok(worker) => {
-                let worker = StoredValue::new_local(worker);
+        match direct::follow(&addr, live, left) {
+            Ok(started) => {
+                worker.set_value(Some(started));
                 on_cleanup(move || {
-                    worker.try_with_value(|w| w.send(&session::Request::Stop));
+                    worker.try_with_value(|w| w.as_ref().map(|w| w.send(&session::Request::Stop)));
                 });
             }
             Err(e) => leptos::logging::warn!("{e}"),
@@ -401,8 +427,17 @@ pub fn Watch(
             let connect = format!("/connect {addr}");
             let record =
                 (!direct).then(|| view! { <demo::RecordButton addr=addr.clone() status=status /> });
+            // Watch directly leaves its server before the page goes.
+            let back = move |ev: leptos::ev::MouseEvent| {
+                worker.with_value(|w| {
+                    if let Some(w) = w {
+                        ev.prevent_default();
+                        direct::leave_then_go(w, left, "/");
+                    }
+                })
+            };
             view! {
-                <a href="#" data-testid="watch-back">"← Servers"</a>
+                <a href="/" data-testid="watch-back" on:click=back>"← Servers"</a>
                 " "
                 <code>{connect}</code>
                 " "

@@ -185,7 +185,8 @@ fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
     }
 }
 
-/// The page's header and masters line (`App` and `Sources` in `frontend/src/app.rs`).
+/// The page's header and masters line (`PageHeader` in `frontend/src/header.rs`, `Sources` in
+/// `frontend/src/app.rs`).
 fn header(masters: &[MasterStatus], total: usize) -> Markup {
     html! {
         header {
@@ -193,9 +194,9 @@ fn header(masters: &[MasterStatus], total: usize) -> Markup {
             span class="subtitle" { "Call of Duty: United Offensive 1.51 servers" }
             span class="connection" { "connecting…" }
             nav aria-label="Pages" {
-                a href="#" class="current" { "Servers" }
-                a href="#tuning" { "Tuning" }
-                a href="/playback/" { "Demos" }
+                a href="/" class="current" { "Servers" }
+                a href="/tuning/" { "Tuning" }
+                a href="/playback/#/demos" { "Demos" }
             }
         }
         details class="sources" {
@@ -341,7 +342,7 @@ fn plain_list(view: &View, page: usize, servers: &[&ServerInfo], total: usize) -
                                 td { (text::strip(&server.hostname)) }
                                 td { (cells::players(server)) }
                                 td { (cells::ping(server)) } td { (server.map) } td { (server.gametype) }
-                                td { a href=(format!("/#/watch/{}", server.addr)) { (server.addr) } }
+                                td { a href=(format!("/watch/{}", server.addr)) { (server.addr) } }
                                 td { (server.game) } td { (cells::age(now_ms, server.updated_ms)) }
                             }
                         }
@@ -620,7 +621,7 @@ mod tests {
         while let Some(uri) = next.take() {
             let page = body(get(&router, &uri, &[]).await).await;
             seen.extend(
-                page.split("href=\"/#/watch/")
+                page.split("href=\"/watch/")
                     .skip(1)
                     .map(|r| r[..r.find('"').unwrap()].to_owned()),
             );

@@ -1,10 +1,10 @@
-//! A server's detail: players, settings, the tuning panel, Refresh now and Join check.
+//! A server's detail: players, settings, the link to its tuning, Refresh now and Join check.
 
 use super::*;
 
 #[tokio::test]
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
-async fn a_server_opens_with_its_players_settings_tuning_panel_and_refresh_now() {
+async fn a_server_opens_with_its_players_settings_tuning_link_and_refresh_now() {
     let (lab, relay) = lab_and_relay(10, 4).await;
     let (_driver, client) = open_page(&relay, 1400, 900).await;
     every_server_answers(&client, 10).await;
@@ -54,19 +54,19 @@ async fn a_server_opens_with_its_players_settings_tuning_panel_and_refresh_now()
             player.name
         );
     }
-    // The tuning panel: stock settings against the lab's sv_maxRate 25000 on a stock 20 Hz
-    // server give rate-delayed worst-case snapshots, 10 a second.
-    let clocks = client
-        .find_all(Locator::Css(
-            "[data-testid=tuning-panel] [data-testid=clock]",
-        ))
+    // The tuning link names the server's address and settings for the tuning page (its own
+    // download), which is followed at the end.
+    let tuning = client
+        .find(Locator::Css("[data-testid=tuning-link]"))
         .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
         .unwrap();
-    assert_eq!(clocks.len(), 4);
-    let snapshots = clocks[3].text().await.unwrap();
-    assert!(
-        snapshots.contains("10.0/s") && snapshots.contains("rate-delayed"),
-        "{snapshots}"
+    assert_eq!(
+        tuning,
+        format!("/tuning/#server={}&sv_maxRate=25000", busiest.addr)
     );
     let cvars = text_of(&client, "[data-testid=cvars-table]").await.unwrap();
     assert!(cvars.contains("sv_hostname"), "{cvars}");
@@ -109,6 +109,33 @@ async fn a_server_opens_with_its_players_settings_tuning_panel_and_refresh_now()
     assert_eq!(bridge["datagrams_to_targets"], 2, "{bridge}");
     assert_eq!(bridge["datagrams_from_targets"], 2, "{bridge}");
     screenshot(&client, "detail.png").await;
+    // The tuning page for this server: stock settings against the lab's sv_maxRate 25000 on
+    // a stock 20 Hz server give rate-delayed worst-case snapshots, 10 a second.
+    client
+        .goto(&format!("http://{}{tuning}", relay.addr))
+        .await
+        .unwrap();
+    let snapshots = eventually("the tuning page shows this server", async || {
+        let clocks = client
+            .find_all(Locator::Css(
+                "[data-testid=tuning-panel] [data-testid=clock]",
+            ))
+            .await
+            .map_err(|e| e.to_string())?;
+        match clocks.get(3) {
+            Some(clock) if clocks.len() == 4 => clock.text().await.map_err(|e| e.to_string()),
+            _ => Err(format!("{} clocks", clocks.len())),
+        }
+    })
+    .await;
+    assert!(
+        snapshots.contains("10.0/s") && snapshots.contains("rate-delayed"),
+        "{snapshots}"
+    );
+    let named = text_of(&client, "[data-testid=tuning-panel] h2")
+        .await
+        .unwrap();
+    assert_eq!(named, format!("Your connection on {}", busiest.addr));
     client.close().await.unwrap();
 }
 

@@ -112,13 +112,13 @@ async fn without_scripts_the_first_screen_and_the_plain_list_show_the_lab_s_serv
         loop {
             pages += 1;
             for link in client
-                .find_all(Locator::Css("[data-testid=plain-row] a[href^='/#/watch/']"))
+                .find_all(Locator::Css("[data-testid=plain-row] a[href^='/watch/']"))
                 .await
                 .unwrap()
             {
                 // By its link: on a phone the address column gives way.
                 let href = attr_of(&link, "href").await;
-                listed.push(href.trim_start_matches("/#/watch/").to_owned());
+                listed.push(href.trim_start_matches("/watch/").to_owned());
             }
             match client.find(Locator::Css("nav a[rel=next]")).await {
                 Ok(next) => {

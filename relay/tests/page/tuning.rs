@@ -7,11 +7,19 @@ use super::*;
 async fn the_tuning_page_follows_its_settings_and_keeps_them_across_a_reload() {
     let (_lab, relay) = lab_and_relay(2, 1).await;
     let (_driver, client) = open_page(&relay, 1400, 900).await;
-    // The tuning page: the balanced profile on a 30 Hz server is clean, and it survives a reload.
+    // The tuning page, its own page: an old link to it (`/#tuning`) goes there.
     client
         .goto(&format!("http://{}/#tuning", relay.addr))
         .await
         .unwrap();
+    eventually("the old link leads to the tuning page", async || {
+        let url = client.current_url().await.map_err(|e| e.to_string())?;
+        (url.path() == "/tuning/")
+            .then_some(())
+            .ok_or(url.to_string())
+    })
+    .await;
+    // The balanced profile on a 30 Hz server is clean, and it survives a reload.
     for (id, value) in [
         ("com_maxfps", "125"),
         ("cl_maxpackets", "62"),

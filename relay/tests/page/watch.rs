@@ -34,7 +34,9 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
     .await;
     click(&client, &row).await;
     click(&client, "[data-testid=watch]").await;
+    // The watch view is a page of its own.
     let url = client.current_url().await.unwrap();
+    assert_eq!(url.path(), "/watch/");
     assert_eq!(url.fragment(), Some(format!("/watch/{addr}").as_str()));
     let roster = lab.servers[0].snapshot().roster();
     let first = scoreboard_lists(&client, &roster).await;
@@ -157,11 +159,14 @@ async fn watch_directly_spectates_a_lab_match_with_the_page_s_own_client() {
         counters["refused"].as_object().unwrap().is_empty(),
         "{counters}"
     );
-    // Leaving the view ends the session cleanly: the server frees the slot.
-    client
-        .goto(&format!("http://{}/#", relay.addr))
-        .await
-        .unwrap();
+    // Back to the servers: the page has its worker leave the server (a disconnect, so the
+    // server frees the slot) before it goes, and the bridge session ends.
+    click(&client, "[data-testid=watch-back]").await;
+    eventually("back at the list", async || {
+        let url = client.current_url().await.map_err(|e| e.to_string())?;
+        (url.path() == "/").then_some(()).ok_or(url.to_string())
+    })
+    .await;
     eventually("the bridge session ends", async || {
         let c = bridge().await;
         (c["sessions"] == 0).then_some(()).ok_or(c.to_string())

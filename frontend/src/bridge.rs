@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use protocol::relay_api::ServerInfo;
-use session::{Reply, Request};
+use session::{BrowserReply, Request};
 
 use crate::net::ws_url;
 use crate::worker::SessionWorker;
@@ -34,8 +34,8 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
         let request = Request::JoinCheck {
             url: bridge_url(&addr),
         };
-        let started = SessionWorker::start(&request, move |reply| {
-            if let Reply::Joined { kind, text } = reply {
+        let started = SessionWorker::start(&request, move |reply: BrowserReply| {
+            if let BrowserReply::Joined { kind, text } = reply {
                 joined.set(Some((addr.clone(), (kind, text))));
                 joining.set(false);
             }
@@ -114,8 +114,8 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
             addr: addr.clone(),
         };
         let answered = addr.clone();
-        let started = SessionWorker::start(&request, move |reply| {
-            if let Reply::Refreshed(result) = reply {
+        let started = SessionWorker::start(&request, move |reply: BrowserReply| {
+            if let BrowserReply::Refreshed(result) = reply {
                 let text = result.as_deref().map(summary).map_err(Clone::clone);
                 outcome.set(Some((answered.clone(), text)));
                 if let Ok(server) = result {

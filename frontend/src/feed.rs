@@ -52,7 +52,7 @@ impl Feed {
 
     fn watch_message(&self) -> String {
         let addr = self.watched.get_untracked();
-        serde_json::to_string(&PageMessage::Watch { addr }).unwrap_or_default()
+        crate::net::to_json(&PageMessage::Watch { addr }).unwrap_or_default()
     }
 
     fn apply(&self, message: FeedMessage) {

@@ -146,7 +146,7 @@ pub fn SeenBefore(text: RwSignal<String>, selected: RwSignal<Option<String>>) ->
             let url = format!("/api/players?name={}", encode(&name));
             let found = fetch_text(&url)
                 .await
-                .and_then(|body| serde_json::from_str::<Vec<PlayerSeen>>(&body).ok())
+                .and_then(|body| crate::net::from_json::<Vec<PlayerSeen>>(&body))
                 .unwrap_or_default();
             if asked.get_value() == name {
                 seen.set(found);

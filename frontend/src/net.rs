@@ -1,5 +1,5 @@
-//! What the page's sockets share: the relay's WebSocket address for a path, and a timer to
-//! wait before reconnecting.
+//! What the page's sockets share: the relay's WebSocket address for a path, a timer to wait
+//! before reconnecting, and JSON through the browser's own parser.
 
 use std::time::Duration;
 
@@ -30,4 +30,17 @@ pub async fn sleep(duration: Duration) {
 /// Local time in ms: the watch view's render clock, round trips.
 pub fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
+}
+
+/// `value` as JSON text, the browser's `JSON.stringify` of its serde form (`None` as `null`,
+/// maps as objects: what serde_json would print).
+pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Option<String> {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    let value = value.serialize(&serializer).ok()?;
+    js_sys::JSON::stringify(&value).ok()?.as_string()
+}
+
+/// JSON text read by the browser's `JSON.parse`, then into `T`; `None` if either fails.
+pub fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Option<T> {
+    serde_wasm_bindgen::from_value(js_sys::JSON::parse(json).ok()?).ok()
 }

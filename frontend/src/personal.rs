@@ -19,11 +19,11 @@ where
     let storage = || window().local_storage().ok().flatten();
     let loaded: T = storage()
         .and_then(|s| s.get_item(key).ok().flatten())
-        .and_then(|json| serde_json::from_str(&json).ok())
+        .and_then(|json| crate::net::from_json(&json))
         .unwrap_or_default();
     let value = RwSignal::new(loaded);
     Effect::new(move |_| {
-        if let (Some(storage), Ok(json)) = (storage(), value.with(serde_json::to_string)) {
+        if let (Some(storage), Some(json)) = (storage(), value.with(crate::net::to_json)) {
             let _ = storage.set_item(key, &json);
         }
     });

@@ -1,7 +1,7 @@
 //! The session worker (`session/`, built by Trunk beside the page): started for one Join check
 //! or one Watch directly, so its `cod::client` is downloaded only by a page that uses it.
 
-use session::{Reply, Request};
+use session::Request;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
@@ -26,21 +26,22 @@ pub struct SessionWorker {
 }
 
 impl SessionWorker {
-    /// Starts a worker on `request`, sent once the worker says it is ready; each later reply
-    /// goes to `on_reply`.
-    pub fn start(
+    /// Starts a worker on `request`, sent once the worker says it is ready (an empty message);
+    /// each later reply goes to `on_reply`, of the type the request is answered in
+    /// (`BrowserReply` for Refresh now and Join check, `Reply` for the rest).
+    pub fn start<R: for<'de> serde::Deserialize<'de>>(
         request: &Request,
-        mut on_reply: impl FnMut(Reply) + 'static,
+        mut on_reply: impl FnMut(R) + 'static,
     ) -> Result<Self, String> {
         let worker = Worker::new(&loader())
             .map_err(|e| format!("the session worker did not start: {e:?}"))?;
         let (ready, request) = (worker.clone(), request.clone());
         let on_reply = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
-            match Reply::decode(&bytes) {
-                Some(Reply::Ready) => post(&ready, &request),
-                Some(reply) => on_reply(reply),
-                None => {}
+            if bytes.is_empty() {
+                post(&ready, &request);
+            } else if let Some(reply) = session::decode(&bytes) {
+                on_reply(reply);
             }
         });
         worker.set_onmessage(Some(on_reply.as_ref().unchecked_ref()));
@@ -56,7 +57,7 @@ impl SessionWorker {
 }
 
 fn post(worker: &Worker, request: &Request) {
-    let bytes = request.encode();
+    let bytes = session::encode(request);
     let _ = worker.post_message(&js_sys::Uint8Array::from(&bytes[..]));
 }
 

@@ -58,15 +58,12 @@ pub enum Request {
     },
 }
 
-/// What the session worker tells the page.
+/// What the session worker tells the watch view and the demo player. Before any reply it
+/// posts an empty message: its handler is in place (a request posted before that would be
+/// lost, since a worker's messages are dispatched once its loader script has run, before the
+/// wasm has started).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Reply {
-    /// The worker's handler is in place: a request posted before this would have been lost,
-    /// since a worker's messages are dispatched once its loader script has run, before the
-    /// wasm has started.
-    Ready,
-    /// Refresh now's answer: the server's record from its own answers, or why not.
-    Refreshed(Result<Box<ServerInfo>, String>),
     /// Join check's answer: its kind and what a player reads.
     Joined {
         kind: String,
@@ -93,24 +90,24 @@ pub enum Reply {
     Left,
 }
 
-impl Request {
-    pub fn encode(&self) -> Vec<u8> {
-        postcard::to_allocvec(self).unwrap_or_default()
-    }
-
-    pub fn decode(bytes: &[u8]) -> Option<Self> {
-        postcard::from_bytes(bytes).ok()
-    }
+/// What the session worker answers the server browser's page (Refresh now, Join check):
+/// apart from [`Reply`], so that page decodes it without carrying the decoders of the watch
+/// view's and the demo player's replies.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum BrowserReply {
+    /// Refresh now's answer: the server's record from its own answers, or why not.
+    Refreshed(Result<Box<ServerInfo>, String>),
+    /// Join check's answer: its kind and what a player reads.
+    Joined { kind: String, text: String },
 }
 
-impl Reply {
-    pub fn encode(&self) -> Vec<u8> {
-        postcard::to_allocvec(self).unwrap_or_default()
-    }
+/// A message between the page and the worker, postcard-encoded.
+pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    postcard::to_allocvec(message).unwrap_or_default()
+}
 
-    pub fn decode(bytes: &[u8]) -> Option<Self> {
-        postcard::from_bytes(bytes).ok()
-    }
+pub fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Option<T> {
+    postcard::from_bytes(bytes).ok()
 }
 
 /// One bridge session to a server.

@@ -5,7 +5,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use session::demo::{self, Controls};
-use session::{join_check, refresh, watch, Reply, Request};
+use session::{join_check, refresh, watch, BrowserReply, Reply, Request};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -13,8 +13,8 @@ fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-fn post(reply: &Reply) {
-    let bytes = reply.encode();
+fn post<T: serde::Serialize>(reply: &T) {
+    let bytes = session::encode(reply);
     let _ = scope().post_message(&js_sys::Uint8Array::from(&bytes[..]));
 }
 
@@ -27,9 +27,11 @@ fn main() {
     }));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
-        match Request::decode(&bytes) {
+        match session::decode(&bytes) {
             Some(Request::Refresh { url, addr }) => wasm_bindgen_futures::spawn_local(async move {
-                post(&Reply::Refreshed(refresh(&url, &addr).await.map(Box::new)));
+                post(&BrowserReply::Refreshed(
+                    refresh(&url, &addr).await.map(Box::new),
+                ));
                 scope().close();
             }),
             Some(Request::JoinCheck { url }) => wasm_bindgen_futures::spawn_local(async move {
@@ -37,7 +39,7 @@ fn main() {
                     Ok(answer) => (answer.kind().to_owned(), answer.describe()),
                     Err(e) => ("error".to_owned(), e),
                 };
-                post(&Reply::Joined { kind, text });
+                post(&BrowserReply::Joined { kind, text });
                 scope().close();
             }),
             Some(Request::Watch { url, addr }) => {
@@ -80,5 +82,6 @@ fn main() {
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
-    post(&Reply::Ready);
+    // Ready: an empty message.
+    post(&());
 }

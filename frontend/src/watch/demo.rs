@@ -47,24 +47,25 @@ impl DemoPlayer {
             worker: StoredValue::new_local(None),
             live,
         };
-        let started = SessionWorker::start(&Request::Demo(source), move |reply| match reply {
-            Reply::DemoOpened { summary, decode_ms } => {
-                player.decode_ms.set_value(decode_ms);
-                player.summary.set(Some(*summary));
-                player.control(true, 1.0);
-            }
-            Reply::DemoFailed(e) => player.error.set(Some(e)),
-            Reply::DemoAt { at_ms, playing } => {
-                player.at_ms.set(at_ms);
-                player.playing.set(playing);
-                // Paused (after a seek, say), the tables show the latest view at once.
-                if !playing {
-                    live.update_value(|l| l.show_now());
+        let started =
+            SessionWorker::start(&Request::Demo(source), move |reply: Reply| match reply {
+                Reply::DemoOpened { summary, decode_ms } => {
+                    player.decode_ms.set_value(decode_ms);
+                    player.summary.set(Some(*summary));
+                    player.control(true, 1.0);
                 }
-            }
-            Reply::Watch(message) => live.update_value(|l| l.take(message)),
-            _ => {}
-        });
+                Reply::DemoFailed(e) => player.error.set(Some(e)),
+                Reply::DemoAt { at_ms, playing } => {
+                    player.at_ms.set(at_ms);
+                    player.playing.set(playing);
+                    // Paused (after a seek, say), the tables show the latest view at once.
+                    if !playing {
+                        live.update_value(|l| l.show_now());
+                    }
+                }
+                Reply::Watch(message) => live.update_value(|l| l.take(message)),
+                _ => {}
+            });
         match started {
             Ok(worker) => player.worker.set_value(Some(worker)),
             Err(e) => player.error.set(Some(e)),
@@ -267,7 +268,7 @@ fn DemoPage(name: Option<String>) -> impl IntoView {
         }
     };
     let demos = RwSignal::new(None::<Result<Vec<RelayDemo>, String>>);
-    let lister = SessionWorker::start(&Request::Demos, move |reply| {
+    let lister = SessionWorker::start(&Request::Demos, move |reply: Reply| {
         if let Reply::Demos(list) = reply {
             demos.set(Some(list));
         }
@@ -367,7 +368,7 @@ pub fn RecordButton(
             on: recording().is_none(),
             token,
         };
-        let started = SessionWorker::start(&request, move |reply| {
+        let started = SessionWorker::start(&request, move |reply: Reply| {
             if let Reply::Recorded(result) = reply {
                 if matches!(&result, Err(e) if e.starts_with("401")) {
                     forget_token();

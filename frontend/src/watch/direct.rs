@@ -25,7 +25,7 @@ pub fn follow(
         url: bridge_url(addr),
         addr: addr.to_owned(),
     };
-    SessionWorker::start(&request, move |reply| match reply {
+    SessionWorker::start(&request, move |reply: Reply| match reply {
         Reply::Watch(message) => live.update_value(|l| l.take(message)),
         Reply::Left => left.set(true),
         _ => {}

@@ -49,6 +49,9 @@ pub fn view_from_url() -> View {
     View::from_query(&window().location().search().unwrap_or_default())
 }
 
+/// How long the view rests before the URL follows it.
+const URL_REST_MS: u64 = 250;
+
 /// Keeps the URL in step with the view, without adding history entries.
 fn write_url(view: &View) {
     let query = view.to_query();
@@ -82,7 +85,20 @@ pub fn ServerList(
     personal: Personal,
 ) -> impl IntoView {
     let tab = RwSignal::new(Tab::All);
-    Effect::new(move |_| view.with(write_url));
+    // The URL follows the view once it rests: `history.replaceState` costs a few milliseconds,
+    // a good part of a keystroke's frame at 5,000 servers.
+    let url_due = StoredValue::new_local(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        view.track();
+        if let Some(due) = url_due.get_value() {
+            due.clear();
+        }
+        let due = set_timeout_with_handle(
+            move || view.with_untracked(write_url),
+            std::time::Duration::from_millis(URL_REST_MS),
+        );
+        url_due.set_value(due.ok());
+    });
     let clock = RwSignal::new(now_ms());
     let tick = set_interval_with_handle(
         move || clock.set(now_ms()),
@@ -99,14 +115,17 @@ pub fn ServerList(
     // order it keeps. Each server's search text is rebuilt only when that server changes: a new
     // answer, or its player names arriving (the players index follows the list).
     type Stamp = (Option<u64>, usize);
-    let index = StoredValue::new(std::collections::HashMap::<String, (Stamp, String)>::new());
+    /// A server in the pool: its address and its search text, shared rather than copied, so
+    /// a keystroke's scan allocates nothing per server.
+    type Entry = (Arc<str>, Arc<str>);
+    let index = StoredValue::new(std::collections::HashMap::<String, (Stamp, Entry)>::new());
     let criteria = Memo::new(move |_| {
         view.with(|v| View {
             text: String::new(),
             ..v.clone()
         })
     });
-    let pool = Memo::new(move |_| -> Arc<Vec<String>> {
+    let pool = Memo::new(move |_| -> Arc<Vec<Entry>> {
         let keep: Option<Vec<String>> = match tab.get() {
             Tab::All => None,
             Tab::Favorites => Some(personal.favorites.get()),
@@ -121,48 +140,38 @@ pub fn ServerList(
                         .get(&server.addr)
                         .is_none_or(|(known, _)| *known != stamp);
                     if stale {
-                        index.insert(server.addr.clone(), (stamp, search_text(server)));
+                        let entry = (server.addr.as_str().into(), search_text(server).into());
+                        index.insert(server.addr.clone(), (stamp, entry));
                     }
                 }
             });
             index.with_value(|index| {
                 criteria.with(|v| {
+                    let entry = |s: &ServerInfo| index.get(&s.addr).map(|(_, e)| e);
                     let pool = all
                         .values()
                         .filter(|s| keep.as_ref().is_none_or(|k| k.contains(&s.addr)))
-                        .map(|s| (s, index.get(&s.addr).map_or("", |(_, t)| t.as_str())));
-                    // Addresses only: rows fetch their server when they are drawn.
+                        .map(|s| (s, entry(s).map_or("", |(_, text)| &**text)));
                     Arc::new(
                         v.apply_indexed(pool)
                             .into_iter()
-                            .map(|s| s.addr.clone())
+                            .filter_map(|s| entry(s).cloned())
                             .collect(),
                     )
                 })
             })
         })
     });
-    let ordered = Memo::new(move |_| -> Arc<Vec<String>> {
-        // The pool keeps its order when only a server's players change, but the search texts
-        // it filters by do not.
-        feed.servers.track();
+    // Addresses only: rows fetch their server when they are drawn.
+    let ordered = Memo::new(move |_| -> Arc<Vec<Arc<str>>> {
         let needle = view.with(|v| plain_lower(&v.text));
         pool.with(|pool| {
-            if needle.is_empty() {
-                return pool.clone();
-            }
-            index.with_value(|index| {
-                Arc::new(
-                    pool.iter()
-                        .filter(|addr| {
-                            index
-                                .get(*addr)
-                                .is_some_and(|(_, text)| text_matches(&needle, text))
-                        })
-                        .cloned()
-                        .collect(),
-                )
-            })
+            Arc::new(
+                pool.iter()
+                    .filter(|(_, text)| needle.is_empty() || text_matches(&needle, text))
+                    .map(|(addr, _)| addr.clone())
+                    .collect(),
+            )
         })
     });
     // Rows do not move under the pointer or a finger: while the pointer is over the list, and
@@ -171,7 +180,7 @@ pub fn ServerList(
     // shown at once.
     let held = RwSignal::new(false);
     // Shared, not copied: the list can hold every address of a 5,000-server directory.
-    let shown = RwSignal::new(Arc::new(Vec::<String>::new()));
+    let shown = RwSignal::new(Arc::new(Vec::<Arc<str>>::new()));
     let asked = StoredValue::new(None::<(View, Tab)>);
     Effect::new(move |_| {
         let order = ordered.get();
@@ -261,12 +270,12 @@ pub fn ServerList(
         let next = shown.with(|list| {
             let at = selected
                 .get_untracked()
-                .and_then(|a| list.iter().position(|s| *s == a));
+                .and_then(|a| list.iter().position(|s| **s == *a));
             let index = match at {
                 Some(i) => (i as isize + step).clamp(0, list.len() as isize - 1) as usize,
                 None => 0,
             };
-            list.get(index).map(|s| (index, s.clone()))
+            list.get(index).map(|s| (index, s.to_string()))
         });
         if let Some((index, addr)) = next {
             selected.set(Some(addr));
@@ -358,7 +367,7 @@ pub fn ServerList(
                             key=|addr| addr.clone()
                             let:addr
                         >
-                            <Row addr=addr feed=feed selected=selected clock=clock personal=personal held=held />
+                            <Row addr=addr.to_string() feed=feed selected=selected clock=clock personal=personal held=held />
                         </For>
                         <tr class="spacer" aria-hidden="true">
                             <td colspan="9" style:height=move || {

@@ -231,13 +231,14 @@ pub fn ServerList(
         }
         any
     });
-    let online = move || {
+    // Counted when the directory changes, not on every keystroke that redraws the summary.
+    let online = Memo::new(move |_| {
         feed.servers.with(|all| {
             all.values()
                 .filter(|s| s.reachability == Reachability::Online)
                 .count()
         })
-    };
+    });
     let row_px = RwSignal::new(row_height());
     let on_resize = window_event_listener(leptos::ev::resize, move |_| row_px.set(row_height()));
     on_cleanup(move || on_resize.remove());
@@ -327,7 +328,7 @@ pub fn ServerList(
             </div>
             <Filters feed=feed view=view />
             <p class="summary" data-testid="summary">
-                {move || cells::summary(feed.servers.with(|s| s.len()), online(), shown.with(|s| s.len()))}
+                {move || cells::summary(feed.servers.with(|s| s.len()), online.get(), shown.with(|s| s.len()))}
             </p>
             <Progress feed=feed />
             <div

@@ -93,13 +93,20 @@ const WATCH_PAGE: &str = "watch";
 
 /// Whether a page file's name carries the hash of its content, as the page's build names its
 /// code and styles (`muster-frontend-9a579348f9b5623b_bg.wasm`, `style-72401632d95e2eb0.css`).
+/// Trunk prints its 64-bit hash without leading zeros, so one build in sixteen names its files
+/// with 15 digits (`muster-frontend-f8dad2c9191ebc6.js`); a hash shorter than
+/// [`MIN_HASH_DIGITS`] (one build in 65,536) is only revalidated, never wrongly kept.
 pub fn content_hashed(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or_default();
     let stem = name.split('.').next().unwrap_or_default();
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
-    stem.rsplit_once('-')
-        .is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    stem.rsplit_once('-').is_some_and(|(_, hash)| {
+        (MIN_HASH_DIGITS..=16).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
+
+/// The fewest hex digits taken for a content hash in a file's name.
+const MIN_HASH_DIGITS: usize = 12;
 
 /// How long a browser keeps a page file: one named by its content for a year, without asking
 /// again (a new build names its files anew, the session worker's included); any other (the
@@ -320,6 +327,10 @@ mod tests {
             (StatusCode::NOT_FOUND, "no-cache".into())
         );
         assert!(content_hashed("/style-72401632d95e2eb0.css"));
+        // Trunk drops a hash's leading zeros.
+        assert!(content_hashed("/muster-frontend-f8dad2c9191ebc6_bg.wasm"));
+        assert!(content_hashed("/watch/muster-watch-8dad2c9191ebc6.js"));
+        assert!(!content_hashed("/muster-frontend-c9191ebc6.js"));
         assert!(!content_hashed("/muster-session_bg.wasm"));
         assert!(!content_hashed("/watch/1.2.3.4:28960"));
     }

@@ -19,8 +19,7 @@ enum Tab {
     Recent,
 }
 
-/// A CSS length in whole pixels (rows are whole pixels tall): printing it as an integer keeps
-/// float formatting out of the page's download.
+/// A CSS length in whole pixels: rows are whole pixels tall.
 fn px(length: f64) -> String {
     format!("{}px", length.round() as u64)
 }

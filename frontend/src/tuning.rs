@@ -35,14 +35,6 @@ fn saved_bench() -> RwSignal<Bench> {
     crate::personal::saved(STORAGE_KEY)
 }
 
-/// A rate to one decimal, in integer arithmetic: the page's only float printed, and float
-/// formatting would cost its download several kilobytes.
-fn tenths(rate: f64) -> String {
-    let tenths = (rate * 10.0).round() as i64;
-    let sign = if tenths < 0 { "-" } else { "" };
-    format!("{sign}{}.{}", tenths.abs() / 10, tenths.abs() % 10)
-}
-
 /// The four independent clocks side by side.
 #[component]
 fn Clocks(client: ClientSettings, server: ServerSettings, packet_size: u32) -> impl IntoView {
@@ -51,7 +43,7 @@ fn Clocks(client: ClientSettings, server: ServerSettings, packet_size: u32) -> i
         view! {
             <div class="clock" data-testid="clock">
                 <span class="clock-name">{name}</span>
-                <strong class="clock-rate">{format!("{}/s", tenths(per_second))}</strong>
+                <strong class="clock-rate">{format!("{per_second:.1}/s")}</strong>
                 <span class="clock-every">{format!("every {every} ms")}</span>
                 <span class="clock-detail">{detail}</span>
             </div>

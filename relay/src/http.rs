@@ -51,16 +51,17 @@ pub const MAX_REQUEST_BODY: usize = 16 * 1024;
 /// The relay's whole surface: the capabilities' routes, the Origin check, the body limit, the
 /// page.
 pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<String>) -> Router {
-    // The page's files go gzipped where the build left a .gz beside them. Any other path is
+    // The page's files go in brotli or gzip, whichever the browser takes, where the build left
+    // a .br and a .gz beside them (brotli where both are taken). Any other path is
     // the page (its routes live in the URL), except a content-named file that is missing: that
     // is a 404, or a browser would keep the page under the file's name for a year. A path under
     // `/watch/` (`/watch/ADDR`) is the watch page.
-    let files = ServeDir::new(dist).precompressed_gzip();
+    let files = ServeDir::new(dist).precompressed_br().precompressed_gzip();
     let policy = axum::middleware::map_response(cache_policy);
     let page_at = |html: PathBuf| {
         let page = files
             .clone()
-            .fallback(ServeFile::new(html).precompressed_gzip());
+            .fallback(ServeFile::new(html).precompressed_br().precompressed_gzip());
         Router::new().fallback_service(page).layer(policy.clone())
     };
     let routes = capabilities
@@ -286,6 +287,68 @@ mod tests {
             let watch = call(&app, get_request(path)).await;
             assert_eq!(watch, (StatusCode::OK, "<p>watch</p>".into()), "{path}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_file_goes_in_the_smallest_encoding_the_browser_takes() {
+        let dist = tempfile::tempdir().unwrap();
+        for (name, body) in [
+            ("index.html", "page"),
+            ("index.html.gz", "page in gzip"),
+            ("index.html.br", "page in brotli"),
+            ("app-9a579348f9b5623b.js", "code"),
+            ("app-9a579348f9b5623b.js.gz", "code in gzip"),
+            ("app-9a579348f9b5623b.js.br", "code in brotli"),
+            ("only-gz-9a579348f9b5623b.css", "style"),
+            ("only-gz-9a579348f9b5623b.css.gz", "style in gzip"),
+        ] {
+            std::fs::write(dist.path().join(name), body).unwrap();
+        }
+        let app = app(dist.path());
+        let fetch = |uri: &'static str, accepts: &'static str| {
+            let app = app.clone();
+            async move {
+                let request = super::oneshot::request(
+                    axum::http::Method::GET,
+                    uri,
+                    &[("accept-encoding", accepts)],
+                );
+                let response = app.oneshot(request).await.unwrap();
+                let encoding = response
+                    .headers()
+                    .get("content-encoding")
+                    .map(|v| v.to_str().unwrap().to_owned());
+                let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+                    .await
+                    .unwrap();
+                (encoding, String::from_utf8_lossy(&body).into_owned())
+            }
+        };
+        let chromium = "gzip, deflate, br, zstd";
+        for path in ["/", "/some/route"] {
+            assert_eq!(
+                fetch(path, chromium).await,
+                (Some("br".into()), "page in brotli".into())
+            );
+        }
+        assert_eq!(
+            fetch("/app-9a579348f9b5623b.js", chromium).await,
+            (Some("br".into()), "code in brotli".into())
+        );
+        // A browser that takes only gzip (plain HTTP to a remote host), or nothing.
+        assert_eq!(
+            fetch("/app-9a579348f9b5623b.js", "gzip, deflate").await,
+            (Some("gzip".into()), "code in gzip".into())
+        );
+        assert_eq!(
+            fetch("/app-9a579348f9b5623b.js", "identity").await,
+            (None, "code".into())
+        );
+        // Where the build left only a .gz, brotli's takers get that.
+        assert_eq!(
+            fetch("/only-gz-9a579348f9b5623b.css", chromium).await,
+            (Some("gzip".into()), "style in gzip".into())
+        );
     }
 
     #[tokio::test]

@@ -111,16 +111,22 @@ const MIN_HASH_DIGITS: usize = 12;
 
 /// How long a browser keeps a page file: one named by its content for a year, without asking
 /// again (a new build names its files anew, the session worker's included); any other (the
-/// HTML) checked each time, which costs a 304 when unchanged.
+/// HTML) checked each time, which costs a 304 when unchanged. The same path answers in brotli,
+/// gzip or neither by what the browser takes, so a shared cache must key on that too.
 async fn cache_policy(uri: axum::http::Uri, mut response: Response) -> Response {
     let policy = if response.status().is_success() && content_hashed(uri.path()) {
         "public, max-age=31536000, immutable"
     } else {
         "no-cache"
     };
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         axum::http::header::CACHE_CONTROL,
         axum::http::HeaderValue::from_static(policy),
+    );
+    headers.insert(
+        axum::http::header::VARY,
+        axum::http::HeaderValue::from_static("accept-encoding"),
     );
     response
 }
@@ -314,6 +320,7 @@ mod tests {
                     &[("accept-encoding", accepts)],
                 );
                 let response = app.oneshot(request).await.unwrap();
+                assert_eq!(response.headers()["vary"], "accept-encoding", "{uri}");
                 let encoding = response
                     .headers()
                     .get("content-encoding")

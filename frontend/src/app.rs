@@ -78,7 +78,7 @@ pub fn App() -> impl IntoView {
         <main>
             <ServerList feed=feed selected=selected view=view personal=personal />
             <div class="side">
-                <crate::history::Sparkline />
+                <crate::history::Sparkline after=feed.connected.into() />
                 <WulframServers feed=feed />
                 <FindPlayer feed=feed selected=selected />
                 <WatchList feed=feed personal=personal selected=selected />

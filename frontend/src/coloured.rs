@@ -11,3 +11,26 @@ pub fn Coloured(#[prop(into)] text: String) -> impl IntoView {
         .map(|span| view! { <span class=format!("c{}", span.colour)>{span.text}</span> })
         .collect_view()
 }
+
+/// `text` with its colour codes as the markup [`Coloured`] builds, for an `innerHTML`: the list's
+/// rows set one string where `Coloured` would build an element per colour.
+pub fn markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for span in text::spans(text) {
+        out.push_str("<span class=\"c");
+        out.push(char::from(b'0' + span.colour));
+        out.push_str("\">");
+        for c in span.text.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c => out.push(c),
+            }
+        }
+        out.push_str("</span>");
+    }
+    out
+}

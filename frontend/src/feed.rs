@@ -55,11 +55,19 @@ impl Feed {
         crate::net::to_json(&PageMessage::Watch { addr }).unwrap_or_default()
     }
 
-    fn apply(&self, message: FeedMessage) {
-        let touched = self
-            .list
-            .try_update_value(|list| list.apply(&message))
-            .flatten();
+    fn apply(&self, mut message: FeedMessage) {
+        let touched = match &mut message {
+            // The list is taken as it came, not copied.
+            FeedMessage::Keyframe { seq, servers, .. } => {
+                let servers = std::mem::take(servers);
+                self.list.update_value(|list| list.replace(*seq, servers));
+                Some(Touched::All)
+            }
+            message => self
+                .list
+                .try_update_value(|list| list.apply(message))
+                .flatten(),
+        };
         let fresh = touched.is_some();
         match touched {
             Some(Touched::All) => {

@@ -41,12 +41,19 @@ pub fn hand_over() -> Option<String> {
         .is_some_and(|e| e.id() == "first-search");
     let list_scrolled = inside(&first, ".table-scroll").map_or(0, |e| e.scroll_top());
     let page_scrolled = window().scroll_y().unwrap_or(0.0);
-    app.set_hidden(false);
-    if let Some(list) = inside(&app, ".table-scroll") {
-        list.set_scroll_top(list_scrolled);
-    }
+    // The first screen goes before the app shows, and a scroll is set only where there is one
+    // to carry over: setting one makes the browser lay the page out there and then, once for
+    // each, and the app's first layout is a good part of the hand-over.
     first.remove();
-    window().scroll_to_with_x_and_y(0.0, page_scrolled);
+    app.set_hidden(false);
+    if list_scrolled > 0 {
+        if let Some(list) = inside(&app, ".table-scroll") {
+            list.set_scroll_top(list_scrolled);
+        }
+    }
+    if page_scrolled > 0.0 {
+        window().scroll_to_with_x_and_y(0.0, page_scrolled);
+    }
     if focused {
         if let Some(input) = doc
             .get_element_by_id("search")

@@ -99,7 +99,11 @@ pub fn ServerHistory(selected: RwSignal<Option<String>>) -> impl IntoView {
 
 /// Every server's players together over the last day, above the list.
 #[component]
-pub fn Sparkline() -> impl IntoView {
+pub fn Sparkline(
+    /// Becomes true once the list is on screen: the chart waits for it, so on a slow link it
+    /// does not share the bandwidth with the page's code and the list.
+    after: Signal<bool>,
+) -> impl IntoView {
     let svg = RwSignal::new(None::<String>);
     let load = move || {
         spawn_local(async move {
@@ -109,7 +113,13 @@ pub fn Sparkline() -> impl IntoView {
             }
         })
     };
-    load();
+    Effect::new(move |loaded: Option<bool>| {
+        if loaded == Some(true) || !after.get() {
+            return loaded.unwrap_or(false);
+        }
+        load();
+        true
+    });
     // The totals are tallied once a minute; a fresh chart every five is plenty.
     let handle = set_interval_with_handle(load, std::time::Duration::from_secs(300)).ok();
     on_cleanup(move || {

@@ -7,7 +7,6 @@ use leptos::prelude::*;
 use protocol::browse::{cells, plain_lower, search_text, text_matches, Column, Tri, View};
 use protocol::relay_api::{Reachability, ServerInfo};
 
-use crate::coloured::Coloured;
 use crate::feed::Feed;
 use crate::personal::Personal;
 
@@ -192,16 +191,23 @@ pub fn ServerList(
     });
     let quiet_at = StoredValue::new(0.0f64);
     let pointer_over = StoredValue::new(false);
+    // A row focused from the keyboard holds the order too: a row is a place on screen, and
+    // Enter there must open the server the visitor moved to.
+    let keyboard_inside = StoredValue::new(false);
+    let release = move || {
+        if !pointer_over.get_value()
+            && !keyboard_inside.get_value()
+            && js_sys::Date::now() >= quiet_at.get_value()
+        {
+            held.set(false);
+        }
+    };
     let hold_a_while = move || {
         let until = js_sys::Date::now() + HOLD_AFTER_TOUCH_MS;
         quiet_at.set_value(until);
         held.set(true);
         set_timeout(
-            move || {
-                if !pointer_over.get_value() && js_sys::Date::now() >= quiet_at.get_value() {
-                    held.set(false);
-                }
-            },
+            release,
             std::time::Duration::from_millis(HOLD_AFTER_TOUCH_MS as u64 + 10),
         );
     };
@@ -214,10 +220,21 @@ pub fn ServerList(
     let on_pointer_leave = move |ev: leptos::ev::PointerEvent| {
         if ev.pointer_type() == "mouse" {
             pointer_over.set_value(false);
-            if js_sys::Date::now() >= quiet_at.get_value() {
-                held.set(false);
-            }
+            release();
         }
+    };
+    let on_focus_in = move |ev: leptos::ev::FocusEvent| {
+        let keyboard = event_target::<web_sys::Element>(&ev)
+            .matches(":focus-visible")
+            .unwrap_or(false);
+        keyboard_inside.set_value(keyboard);
+        if keyboard {
+            held.set(true);
+        }
+    };
+    let on_focus_out = move |_: leptos::ev::FocusEvent| {
+        keyboard_inside.set_value(false);
+        release();
     };
     // The first time rows are on screen, for the page benchmark.
     Effect::new(move |marked: Option<bool>| {
@@ -337,6 +354,8 @@ pub fn ServerList(
                 on:keydown=on_keydown
                 on:pointerenter=on_pointer_enter
                 on:pointerleave=on_pointer_leave
+                on:focusin=on_focus_in
+                on:focusout=on_focus_out
                 on:touchstart=move |_| hold_a_while()
                 data-held=move || held.get().to_string()
                 tabindex="-1"
@@ -359,15 +378,25 @@ pub fn ServerList(
                         <tr class="spacer" aria-hidden="true">
                             <td colspan="9" style:height=move || px(window_rows().0 as f64 * row_px.get())></td>
                         </tr>
+                        // A row is a place in the list, not a server: when the search or the
+                        // filters change what is shown, the rows in view keep their elements and
+                        // only their text changes, which costs a keystroke far less than new rows.
                         <For
                             each=move || {
                                 let (first, last, _) = window_rows();
-                                shown.with(|list| list[first..last].to_vec())
+                                first..last
                             }
-                            key=|addr| addr.clone()
-                            let:addr
+                            key=|at| *at
+                            let:at
                         >
-                            <Row addr=addr.to_string() feed=feed selected=selected clock=clock personal=personal held=held />
+                            <Row
+                                addr=Memo::new(move |_| shown.with(|list| list.get(at).cloned()))
+                                feed=feed
+                                selected=selected
+                                clock=clock
+                                personal=personal
+                                held=held
+                            />
                         </For>
                         <tr class="spacer" aria-hidden="true">
                             <td colspan="9" style:height=move || {
@@ -587,44 +616,57 @@ fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
 
 #[component]
 fn Row(
-    addr: String,
+    /// The server at this place in the list, if the list reaches it.
+    addr: Memo<Option<Arc<str>>>,
     feed: Feed,
     selected: RwSignal<Option<String>>,
     clock: RwSignal<u64>,
     personal: Personal,
     held: RwSignal<bool>,
 ) -> impl IntoView {
-    // The row stays while its server changes, so focus and selection survive live updates;
-    // only its cells are redrawn.
-    let server = {
-        let addr = addr.clone();
-        Memo::new(move |_| feed.servers.with(|all| all.get(&addr).map(RowData::of)))
-    };
-    // Changed while the order waits: marked, since it does not move.
+    // Only the cells change, in place, so focus and selection survive live updates.
+    let server = Memo::new(move |_| {
+        addr.with(|addr| {
+            let addr = addr.as_deref()?;
+            feed.servers.with(|all| all.get(addr).map(RowData::of))
+        })
+    });
+    // Changed while the order waits: marked, since it does not move. Another server come to
+    // this place is not a change.
     let changed = RwSignal::new(false);
-    Effect::new(move |seen: Option<()>| {
+    Effect::new(move |was: Option<Option<Arc<str>>>| {
         server.track();
-        if seen.is_some() && held.get_untracked() {
-            changed.set(true);
+        let now = addr.get();
+        match was {
+            Some(was) if was == now && held.get_untracked() => changed.set(true),
+            Some(_) => changed.set(false),
+            None => {}
         }
+        now
     });
     Effect::new(move |_| {
         if !held.get() {
             changed.set(false);
         }
     });
-    let is_selected = {
-        let addr = addr.clone();
-        Memo::new(move |_| selected.with(|s| s.as_deref() == Some(addr.as_str())))
-    };
+    let is_selected = Memo::new(move |_| {
+        addr.with(|addr| {
+            selected.with(|s| s.as_deref().is_some_and(|s| Some(s) == addr.as_deref()))
+        })
+    });
     let reachability = move |state: Reachability| {
         move || server.with(|s| s.as_ref().is_some_and(|s| s.reachability == state))
     };
-    let select = {
-        let addr = addr.clone();
-        move || selected.set(Some(addr.clone()))
+    let select = move || {
+        if let Some(addr) = addr.get_untracked() {
+            selected.set(Some(addr.to_string()));
+        }
     };
-    let select_on_key = select.clone();
+    let text = move |field: fn(&RowData) -> &str| {
+        move || server.with(|s| s.as_ref().map_or_else(String::new, |s| field(s).to_owned()))
+    };
+    let flag = move |on: fn(&RowData) -> bool| move || server.with(|s| s.as_ref().is_some_and(on));
+    let updated = move || server.with(|s| s.as_ref().and_then(|s| s.updated_ms));
     view! {
         <tr
             class:online=reachability(Reachability::Online)
@@ -635,14 +677,26 @@ fn Row(
             class:selected=is_selected
             class:changed=move || changed.get()
             data-testid="server-row"
-            data-addr=addr.clone()
+            data-addr=move || addr.get().map(|a| a.to_string())
             tabindex="0"
             aria-selected=move || is_selected.get().to_string()
             on:click=move |_| select()
-            on:keydown=move |ev| if ev.key() == "Enter" { select_on_key() }
+            on:keydown=move |ev| if ev.key() == "Enter" { select() }
         >
-            {move || server.get().map(|s| cells(s, clock))}
-            <td><Star addr=addr.clone() personal=personal /></td>
+            <td class="name" inner_html=text(|s| &s.hostname_html)></td>
+            <td>{text(|s| &s.map)}</td>
+            <td>{text(|s| &s.gametype)}</td>
+            <td>{text(|s| &s.game)}</td>
+            <td class="num" data-testid="players">{text(|s| &s.players)}</td>
+            <td class="num ping" data-testid="ping">{text(|s| &s.ping)}</td>
+            <td class="flags">
+                {move || flag(|s| s.password)().then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
+                {move || flag(|s| s.punkbuster)().then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
+            </td>
+            <td class="num age" title="Time since the server last answered">
+                {move || cells::age(clock.get(), updated())}
+            </td>
+            <td><Star addr=Signal::derive(move || addr.get().map(|a| a.to_string()).unwrap_or_default()) personal=personal /></td>
         </tr>
     }
 }
@@ -650,7 +704,8 @@ fn Row(
 /// What a row draws of its server: a row copies this much, not the players and settings.
 #[derive(Clone, PartialEq)]
 struct RowData {
-    hostname: String,
+    /// The name in its colours, as markup: one `innerHTML` per row, not an element per colour.
+    hostname_html: String,
     map: String,
     gametype: String,
     game: String,
@@ -665,7 +720,7 @@ struct RowData {
 impl RowData {
     fn of(server: &ServerInfo) -> Self {
         Self {
-            hostname: server.hostname.clone(),
+            hostname_html: crate::coloured::markup(&server.hostname),
             map: server.map.clone(),
             gametype: server.gametype.clone(),
             game: server.game.clone(),
@@ -679,34 +734,13 @@ impl RowData {
     }
 }
 
-/// A server's cells in the list.
-fn cells(server: RowData, clock: RwSignal<u64>) -> impl IntoView {
-    let (ping, players, updated) = (server.ping, server.players, server.updated_ms);
-    view! {
-        <td class="name"><Coloured text=server.hostname /></td>
-        <td>{server.map}</td>
-        <td>{server.gametype}</td>
-        <td>{server.game}</td>
-        <td class="num" data-testid="players">{players}</td>
-        <td class="num ping" data-testid="ping">{ping}</td>
-        <td class="flags">
-            {server.password.then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
-            {server.punkbuster.then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
-        </td>
-        <td class="num age" title="Time since the server last answered">{move || cells::age(clock.get(), updated)}</td>
-    }
-}
-
 /// The favourite toggle; it does not select the row it sits in.
 #[component]
-pub fn Star(addr: String, personal: Personal) -> impl IntoView {
-    let favorite = {
-        let addr = addr.clone();
-        Memo::new(move |_| {
-            personal.favorites.track();
-            personal.is_favorite(&addr)
-        })
-    };
+pub fn Star(#[prop(into)] addr: Signal<String>, personal: Personal) -> impl IntoView {
+    let favorite = Memo::new(move |_| {
+        personal.favorites.track();
+        addr.with(|addr| personal.is_favorite(addr))
+    });
     view! {
         <button
             type="button"
@@ -716,7 +750,7 @@ pub fn Star(addr: String, personal: Personal) -> impl IntoView {
             aria-label=move || if favorite.get() { "Remove from favorites" } else { "Add to favorites" }
             on:click=move |ev| {
                 ev.stop_propagation();
-                personal.toggle_favorite(&addr);
+                personal.toggle_favorite(&addr.get_untracked());
             }
         >
             {move || if favorite.get() { "★" } else { "☆" }}

@@ -131,9 +131,16 @@ impl Default for View {
     }
 }
 
-/// Lowercase text without colour codes, for matching.
+/// Lowercase text without colour codes, for matching. Names are mostly ASCII: those take one
+/// pass and one allocation (the page builds 5,000 of these as the list arrives).
 pub fn plain_lower(text: &str) -> String {
-    strip(text).to_lowercase()
+    if text.is_ascii() {
+        let mut lower = strip(text);
+        lower.make_ascii_lowercase();
+        lower
+    } else {
+        strip(text).to_lowercase()
+    }
 }
 
 impl View {
@@ -509,6 +516,19 @@ pub mod cells {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn plain_lower_drops_colours_and_case_in_ascii_and_beyond() {
+        for (text, plain) in [
+            ("^1Red ^7WHITE", "red white"),
+            ("^^1Caret^", "^caret^"),
+            ("^7\u{c9}COLE ^2\u{c4}\u{d6}", "\u{e9}cole \u{e4}\u{f6}"),
+            ("", ""),
+        ] {
+            assert_eq!(super::plain_lower(text), plain, "{text:?}");
+            assert_eq!(super::plain_lower(text), super::strip(text).to_lowercase());
+        }
+    }
+
     #[test]
     fn the_filters_button_counts_what_differs_from_the_defaults() {
         assert_eq!(View::default().filters_label(), "Filters");

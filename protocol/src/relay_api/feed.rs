@@ -402,15 +402,20 @@ pub enum Touched {
 }
 
 impl FeedList {
+    /// Takes a keyframe's list as it is, without a copy (the page's 5,000 summaries).
+    pub fn replace(&mut self, seq: u64, servers: Vec<Summary>) {
+        self.seq = seq;
+        self.summaries = servers.into_iter().map(|s| (s.id, s)).collect();
+        let summaries = &self.summaries;
+        self.players.retain(|id, _| summaries.contains_key(id));
+    }
+
     /// Applies a list message. `None`: a tick already applied, or a message that is not about
     /// the list (the masters, progress and Wulfram servers a `Changes` carries are the caller's).
     pub fn apply(&mut self, message: &FeedMessage) -> Option<Touched> {
         match message {
             FeedMessage::Keyframe { seq, servers, .. } => {
-                self.seq = *seq;
-                self.summaries = servers.iter().map(|s| (s.id, s.clone())).collect();
-                let summaries = &self.summaries;
-                self.players.retain(|id, _| summaries.contains_key(id));
+                self.replace(*seq, servers.clone());
                 Some(Touched::All)
             }
             FeedMessage::Players { servers, .. } => {

@@ -20,16 +20,7 @@ pub fn markup(text: &str) -> String {
         out.push_str("<span class=\"c");
         out.push(char::from(b'0' + span.colour));
         out.push_str("\">");
-        for c in span.text.chars() {
-            match c {
-                '&' => out.push_str("&amp;"),
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '"' => out.push_str("&quot;"),
-                '\'' => out.push_str("&#39;"),
-                c => out.push(c),
-            }
-        }
+        out.push_str(&protocol::browse::escape_markup(&span.text));
         out.push_str("</span>");
     }
     out

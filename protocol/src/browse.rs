@@ -325,6 +325,22 @@ impl View {
     }
 }
 
+/// `text` made safe to place in HTML or SVG, as text or inside a quoted attribute.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whether a server's [`search_text`] matches a search's [`plain_lower`] text (an empty one
 /// matches every server).
 pub fn text_matches(needle: &str, text: &str) -> bool {
@@ -516,6 +532,14 @@ pub mod cells {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn markup_is_escaped_for_text_and_quoted_attributes() {
+        assert_eq!(
+            super::escape_markup("<b a=\"x\" b='y'>Tom & Jerry</b>"),
+            "&lt;b a=&quot;x&quot; b=&#39;y&#39;&gt;Tom &amp; Jerry&lt;/b&gt;"
+        );
+    }
+
     #[test]
     fn plain_lower_drops_colours_and_case_in_ascii_and_beyond() {
         for (text, plain) in [

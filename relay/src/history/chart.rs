@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+/// Text in the charts is escaped as the page's is.
+use protocol::browse::escape_markup as esc;
 use protocol::relay_api::history::{Point, Population, ServerHistory};
 use time::{OffsetDateTime, UtcOffset};
 
@@ -16,14 +18,6 @@ const LEFT: f64 = 24.0;
 const BOTTOM: f64 = 16.0;
 
 const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-
-/// Escapes text for SVG.
-fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 const MONTHS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",

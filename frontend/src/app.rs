@@ -4,12 +4,12 @@ use leptos::prelude::*;
 use protocol::browse::cells;
 use protocol::relay_api::MasterState;
 
-use crate::detail::Detail;
+use crate::bus;
 use crate::feed::Feed;
 use crate::header::{Page, PageHeader};
 use crate::list::{view_from_url, ServerList};
+use crate::panels::{Waiting, ROOT, WAITING};
 use crate::personal::Personal;
-use crate::tools::{FindPlayer, Toasts, WatchList};
 use crate::watch::watched_in_location;
 use crate::wulfram::WulframServers;
 
@@ -40,16 +40,21 @@ pub fn App() -> impl IntoView {
             personal.viewed(&addr);
         }
     });
-    // Watched names: the first directory only records where they are; later ones alert.
-    let looked = StoredValue::new(false);
+    // The side panels (their own wasm) come when a visitor reaches for them: a server
+    // selected, the side touched, or a watch list whose alerts they raise.
+    bus::share_selection(selected);
+    bus::serve_panels(feed.to_panels, selected);
+    let asked = StoredValue::new(false);
+    let reach = move || {
+        if !asked.get_value() {
+            asked.set_value(true);
+            bus::load_panels();
+        }
+    };
     Effect::new(move |_| {
-        personal.watch.track();
-        feed.servers.with(|all| {
-            if !all.is_empty() {
-                personal.check(all, !looked.get_value());
-                looked.set_value(true);
-            }
-        })
+        if selected.with(Option::is_some) {
+            reach();
+        }
     });
     // The relay's first screen (the list) stays until the list has come; then the app takes
     // its place.
@@ -60,6 +65,9 @@ pub fn App() -> impl IntoView {
         request_animation_frame(move || {
             if let Some(typed) = crate::first_screen::hand_over() {
                 view.update(|v| v.text = typed);
+            }
+            if personal.watch.with_untracked(|w| !w.is_empty()) {
+                reach();
             }
         });
         true
@@ -80,12 +88,12 @@ pub fn App() -> impl IntoView {
             <div class="side">
                 <crate::history::Sparkline after=feed.connected.into() />
                 <WulframServers feed=feed />
-                <FindPlayer feed=feed selected=selected />
-                <WatchList feed=feed personal=personal selected=selected />
-                <Detail feed=feed selected=selected personal=personal />
+                <div class="panels" on:pointerdown=move |_| reach() on:focusin=move |_| reach()>
+                    <div id=WAITING class="panels"><Waiting selected=selected /></div>
+                    <div id=ROOT class="panels"></div>
+                </div>
             </div>
         </main>
-        <Toasts personal=personal selected=selected />
     }
 }
 

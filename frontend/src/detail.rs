@@ -9,6 +9,9 @@ use crate::feed::Feed;
 use crate::list::Star;
 use crate::personal::Personal;
 
+/// What the detail says before a server is selected.
+pub const HINT: &str = "Select a server to see its players and settings.";
+
 #[component]
 pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal) -> impl IntoView {
     // The whole record once the relay sent it, or the page's own answer from Refresh now if
@@ -28,7 +31,7 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
     view! {
         <aside class="detail" aria-live="polite">
             {move || match server() {
-                None => view! { <p class="hint">"Select a server to see its players and settings."</p> }.into_any(),
+                None => view! { <p class="hint">{HINT}</p> }.into_any(),
                 Some(server) => view! { <ServerDetail server=server personal=personal asked=asked /> }.into_any(),
             }}
             // Outside the record's re-rendering: it fetches when the server or range changes.

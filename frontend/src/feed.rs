@@ -13,6 +13,7 @@ use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Parts, Touc
 use protocol::relay_api::{MasterStatus, PageMessage, Progress, ServerInfo, WulframServer};
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::bus::{self, ToPanels};
 use crate::net::{sleep, ws_url};
 
 /// The page's copy of the directory.
@@ -27,12 +28,15 @@ pub struct Feed {
     /// The server this page shows in detail; the relay refreshes it more often and sends it
     /// whole.
     pub watched: RwSignal<Option<String>>,
-    /// The whole record of the watched server, once the relay sent it.
+    /// The whole record of the watched server, once the relay sent it (the latest sent: a
+    /// reader checks it is the server it shows).
     pub detail: RwSignal<Option<ServerInfo>>,
     /// Summaries and player names by feed id, which later messages name servers by.
     list: StoredValue<FeedList>,
     /// Messages for the relay, to the current connection.
     outbox: StoredValue<Option<mpsc::UnboundedSender<String>>>,
+    /// The list's feed forwards every message to the side panels (`bus.rs`).
+    pub to_panels: StoredValue<ToPanels>,
 }
 
 impl Feed {
@@ -47,6 +51,7 @@ impl Feed {
             detail: RwSignal::new(None),
             list: StoredValue::new(FeedList::default()),
             outbox: StoredValue::new(None),
+            to_panels: StoredValue::new(ToPanels::default()),
         }
     }
 
@@ -116,11 +121,9 @@ impl Feed {
                     self.wulfram.set(wulfram);
                 }
             }
-            FeedMessage::Detail { server }
-                if self.watched.get_untracked().as_deref() == Some(server.addr.as_str()) =>
-            {
-                self.detail.set(Some(server));
-            }
+            // Whichever server it is: the detail shows it only for the server selected (which,
+            // in the side panels, may be learned after the record came).
+            FeedMessage::Detail { server } => self.detail.set(Some(server)),
             _ => {}
         }
     }
@@ -145,8 +148,14 @@ impl Feed {
         });
     }
 
-    /// Follows the relay for the life of the page.
+    /// The side panels' copy: every message the list's feed forwards (`bus.rs`).
+    pub fn follow_list(self) {
+        bus::from_list(move |bytes| self.message(&bytes));
+    }
+
+    /// Follows the relay for the life of the page, forwarding what it says to the side panels.
     pub fn start(self) {
+        self.to_panels.set_value(ToPanels::new());
         Effect::new(move |_| {
             self.watched.track();
             self.detail.set(None);
@@ -214,15 +223,23 @@ impl Feed {
                 return;
             }
         };
-        if !self.connected_once() {
+        let first = !self.connected_once();
+        if first {
             mark("muster-list-bytes");
         }
+        self.message(&bytes);
+        if first && self.connected_once() {
+            mark("muster-list");
+        }
+    }
+
+    /// One whole message from the relay.
+    fn message(&self, bytes: &[u8]) {
         self.connected.set(true);
-        match FeedMessage::decode(&bytes) {
+        match FeedMessage::decode(bytes) {
             Ok(message) => {
-                if matches!(message, FeedMessage::Keyframe { .. }) {
-                    mark("muster-list");
-                }
+                let list = matches!(message, FeedMessage::Keyframe { .. });
+                self.to_panels.update_value(|to| to.send(bytes, list));
                 self.apply(message);
             }
             Err(e) => leptos::logging::warn!("unreadable relay message: {e}"),

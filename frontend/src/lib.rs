@@ -5,6 +5,7 @@
 mod admin;
 mod app;
 mod bridge;
+mod bus;
 mod coloured;
 mod detail;
 mod feed;
@@ -13,6 +14,7 @@ mod header;
 mod history;
 mod list;
 mod net;
+mod panels;
 mod personal;
 mod tools;
 mod tuning;
@@ -24,6 +26,12 @@ mod wulfram;
 pub fn page() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to(first_screen::app_root(), app::App).forget();
+}
+
+/// The side panels, started by the server browser when first reached for (`panels.rs`).
+pub fn panels() {
+    console_error_panic_hook::set_once();
+    panels::start();
 }
 
 /// The admin console, shown in the server detail's Admin tab.

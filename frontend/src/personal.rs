@@ -10,21 +10,37 @@ use protocol::relay_api::ServerInfo;
 /// Servers the recent list keeps.
 const RECENT: usize = 20;
 
-/// A value kept in localStorage under `key`: loaded once (the default when absent or
-/// unreadable), saved again on every change.
-pub fn saved<T>(key: &'static str) -> RwSignal<T>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned + Default + Send + Sync + 'static,
-{
-    let storage = || window().local_storage().ok().flatten();
-    let loaded: T = storage()
+fn storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+fn load<T: serde::de::DeserializeOwned + Default>(key: &str) -> T {
+    storage()
         .and_then(|s| s.get_item(key).ok().flatten())
         .and_then(|json| crate::net::from_json(&json))
-        .unwrap_or_default();
-    let value = RwSignal::new(loaded);
-    Effect::new(move |_| {
+        .unwrap_or_default()
+}
+
+/// A value kept in localStorage under `key`: loaded once (the default when absent or
+/// unreadable), saved again on every change, and loaded again when the page's other module
+/// (the list or the side panels, `bus.rs`) saved it.
+pub fn saved<T>(key: &'static str) -> RwSignal<T>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Default + PartialEq + Send + Sync + 'static,
+{
+    let value = RwSignal::new(load::<T>(key));
+    Effect::new(move |ran: Option<()>| {
         if let (Some(storage), Some(json)) = (storage(), value.with(crate::net::to_json)) {
             let _ = storage.set_item(key, &json);
+            if ran.is_some() {
+                crate::bus::saved(key);
+            }
+        }
+    });
+    crate::bus::on_saved(key, move || {
+        let now = load::<T>(key);
+        if value.with_untracked(|v| *v != now) {
+            value.set(now);
         }
     });
     value

@@ -10,8 +10,13 @@ use crate::personal::{ask_for_notifications, notifications_allowed, Personal};
 
 /// Players whose names contain the text, on every server, each a link to its server.
 #[component]
-pub fn FindPlayer(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView {
-    let text = RwSignal::new(String::new());
+pub fn FindPlayer(
+    feed: Feed,
+    selected: RwSignal<Option<String>>,
+    /// What was typed before the panels came.
+    typed: String,
+) -> impl IntoView {
+    let text = RwSignal::new(typed);
     let results = move || {
         feed.servers
             .with(|all| find_player(all.values(), &text.get()))
@@ -66,8 +71,10 @@ pub fn WatchList(
     feed: Feed,
     personal: Personal,
     selected: RwSignal<Option<String>>,
+    /// What was typed before the panels came.
+    typed: String,
 ) -> impl IntoView {
-    let entry = RwSignal::new(String::new());
+    let entry = RwSignal::new(typed);
     let allowed = RwSignal::new(notifications_allowed());
     let add = move || {
         personal.add_watch(&entry.get_untracked());

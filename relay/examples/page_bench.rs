@@ -44,6 +44,19 @@ return {
 };
 "#;
 
+/// In the page, after a first visit: from a click on the first row to its server's name in
+/// the detail, whose panel is its own download (fetched on that first click).
+const DETAIL: &str = r#"
+const row = document.querySelector('[data-testid=server-row]');
+const start = performance.now();
+row.click();
+while (!document.querySelector('[data-testid=detail-name]')) {
+  if (performance.now() - start > 30000) return null;
+  await new Promise(r => setTimeout(r, 5));
+}
+return performance.now() - start;
+"#;
+
 /// An emulated link: its name in the JSON, its latency and its bandwidth each way.
 const LINKS: [(&str, u32, u32); 2] = [("1mbit", 40, 125_000), ("10mbit", 20, 1_250_000)];
 /// A laptop's screen and a phone's.
@@ -200,7 +213,8 @@ async fn main() -> anyhow::Result<()> {
                     bytes_per_second,
                 })
                 .await?;
-            let first = visit(&client, &url).await?;
+            let mut first = visit(&client, &url).await?;
+            first["detail_after_click_ms"] = client.execute_async_wrap(DETAIL, vec![]).await?;
             let repeat = visit(&client, &url).await?;
             client.close().await?;
             visits.insert(
@@ -252,6 +266,17 @@ async fn main() -> anyhow::Result<()> {
             _ => {}
         }
     }
+    // The side panels: their own download, when first reached for.
+    let mut panels = 0;
+    for entry in std::fs::read_dir(dist.join("panels"))? {
+        let path = entry?.path();
+        if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("wasm" | "js")
+        ) {
+            panels += gzipped(&path);
+        }
+    }
     let round = |v: &Value| v.as_f64().map(|f| (f * 100.0).round() / 100.0);
     println!(
         "{}",
@@ -272,6 +297,7 @@ async fn main() -> anyhow::Result<()> {
             "repeat_visit_over_html_bytes": repeat_over_html,
             "wasm_gzip_bytes": wasm,
             "session_worker_gzip_bytes": worker,
+            "panels_gzip_bytes": panels,
             "js_gzip_bytes": js,
             "total_gzip_kb": ((wasm + js) as f64 / 1024.0 * 10.0).round() / 10.0,
             "goals": {

@@ -126,9 +126,9 @@ pub fn build_page(root: &Path) -> Result<()> {
             .current_dir(root),
     )?;
     worker_names::rename(&root.join("dist"))?;
-    compress(&root.join("dist"))?;
-    // The watch view, tuning, the demo player and the admin console are pages of their own, built
-    // after the browser (whose build replaces dist/ whole), so its first download carries none.
+    // The watch view, tuning, the demo player, the admin console and the browser's side panels
+    // are pages of their own, built after the browser (whose build replaces dist/ whole), so
+    // its first download carries none.
     for (html, url) in SUBPAGES {
         let dist = root.join("dist").join(url.trim_matches('/'));
         status(
@@ -143,11 +143,13 @@ pub fn build_page(root: &Path) -> Result<()> {
         worker_names::rename(&dist)?;
         compress(&dist)?;
     }
-    Ok(())
+    worker_names::name_panels(&root.join("dist"))?;
+    compress(&root.join("dist"))
 }
 
 /// The pages besides the browser: their HTML, and the path each is served under.
-const SUBPAGES: [(&str, &str); 4] = [
+const SUBPAGES: [(&str, &str); 5] = [
+    ("frontend/panels.html", "/panels/"),
     ("frontend/watch.html", "/watch/"),
     ("frontend/tuning.html", "/tuning/"),
     ("frontend/playback.html", "/playback/"),
@@ -232,6 +234,7 @@ const PAGE_WASM: [(&str, &[&str]); 2] = [
             "muster-tuning",
             "muster-playback",
             "muster-admin",
+            "muster-panels",
         ],
     ),
     ("session/Cargo.toml", &["muster-session"]),

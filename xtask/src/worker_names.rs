@@ -41,13 +41,43 @@ pub fn rename(dist: &Path) -> Result<()> {
     std::fs::rename(file(&format!("{WORKER}_bg.wasm")), file(&wasm_name))?;
     std::fs::write(file(&loader_name), loader)?;
     std::fs::remove_file(&loader_path)?;
-    let html_path = file("index.html");
+    name_in_page(
+        dist,
+        &format!("<meta name=\"{WORKER}\" content=\"./{loader_name}\" />"),
+    )
+}
+
+/// Writes `meta` into the head of `dist/index.html`.
+fn name_in_page(dist: &Path, meta: &str) -> Result<()> {
+    let html_path = dist.join("index.html");
     let html = std::fs::read_to_string(&html_path).context("the page's index.html")?;
-    let meta = format!("<meta name=\"{WORKER}\" content=\"./{loader_name}\" />");
     let html = html.replacen("</head>", &format!("{meta}</head>"), 1);
-    anyhow::ensure!(html.contains(&meta), "index.html has no </head>");
+    anyhow::ensure!(html.contains(meta), "index.html has no </head>");
     std::fs::write(html_path, html)?;
     Ok(())
+}
+
+/// Names the side panels' JS and wasm (built by Trunk as a page of their own in
+/// `dist/panels/`, content-named there) in `dist/index.html`, where the server browser finds
+/// them when first reached for (`frontend/src/bus.rs`).
+pub fn name_panels(dist: &Path) -> Result<()> {
+    let built = std::fs::read_to_string(dist.join("panels/index.html"))
+        .context("the side panels' build, dist/panels/index.html")?;
+    let quoted_after = |before: &str| {
+        let start = built.find(before)? + before.len();
+        let end = start + built[start..].find('\'')?;
+        Some(built[start..end].to_owned())
+    };
+    let (Some(js), Some(wasm)) = (
+        quoted_after("as bindings from '"),
+        quoted_after("module_or_path: '"),
+    ) else {
+        anyhow::bail!("dist/panels/index.html names no JS and wasm: {built}");
+    };
+    name_in_page(
+        dist,
+        &format!("<meta name=\"muster-panels\" content=\"{js}\" data-wasm=\"{wasm}\" />"),
+    )
 }
 
 #[cfg(test)]
@@ -101,6 +131,43 @@ mod tests {
         )));
         // A page without the worker is left alone.
         rename(&dist.join("nothing-here")).unwrap();
+        std::fs::remove_dir_all(&dist).unwrap();
+    }
+
+    #[test]
+    fn the_page_names_the_side_panels_as_trunk_built_them() {
+        let dist = std::env::temp_dir().join(format!("muster-panels-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dist);
+        std::fs::create_dir_all(dist.join("panels")).unwrap();
+        std::fs::write(
+            dist.join("index.html"),
+            "<html><head></head><body></body></html>",
+        )
+        .unwrap();
+        // No build of the panels: an error that says what is missing.
+        let missing = name_panels(&dist).unwrap_err().to_string();
+        assert!(missing.contains("dist/panels/index.html"), "{missing}");
+        // Trunk's loader, as it writes it for `--public-url /panels/`.
+        std::fs::write(
+            dist.join("panels/index.html"),
+            "<script type=\"module\">\nimport init, * as bindings from '/panels/muster-panels-0123456789abcdef.js';\n\
+             const wasm = await init({ module_or_path: '/panels/muster-panels-0123456789abcdef_bg.wasm' });\n</script>",
+        )
+        .unwrap();
+        name_panels(&dist).unwrap();
+        let html = std::fs::read_to_string(dist.join("index.html")).unwrap();
+        assert_eq!(
+            html,
+            "<html><head><meta name=\"muster-panels\" content=\"/panels/muster-panels-0123456789abcdef.js\" \
+             data-wasm=\"/panels/muster-panels-0123456789abcdef_bg.wasm\" /></head><body></body></html>"
+        );
+        // A loader in another form is refused, not half read.
+        std::fs::write(
+            dist.join("panels/index.html"),
+            "<script src=\"x.js\"></script>",
+        )
+        .unwrap();
+        assert!(name_panels(&dist).is_err());
         std::fs::remove_dir_all(&dist).unwrap();
     }
 }

@@ -169,17 +169,7 @@ async fn join_check_reports_a_free_slot_a_full_server_and_a_password_from_the_pa
         ("free_slot", "a slot is free: you can join"),
     ];
     for (server, (kind, text)) in lab.servers.iter().zip(expected) {
-        let row = format!("tr[data-addr=\"{}\"]", server.addr);
-        eventually("the server is listed", async || {
-            client
-                .find(Locator::Css(&row))
-                .await
-                .map_err(|e| e.to_string())
-        })
-        .await
-        .click()
-        .await
-        .unwrap();
+        click(&client, &format!("tr[data-addr=\"{}\"]", server.addr)).await;
         eventually("the detail shows the server", async || {
             let name = text_of(&client, "[data-testid=detail-name]").await?;
             let want = strip(&server.snapshot().hostname);

@@ -15,6 +15,7 @@ mod detail;
 mod first_screen;
 mod history;
 mod list;
+mod panels;
 mod tuning;
 mod watch;
 
@@ -140,14 +141,30 @@ pub async fn set_input(client: &Client, id: &str, value: &str) {
         .unwrap();
 }
 
-pub async fn click(client: &Client, css: &str) {
+/// The attribute `name` of the element `css`, if both are there.
+pub async fn attr_of(client: &Client, css: &str, name: &str) -> Result<Option<String>, String> {
     client
         .find(Locator::Css(css))
         .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
+        .map_err(|e| e.to_string())?
+        .attr(name)
         .await
-        .unwrap();
+        .map_err(|e| e.to_string())
+}
+
+/// Clicks the element once it is there, as a user would wait for it (the side panels come
+/// with their own code, after the list).
+pub async fn click(client: &Client, css: &str) {
+    eventually(&format!("{css} is on the page"), async || {
+        client
+            .find(Locator::Css(css))
+            .await
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .click()
+    .await
+    .unwrap();
 }
 
 /// Waits until the watch view's scoreboard lists exactly `roster` on the field; its rows then.

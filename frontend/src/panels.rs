@@ -1,0 +1,109 @@
+//! The side panels beside the list: the selected server's detail, Find player, the watch list
+//! and its alerts. They are a wasm of their own (`muster-panels`), fetched only when a visitor
+//! reaches for one (`app.rs`: a server selected, the side touched, or a watch list to keep),
+//! so the first download is the list's alone. Until then the list draws their empty forms
+//! (`Waiting`); what was typed into them, and which had the focus, carries over.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
+
+use crate::bus;
+use crate::detail::Detail;
+use crate::feed::Feed;
+use crate::personal::{ask_for_notifications, notifications_allowed, Personal};
+use crate::tools::{FindPlayer, Toasts, WatchList};
+
+/// Where the panels mount, in the list's side column.
+pub const ROOT: &str = "panels";
+/// The panels' forms as the list draws them until the panels come.
+pub const WAITING: &str = "panels-waiting";
+/// The inputs that carry over from the waiting forms, by id.
+const FIND: &str = "find-player";
+const WATCH: &str = "watch-name";
+
+fn input(id: &str) -> Option<HtmlInputElement> {
+    document().get_element_by_id(id)?.dyn_into().ok()
+}
+
+/// Starts the panels in the list's page, in the waiting forms' place: in one task, so no
+/// keystroke falls between them.
+pub fn start() {
+    let (Some(root), Some(waiting)) = (
+        document().get_element_by_id(ROOT),
+        document().get_element_by_id(WAITING),
+    ) else {
+        leptos::logging::warn!("the side panels start only in the server browser's page");
+        return;
+    };
+    let typed = |id| input(id).map(|i| i.value()).unwrap_or_default();
+    let (find, watch) = (typed(FIND), typed(WATCH));
+    let focused = document().active_element().map(|e| e.id());
+    waiting.remove();
+    let root: web_sys::HtmlElement = root.unchecked_into();
+    leptos::mount::mount_to(root, move || view! { <Panels find=find watch=watch /> }).forget();
+    if let Some(input) = focused
+        .filter(|id| id == FIND || id == WATCH)
+        .and_then(|id| input(&id))
+    {
+        let _ = input.focus();
+    }
+}
+
+#[component]
+fn Panels(find: String, watch: String) -> impl IntoView {
+    let selected = RwSignal::new(None::<String>);
+    // The selection first: the list answers `READY` with the feed so far, then its selection.
+    bus::share_selection(selected);
+    let feed = Feed::new();
+    feed.follow_list();
+    let personal = Personal::load();
+    // Watched names: the first directory only records where they are; later ones alert.
+    let looked = StoredValue::new(false);
+    Effect::new(move |_| {
+        personal.watch.track();
+        feed.servers.with(|all| {
+            if !all.is_empty() {
+                personal.check(all, !looked.get_value());
+                looked.set_value(true);
+            }
+        })
+    });
+    view! {
+        <FindPlayer feed=feed selected=selected typed=find />
+        <WatchList feed=feed personal=personal selected=selected typed=watch />
+        <Detail feed=feed selected=selected personal=personal />
+        <Toasts personal=personal selected=selected />
+    }
+}
+
+/// The panels' forms as the list draws them until the panels come (the same ids and text, so
+/// nothing moves when they take over); `selected`: a server is waiting for its detail.
+#[component]
+pub fn Waiting(selected: RwSignal<Option<String>>) -> impl IntoView {
+    view! {
+        <section class="tool" aria-labelledby="find-player-title">
+            <h2 id="find-player-title">"Find player"</h2>
+            <input id=FIND type="search" placeholder="part of a name" autocomplete="off" />
+            <ul class="found"></ul>
+        </section>
+        <section class="tool" aria-labelledby="watch-title">
+            <h2 id="watch-title">"Watch list"</h2>
+            <form on:submit=|ev| ev.prevent_default()>
+                <input id=WATCH type="text" placeholder="a friend's name" />
+                <button type="submit">"Watch"</button>
+            </form>
+            <Show when=|| !notifications_allowed()>
+                <button type="button" class="ask" on:click=|_| ask_for_notifications()>
+                    "Notify me when they join"
+                </button>
+            </Show>
+            <ul class="watched"></ul>
+        </section>
+        <aside class="detail">
+            <p class="hint">
+                {move || if selected.get().is_some() { "Loading the server's detail…" } else { crate::detail::HINT }}
+            </p>
+        </aside>
+    }
+}

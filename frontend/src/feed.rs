@@ -9,7 +9,9 @@ use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
-use protocol::relay_api::feed::{page_masters, FeedList, FeedMessage, Parts, Touched};
+use protocol::relay_api::feed::{
+    page_masters, Body, FeedList, FeedMessage, Parts, Touched, MAX_KEYFRAME,
+};
 use protocol::relay_api::{MasterStatus, PageMessage, Progress, ServerInfo, WulframServer};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -148,9 +150,17 @@ impl Feed {
         });
     }
 
-    /// The side panels' copy: every message the list's feed forwards (`bus.rs`).
+    /// The side panels' copy: every message the list's feed forwards (`bus.rs`), in order.
     pub fn follow_list(self) {
-        bus::from_list(move |bytes| self.message(&bytes));
+        let (forwarded, mut messages) = mpsc::unbounded::<Vec<u8>>();
+        leptos::task::spawn_local(async move {
+            while let Some(bytes) = messages.next().await {
+                self.message(&bytes).await;
+            }
+        });
+        bus::from_list(move |bytes| {
+            let _ = forwarded.unbounded_send(bytes);
+        });
     }
 
     /// Follows the relay for the life of the page, forwarding what it says to the side panels.
@@ -193,7 +203,7 @@ impl Feed {
         // A long message (the list, the players index) comes in parts.
         let mut parts = Parts::default();
         for bytes in early {
-            self.received(&mut parts, &bytes);
+            self.received(&mut parts, &bytes).await;
         }
         loop {
             futures::select! {
@@ -201,7 +211,7 @@ impl Feed {
                     let Some(Ok(Message::Bytes(bytes))) = message else {
                         break;
                     };
-                    self.received(&mut parts, &bytes);
+                    self.received(&mut parts, &bytes).await;
                 }
                 text = outgoing.next() => {
                     let Some(text) = text else { break };
@@ -214,7 +224,7 @@ impl Feed {
         self.outbox.set_value(None);
     }
 
-    fn received(&self, parts: &mut Parts, part: &[u8]) {
+    async fn received(&self, parts: &mut Parts, part: &[u8]) {
         let bytes = match parts.push(part) {
             None => return,
             Some(Ok(bytes)) => bytes,
@@ -227,16 +237,34 @@ impl Feed {
         if first {
             mark("muster-list-bytes");
         }
-        self.message(&bytes);
+        self.message(&bytes).await;
         if first && self.connected_once() {
             mark("muster-list");
         }
     }
 
-    /// One whole message from the relay.
-    fn message(&self, bytes: &[u8]) {
+    /// One whole message from the relay; the next waits for it (a list may be inflating).
+    async fn message(&self, bytes: &[u8]) {
         self.connected.set(true);
-        match FeedMessage::decode(bytes) {
+        let inflated;
+        let body = match Body::of(bytes) {
+            Ok(Body::Plain(body)) => body,
+            Ok(Body::Deflated(packed)) => match inflate(packed).await {
+                Some(body) => {
+                    inflated = body;
+                    &inflated[..]
+                }
+                None => {
+                    leptos::logging::warn!("relay message did not inflate");
+                    return;
+                }
+            },
+            Err(e) => {
+                leptos::logging::warn!("unreadable relay message: {e}");
+                return;
+            }
+        };
+        match FeedMessage::from_postcard(body) {
             Ok(message) => {
                 let list = matches!(message, FeedMessage::Keyframe { .. });
                 self.to_panels.update_value(|to| to.send(bytes, list));
@@ -268,6 +296,22 @@ fn early_feed() -> Option<(WebSocket, Vec<Vec<u8>>)> {
         .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
         .collect();
     Some((WebSocket::try_from(socket).ok()?, early))
+}
+
+/// A deflated message's postcard, inflated by the browser (`DecompressionStream`); `None` if it
+/// is not raw DEFLATE or inflates past [`MAX_KEYFRAME`] (checked once inflated: the relay is
+/// the page's own origin).
+async fn inflate(packed: &[u8]) -> Option<Vec<u8>> {
+    let run = js_sys::Function::new_with_args(
+        "packed",
+        "return new Response(new Blob([packed]).stream() \
+           .pipeThrough(new DecompressionStream('deflate-raw'))).arrayBuffer()",
+    );
+    let promise = run.call1(&JsValue::NULL, &js_sys::Uint8Array::from(packed));
+    let promise: js_sys::Promise = promise.ok()?.dyn_into().ok()?;
+    let body = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    let body = js_sys::Uint8Array::new(&body);
+    (body.length() as usize <= MAX_KEYFRAME).then(|| body.to_vec())
 }
 
 /// A `performance` mark, for the page benchmark: the feed opening, the list arriving, the list

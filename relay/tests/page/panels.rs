@@ -125,5 +125,24 @@ async fn the_side_panels_come_when_reached_for_and_keep_what_was_typed() {
     })
     .await;
     screenshot(&client, "panels.png").await;
+
+    // A visitor with a watch list gets the panels at once: their alerts need them.
+    client
+        .execute(
+            "localStorage.setItem('muster.watch', JSON.stringify([arguments[0]]));",
+            vec![player.clone().into()],
+        )
+        .await
+        .unwrap();
+    client.refresh().await.unwrap();
+    every_server_answers(&client, 6).await;
+    eventually("the watch list is shown without a touch", async || {
+        let watched = text_of(&client, "[data-testid=watched]").await?;
+        watched
+            .contains(&format!("{player} playing on "))
+            .then_some(())
+            .ok_or(watched)
+    })
+    .await;
     client.close().await.unwrap();
 }

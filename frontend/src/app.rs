@@ -43,8 +43,10 @@ pub fn App() -> impl IntoView {
     // The side panels (their own wasm) come when a visitor reaches for them: a server
     // selected, the side touched, or a watch list whose alerts they raise.
     bus::share_selection(selected);
-    bus::serve_panels(feed.to_panels, selected);
-    let asked = StoredValue::new(false);
+    // The panels take the waiting forms' place themselves (in one task); the list then drops
+    // their view, which would otherwise follow the feed unseen.
+    let (panels, asked) = (RwSignal::new(false), StoredValue::new(false));
+    bus::serve_panels(feed.to_panels, selected, move || panels.set(true));
     let reach = move || {
         if !asked.get_value() {
             asked.set_value(true);
@@ -89,7 +91,9 @@ pub fn App() -> impl IntoView {
                 <crate::history::Sparkline after=feed.connected.into() />
                 <WulframServers feed=feed />
                 <div class="panels" on:pointerdown=move |_| reach() on:focusin=move |_| reach()>
-                    <div id=WAITING class="panels"><Waiting selected=selected /></div>
+                    <Show when=move || !panels.get()>
+                        <div id=WAITING class="panels"><Waiting feed=feed selected=selected /></div>
+                    </Show>
                     <div id=ROOT class="panels"></div>
                 </div>
             </div>

@@ -88,10 +88,15 @@ impl ToPanels {
     }
 }
 
-/// The list's side: answers the panels' `READY` through `to_panels`.
-pub fn serve_panels(to_panels: StoredValue<ToPanels>, selected: RwSignal<Option<String>>) {
+/// The list's side: answers the panels' `READY` through `to_panels`, then calls `on_ready`.
+pub fn serve_panels(
+    to_panels: StoredValue<ToPanels>,
+    selected: RwSignal<Option<String>>,
+    on_ready: impl Fn() + 'static,
+) {
     listen(READY, move |_| {
         to_panels.update_value(|to| to.ready(selected.get_untracked()));
+        on_ready();
     });
 }
 

@@ -5,6 +5,7 @@
 //! (`Waiting`); what was typed into them, and which had the focus, carries over.
 
 use leptos::prelude::*;
+use protocol::browse::cells;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
@@ -78,9 +79,14 @@ fn Panels(find: String, watch: String) -> impl IntoView {
 }
 
 /// The panels' forms as the list draws them until the panels come (the same ids and text, so
-/// nothing moves when they take over); `selected`: a server is waiting for its detail.
+/// nothing moves when they take over); a server selected meanwhile shows what the list knows
+/// of it at once.
 #[component]
-pub fn Waiting(selected: RwSignal<Option<String>>) -> impl IntoView {
+pub fn Waiting(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView {
+    let server = move || {
+        let addr = selected.get()?;
+        feed.servers.with(|all| all.get(&addr).cloned())
+    };
     view! {
         <section class="tool" aria-labelledby="find-player-title">
             <h2 id="find-player-title">"Find player"</h2>
@@ -101,9 +107,15 @@ pub fn Waiting(selected: RwSignal<Option<String>>) -> impl IntoView {
             <ul class="watched"></ul>
         </section>
         <aside class="detail">
-            <p class="hint">
-                {move || if selected.get().is_some() { "Loading the server's detail…" } else { crate::detail::HINT }}
-            </p>
+            {move || match server() {
+                None => view! { <p class="hint">{crate::detail::HINT}</p> }.into_any(),
+                Some(s) => view! {
+                    <h2 inner_html=crate::coloured::markup(&s.hostname)></h2>
+                    <p class="connect"><code>{format!("/connect {}", s.addr)}</code></p>
+                    <p>{format!("{} · {} · {} players · ping {}", s.map, s.gametype, cells::players(&s), cells::ping(&s))}</p>
+                    <p class="hint">"Loading its players and settings…"</p>
+                }.into_any(),
+            }}
         </aside>
     }
 }

@@ -44,13 +44,14 @@ return {
 };
 "#;
 
-/// In the page, after a first visit: from a click on the first row to its server's name in
-/// the detail, whose panel is its own download (fetched on that first click).
+/// In the page, after a first visit: from a click on the first row to its players in the
+/// detail, whose panel is its own download (fetched on that first click; what the list knows
+/// of the server shows at once).
 const DETAIL: &str = r#"
 const row = document.querySelector('[data-testid=server-row]');
 const start = performance.now();
 row.click();
-while (!document.querySelector('[data-testid=detail-name]')) {
+while (!document.querySelector('[data-testid=players-table]')) {
   if (performance.now() - start > 30000) return null;
   await new Promise(r => setTimeout(r, 5));
 }

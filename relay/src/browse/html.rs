@@ -31,6 +31,24 @@ pub const FIRST_ROWS: usize = 40;
 /// Rows per page of the plain list.
 pub const PLAIN_ROWS: usize = 100;
 
+/// `index.html` while the page is not built (a relay started before its page, as
+/// `cargo xtask run` does on a fresh machine so the list can be read while Trunk and the wasm
+/// still compile): the page's own stylesheet inline and no code, so the first screen reads as
+/// it will; a reload every 15 s keeps the list fresh and brings the page in once it is built.
+const UNBUILT: &str = concat!(
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+    "<meta http-equiv=\"refresh\" content=\"15\">",
+    "<title>Muster: CoD:UO server browser</title><link rel=\"icon\" href=\"data:,\"><style>",
+    include_str!("../../../assets/style.css"),
+    ".unbuilt{position:fixed;left:0;right:0;bottom:0;margin:0;padding:.5rem 1rem;",
+    "background:var(--panel);border-top:1px solid var(--line);font-size:.9rem}",
+    "</style></head><body>",
+    "<p class=\"unbuilt\" role=\"status\" data-testid=\"unbuilt\">The page&#39;s code is not ",
+    "built yet (<code>cargo xtask run</code> builds it; <code>cargo xtask page</code> alone): ",
+    "this list reloads every 15 s until it is.</p></body></html>",
+);
+
 /// One rendering of `index.html`, shared by every page until the next keyframe.
 struct Rendered {
     /// The keyframe it shows and the template it was made from (a rebuilt page changes it).
@@ -58,25 +76,32 @@ impl Html {
         })
     }
 
-    fn template(&self) -> Option<(String, Option<SystemTime>)> {
-        let path = self.dist.join("index.html");
-        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-        Some((std::fs::read_to_string(path).ok()?, modified))
+    /// The built page's time, or `None` while there is none.
+    fn built(&self) -> Option<SystemTime> {
+        std::fs::metadata(self.dist.join("index.html"))
+            .and_then(|m| m.modified())
+            .ok()
+    }
+
+    /// The built `index.html` and its time; [`UNBUILT`] while the page has not been built.
+    fn template(&self) -> (String, Option<SystemTime>) {
+        let modified = self.built();
+        match std::fs::read_to_string(self.dist.join("index.html")) {
+            Ok(template) if modified.is_some() => (template, modified),
+            _ => (UNBUILT.to_owned(), None),
+        }
     }
 
     /// The first screen for the default view: the one kept if it shows the latest keyframe,
     /// else rendered now and kept.
-    fn first_screen(&self) -> Option<Arc<Rendered>> {
+    fn first_screen(&self) -> Arc<Rendered> {
         // Only the template's time is read per request; the file itself only to render anew.
-        let modified = std::fs::metadata(self.dist.join("index.html"))
-            .and_then(|m| m.modified())
-            .ok()?;
-        let made_from = (self.feed.keyframe_seq(), Some(modified));
+        let made_from = (self.feed.keyframe_seq(), self.built());
         let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(kept) = latest.as_ref().filter(|r| r.made_from == made_from) {
-            return Some(kept.clone());
+            return kept.clone();
         }
-        let (template, modified) = self.template()?;
+        let (template, modified) = self.template();
         let made_from = (made_from.0, modified);
         let page = self.render(&template, &View::default());
         let rendered = Arc::new(Rendered {
@@ -86,7 +111,7 @@ impl Html {
             plain: page,
         });
         *latest = Some(rendered.clone());
-        Some(rendered)
+        rendered
     }
 
     /// `index.html` with the first screen of `view` after its `<body>`.
@@ -408,25 +433,13 @@ pub async fn index(
 ) -> Response {
     let view = View::from_query(query.as_deref().unwrap_or_default());
     if view == View::default() {
-        return match html.first_screen() {
-            Some(r) => html_response(&headers, r.plain.clone(), r.gzip.clone(), r.etag.clone()),
-            None => not_built(),
-        };
+        let r = html.first_screen();
+        return html_response(&headers, r.plain.clone(), r.gzip.clone(), r.etag.clone());
     }
-    let Some((template, _)) = html.template() else {
-        return not_built();
-    };
+    let (template, _) = html.template();
     let page = html.render(&template, &view);
     let (etag, gzip) = (etag(&page), gzip(&page));
     html_response(&headers, page, gzip, etag)
-}
-
-fn not_built() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        "the page is not built: run `cargo xtask run`",
-    )
-        .into_response()
 }
 
 /// `GET /servers`: the plain list.
@@ -655,11 +668,30 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn without_a_built_page_the_relay_says_so() {
-        let (dist, _directory, router) = relay(vec![]);
-        std::fs::remove_file(dist.path().join("index.html")).unwrap();
+    async fn without_a_built_page_the_list_is_served_until_the_page_is() {
+        let servers: Vec<_> = (0..3).map(|i| server(i, i, "a")).collect();
+        let (dist, _directory, router) = relay(servers.clone());
+        let template = dist.path().join("index.html");
+        let built = std::fs::read(&template).unwrap();
+        std::fs::remove_file(&template).unwrap();
         let response = get(&router, "/", &[]).await;
-        assert_eq!(response.status(), StatusCode::NOT_FOUND);
-        assert!(body(response).await.contains("cargo xtask run"));
+        assert_eq!(response.status(), StatusCode::OK);
+        let page = body(response).await;
+        // The relay's own template: the first screen with the page's styles, no code, a reload.
+        assert!(page.contains("<div id=\"first-screen\">"));
+        assert_eq!(rows(&page).len(), 3);
+        assert!(page.contains("<meta http-equiv=\"refresh\" content=\"15\">"));
+        assert!(page.contains(include_str!("../../../assets/style.css")));
+        assert!(page.contains("data-testid=\"unbuilt\""));
+        assert!(!page.contains("<script"));
+        // A shared link's view likewise.
+        let shared = body(get(&router, "/?q=srv", &[]).await).await;
+        assert!(shared.contains("data-testid=\"unbuilt\""));
+        // The page once built is served at once, without waiting for the next keyframe.
+        std::fs::write(&template, built).unwrap();
+        let page = body(get(&router, "/", &[]).await).await;
+        assert!(page.contains("<script src=\"/app.js\"></script>"));
+        assert!(!page.contains("data-testid=\"unbuilt\""));
+        assert_eq!(rows(&page).len(), 3);
     }
 }

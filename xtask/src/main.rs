@@ -64,10 +64,7 @@ fn main() -> Result<()> {
         Some("bench") => bench::run(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("soak") => soak(&root, &args[1..]),
-        Some("page") => {
-            tools::ensure(&root, tools::Needs::Run)?;
-            build_page(&root)
-        }
+        Some("page") => page(&root),
         Some("chaos") => chaos::run(&root, &args[1..]),
         Some("chaos-inside") => chaos::inside(&root, &args[1..]),
         _ => {
@@ -118,19 +115,27 @@ const WULFRAM_PORT: &str = "2627";
 /// otherwise lock.
 const PAGE_TARGET: &str = "target/page";
 
+/// Where the page is built before it replaces `dist/` whole, so a relay serving `dist/` never
+/// sees a page whose side panels or subpages are not there yet.
+const DIST_NEXT: &str = "target/dist-next";
+/// Where the previous page goes while the new one takes its place.
+const DIST_OLD: &str = "target/dist-old";
+
 pub fn build_page(root: &Path) -> Result<()> {
+    let next = root.join(DIST_NEXT);
     status(
         Command::new("trunk")
-            .args(["build", "--release", "--skip-version-check"])
+            .args(["build", "--release", "--skip-version-check", "--dist"])
+            .arg(&next)
             .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
             .current_dir(root),
     )?;
-    worker_names::rename(&root.join("dist"))?;
+    worker_names::rename(&next)?;
     // The watch view, tuning, the demo player, the admin console and the browser's side panels
-    // are pages of their own, built after the browser (whose build replaces dist/ whole), so
-    // its first download carries none.
+    // are pages of their own, built after the browser (whose build replaces its folder whole),
+    // so its first download carries none.
     for (html, url) in SUBPAGES {
-        let dist = root.join("dist").join(url.trim_matches('/'));
+        let dist = next.join(url.trim_matches('/'));
         status(
             Command::new("trunk")
                 .args(["build", "--release", "--skip-version-check", html])
@@ -143,8 +148,48 @@ pub fn build_page(root: &Path) -> Result<()> {
         worker_names::rename(&dist)?;
         compress(&dist)?;
     }
-    worker_names::name_panels(&root.join("dist"))?;
-    compress(&root.join("dist"))
+    worker_names::name_panels(&next)?;
+    compress(&next)?;
+    publish(&next, &root.join("dist"), &root.join(DIST_OLD))
+}
+
+/// Puts the built page in `dist`'s place in two renames (a relay serving `dist` misses it for
+/// no longer than between them), and drops the previous one.
+fn publish(next: &Path, dist: &Path, old: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(old);
+    if dist.exists() {
+        std::fs::rename(dist, old).context("moving the previous page aside")?;
+    }
+    std::fs::rename(next, dist).context("putting the built page in dist/")?;
+    let _ = std::fs::remove_dir_all(old);
+    Ok(())
+}
+
+/// `cargo xtask page`: what the page needs, then the page: the wasm target, the tools (Trunk,
+/// wasm-bindgen, wasm-opt) and the pages' wasm side by side, then Trunk assembles them. Prints
+/// each phase's time; `run` starts it as a process of its own, behind the relay's build.
+fn page(root: &Path) -> Result<()> {
+    let began = std::time::Instant::now();
+    let mut phases = Phases::default();
+    phases.time("wasm target", tools::ensure_wasm_target)?;
+    let wasm = {
+        let root = root.to_owned();
+        std::thread::spawn(move || build_page_wasm(&root))
+    };
+    let tools = phases.time("tools", || tools::ensure(root, Needs::Run));
+    let wasm = wasm
+        .join()
+        .unwrap_or_else(|_| bail!("the page's wasm build panicked"));
+    phases.0.push(("page wasm (alongside)", began.elapsed()));
+    tools?;
+    wasm?;
+    phases.time("trunk", || build_page(root))?;
+    eprintln!(
+        "xtask: page built in {:.0} s ({})",
+        began.elapsed().as_secs_f64(),
+        phases.show()
+    );
+    Ok(())
 }
 
 /// The pages besides the browser: their HTML, and the path each is served under.
@@ -300,40 +345,31 @@ impl Phases {
     }
 }
 
-/// The page and the native binaries at once: the page's build is mostly one core's LTO at the
-/// end, so the native build fills the other. Returns how long each took.
-/// Everything `run` and `cluster` need, at once where it can be: the native binaries, the
-/// tools and the page's wasm compile side by side (each leaves a core idle at times: proc
-/// macros, links, the wasm's link-time optimization), then Trunk assembles the page.
-fn build_page_and_binaries(
-    root: &Path,
-    needs: Needs,
-    mut native: Command,
-    phases: &mut Phases,
-) -> Result<()> {
-    let began = std::time::Instant::now();
-    eprintln!("xtask: {native:?} (alongside the tools and the page)");
+/// Everything `cluster` needs, at once where it can be: the native binaries beside the page
+/// (each leaves a core idle at times: proc macros, links, the wasm's link-time optimization).
+fn build_page_and_binaries(root: &Path, needs: Needs, mut native: Command) -> Result<()> {
+    eprintln!("xtask: {native:?} (alongside the page)");
     let mut native = native.spawn().context("starting cargo build")?;
-    phases.time("wasm target", tools::ensure_wasm_target)?;
-    let wasm = {
-        let root = root.to_owned();
-        std::thread::spawn(move || build_page_wasm(&root))
-    };
-    let tools = phases.time("tools", || tools::ensure(root, needs));
-    let wasm = wasm
-        .join()
-        .unwrap_or_else(|_| bail!("the page's wasm build panicked"));
-    phases.0.push(("page wasm (alongside)", began.elapsed()));
-    let built = tools
-        .and(wasm)
-        .and_then(|()| phases.time("page", || build_page(root)));
+    let built = tools::ensure(root, needs).and_then(|()| page(root));
     let native = native.wait();
-    phases.0.push(("binaries (alongside)", began.elapsed()));
     built?;
     if !native?.success() {
         bail!("cargo build of the relay and the lab failed");
     }
     Ok(())
+}
+
+/// `cargo xtask page` as a process of its own, at the lowest priority: `run` starts the relay
+/// as soon as its own build is done, and the page, whose tools take most of a fresh machine's
+/// first start, comes when it comes.
+fn page_behind(root: &Path) -> Result<Child> {
+    let mut page = Command::new("nice");
+    page.args(["-n", "19"])
+        .arg(std::env::current_exe().context("finding xtask itself")?)
+        .arg("page")
+        .current_dir(root);
+    eprintln!("xtask: {page:?} (behind the relay's build)");
+    page.spawn().context("starting the page's build")
 }
 
 /// `cargo xtask soak [--minutes M] [PAGES VIEWERS SERVERS]`: the relay held by pages and
@@ -366,7 +402,12 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     };
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
-    build_page_and_binaries(root, Needs::Run, run_binaries(), &mut phases)?;
+    let mut page = page_behind(root)?;
+    let native = phases.time("binaries", || status(&mut run_binaries()));
+    if let Err(error) = native {
+        let _ = page.kill();
+        return Err(error);
+    }
     let started = std::time::Instant::now();
     let bin = root.join("target/debug");
     // The lab's servers take this rcon password, so the Admin tab can be tried on them.
@@ -414,6 +455,23 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
          target/muster-data"
     );
     println!("The lab servers' rcon password (a server's Admin tab asks for it): {rcon_password}");
+    let building = page.try_wait()?.is_none();
+    if building {
+        println!(
+            "The page's code is still building (on a fresh machine Trunk and wasm-bindgen \
+             compile first, some minutes more): until then the list is served without it and \
+             reloads itself, then the page takes over."
+        );
+    }
+    let built = page.wait()?;
+    if !built.success() {
+        println!("xtask: the page's build failed ({built}); the relay serves the list without it");
+    } else if building {
+        println!(
+            "xtask: the page is ready, {:.0} s after the first command: reload it.",
+            began.elapsed().as_secs_f64()
+        );
+    }
     let result = relay.wait();
     let _ = lab.kill();
     result?;
@@ -471,12 +529,7 @@ fn cluster(root: &Path, args: &[String]) -> Result<()> {
         [n] => n.parse().context("usage: cargo xtask cluster [N]")?,
         _ => bail!("usage: cargo xtask cluster [N]"),
     };
-    build_page_and_binaries(
-        root,
-        Needs::Cluster,
-        release_binaries(),
-        &mut Phases::default(),
-    )?;
+    build_page_and_binaries(root, Needs::Cluster, release_binaries())?;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, std::sync::atomic::Ordering::SeqCst))
@@ -657,4 +710,37 @@ fn run_tests(command: &mut Command) -> Result<()> {
         bail!("cargo test failed: {status}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::publish;
+
+    #[test]
+    fn a_built_page_replaces_the_served_one_whole() {
+        let root = std::env::temp_dir().join(format!("muster-publish-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (next, dist, old) = (root.join("next"), root.join("dist"), root.join("old"));
+        let put = |path: std::path::PathBuf, text: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        put(dist.join("index.html"), "previous");
+        put(dist.join("gone-1234.wasm"), "previous");
+        put(old.join("left-over"), "an earlier run's");
+        put(next.join("index.html"), "built");
+        put(next.join("panels/index.html"), "built");
+        publish(&next, &dist, &old).unwrap();
+        let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap();
+        assert_eq!(read(dist.join("index.html")), "built");
+        assert_eq!(read(dist.join("panels/index.html")), "built");
+        assert!(!dist.join("gone-1234.wasm").exists());
+        assert!(!next.exists() && !old.exists());
+        // The first build: nothing to move aside.
+        put(next.join("index.html"), "again");
+        std::fs::remove_dir_all(&dist).unwrap();
+        publish(&next, &dist, &old).unwrap();
+        assert_eq!(read(dist.join("index.html")), "again");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

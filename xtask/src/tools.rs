@@ -254,6 +254,10 @@ fn cargo_install(tools: &[Tool]) -> Result<()> {
                 tool.package,
                 "--version",
                 tool.version,
+                // Neither tool downloads anything here (Trunk.toml pins the tools on PATH, and
+                // the version check is skipped), so their TLS stacks and Trunk's update check
+                // are left out: fewer crates to compile on a fresh machine.
+                "--no-default-features",
             ])
             // A build made for tools: no LTO, many codegen units, light optimization and no
             // debug info.

@@ -133,21 +133,33 @@ pub fn build_page(root: &Path) -> Result<()> {
     worker_names::rename(&next)?;
     // The watch view, tuning, the demo player, the admin console and the browser's side panels
     // are pages of their own, built after the browser (whose build replaces its folder whole),
-    // so its first download carries none.
-    for (html, url) in SUBPAGES {
-        let dist = next.join(url.trim_matches('/'));
-        status(
-            Command::new("trunk")
-                .args(["build", "--release", "--skip-version-check", html])
-                .arg("--dist")
-                .arg(&dist)
-                .args(["--public-url", url])
-                .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
-                .current_dir(root),
-        )?;
-        worker_names::rename(&dist)?;
-        compress(&dist)?;
-    }
+    // so its first download carries none. They are built at once: each is mostly one thread
+    // (wasm-bindgen, then the compressors on its wasm), and their cargo runs, which find the
+    // wasm built, take turns.
+    std::thread::scope(|scope| {
+        let building: Vec<_> = SUBPAGES
+            .iter()
+            .map(|&(html, url)| {
+                let dist = next.join(url.trim_matches('/'));
+                scope.spawn(move || {
+                    status(
+                        Command::new("trunk")
+                            .args(["build", "--release", "--skip-version-check", html])
+                            .arg("--dist")
+                            .arg(&dist)
+                            .args(["--public-url", url])
+                            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
+                            .current_dir(root),
+                    )?;
+                    worker_names::rename(&dist)?;
+                    compress(&dist)
+                })
+            })
+            .collect();
+        building
+            .into_iter()
+            .try_for_each(|built| built.join().expect("a page's build thread panicked"))
+    })?;
     worker_names::name_panels(&next)?;
     compress(&next)?;
     publish(&next, &root.join("dist"), &root.join(DIST_OLD))
@@ -468,7 +480,7 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
         println!("xtask: the page's build failed ({built}); the relay serves the list without it");
     } else if building {
         println!(
-            "xtask: the page is ready, {:.0} s after the first command: reload it.",
+            "xtask: the page is ready, {:.0} s after xtask started: reload it.",
             began.elapsed().as_secs_f64()
         );
     }

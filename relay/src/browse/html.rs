@@ -43,10 +43,10 @@ const UNBUILT: &str = concat!(
     include_str!("../../../assets/style.css"),
     ".unbuilt{position:fixed;left:0;right:0;bottom:0;margin:0;padding:.5rem 1rem;",
     "background:var(--panel);border-top:1px solid var(--line);font-size:.9rem}",
-    "</style></head><body>",
+    "body{padding-bottom:4rem}</style></head><body>",
     "<p class=\"unbuilt\" role=\"status\" data-testid=\"unbuilt\">The page&#39;s code is not ",
-    "built yet (<code>cargo xtask run</code> builds it; <code>cargo xtask page</code> alone): ",
-    "this list reloads every 15 s until it is.</p></body></html>",
+    "built yet: this list reloads itself every 15 s until it is (<code>cargo xtask page</code> ",
+    "builds it).</p></body></html>",
 );
 
 /// One rendering of `index.html`, shared by every page until the next keyframe.

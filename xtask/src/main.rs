@@ -19,12 +19,14 @@ use tools::Needs;
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  run [--servers N]   install what is missing, build the page, start the relay and a lab
-                      fleet on 127.0.0.1, and print the URL
+  run [--servers N]   build the relay and a lab fleet, start them on 127.0.0.1 and print
+                      the URL; install what is missing and build the page behind them (the
+                      relay serves the list without the page's code until it is built)
   test                install what is missing and run every test (unit, interop with QStat,
                       gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium)
-  page                build the page into dist/ as run and test do (Trunk, the session
-                      worker renamed by its content, gzip), for a relay already running
+  page                build the page as run and test do (Trunk, the session worker renamed
+                      by its content, brotli and gzip); it replaces dist/ whole once built,
+                      so a relay already running serves it at once
   bench wire          fixed-Huffman throughput, ours beside q3huff2's; last line is JSON
   bench query         a 2,000-server lab refreshed by QStat and by muster query; last line JSON
   bench page          the page with 5,000 servers in Chromium: render, keystroke, size; JSON

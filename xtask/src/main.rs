@@ -470,7 +470,11 @@ fn run(root: &Path, args: &[String]) -> Result<()> {
     );
     println!("The lab servers' rcon password (a server's Admin tab asks for it): {rcon_password}");
     let building = page.try_wait()?.is_none();
-    if building {
+    if building && root.join("dist/index.html").is_file() {
+        println!(
+            "The page is being rebuilt behind the relay, which serves the last build meanwhile."
+        );
+    } else if building {
         println!(
             "The page's code is still building (on a fresh machine Trunk and wasm-bindgen \
              compile first, some minutes more): until then the list is served without it and \

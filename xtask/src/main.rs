@@ -66,7 +66,7 @@ fn main() -> Result<()> {
         Some("bench") => bench::run(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("soak") => soak(&root, &args[1..]),
-        Some("page") => page(&root),
+        Some("page") => page(&root, Needs::Run),
         Some("chaos") => chaos::run(&root, &args[1..]),
         Some("chaos-inside") => chaos::inside(&root, &args[1..]),
         _ => {
@@ -180,9 +180,10 @@ fn publish(next: &Path, dist: &Path, old: &Path) -> Result<()> {
 }
 
 /// `cargo xtask page`: what the page needs, then the page: the wasm target, the tools (Trunk,
-/// wasm-bindgen, wasm-opt) and the pages' wasm side by side, then Trunk assembles them. Prints
-/// each phase's time; `run` starts it as a process of its own, behind the relay's build.
-fn page(root: &Path) -> Result<()> {
+/// wasm-bindgen, wasm-opt, and whatever else `needs` names) and the pages' wasm side by side,
+/// then Trunk assembles them. Prints each phase's time; `run` starts it as a process of its
+/// own, behind the relay's build.
+fn page(root: &Path, needs: Needs) -> Result<()> {
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
     phases.time("wasm target", tools::ensure_wasm_target)?;
@@ -190,7 +191,7 @@ fn page(root: &Path) -> Result<()> {
         let root = root.to_owned();
         std::thread::spawn(move || build_page_wasm(&root))
     };
-    let tools = phases.time("tools", || tools::ensure(root, Needs::Run));
+    let tools = phases.time("tools", || tools::ensure(root, needs));
     let wasm = wasm
         .join()
         .unwrap_or_else(|_| bail!("the page's wasm build panicked"));
@@ -364,7 +365,7 @@ impl Phases {
 fn build_page_and_binaries(root: &Path, needs: Needs, mut native: Command) -> Result<()> {
     eprintln!("xtask: {native:?} (alongside the page)");
     let mut native = native.spawn().context("starting cargo build")?;
-    let built = tools::ensure(root, needs).and_then(|()| page(root));
+    let built = page(root, needs);
     let native = native.wait();
     built?;
     if !native?.success() {
@@ -730,14 +731,22 @@ fn run_tests(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// An empty folder of this test process's own under the system's temporary directory.
+#[cfg(test)]
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("muster-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[cfg(test)]
 mod tests {
-    use super::publish;
+    use super::{publish, scratch};
 
     #[test]
     fn a_built_page_replaces_the_served_one_whole() {
-        let root = std::env::temp_dir().join(format!("muster-publish-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = scratch("publish");
         let (next, dist, old) = (root.join("next"), root.join("dist"), root.join("old"));
         let put = |path: std::path::PathBuf, text: &str| {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();

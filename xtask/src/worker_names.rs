@@ -86,9 +86,7 @@ mod tests {
 
     #[test]
     fn the_worker_is_renamed_by_its_content_and_the_page_names_its_loader() {
-        let dist = std::env::temp_dir().join(format!("muster-worker-names-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dist);
-        std::fs::create_dir_all(&dist).unwrap();
+        let dist = crate::scratch("worker-names");
         let put = |name: &str, text: &str| std::fs::write(dist.join(name), text).unwrap();
         put(
             "index.html",
@@ -136,8 +134,7 @@ mod tests {
 
     #[test]
     fn the_page_names_the_side_panels_as_trunk_built_them() {
-        let dist = std::env::temp_dir().join(format!("muster-panels-names-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dist);
+        let dist = crate::scratch("panels-names");
         std::fs::create_dir_all(dist.join("panels")).unwrap();
         std::fs::write(
             dist.join("index.html"),

@@ -197,13 +197,10 @@ async fn main() -> anyhow::Result<()> {
             lan: vec![],
             ..PollerConfig::default()
         },
-        spectate: relay::spectate::SpectateConfig {
-            recording: Some(relay::demos::RecordConfig {
-                dir: dir.clone(),
-                max_bytes: u64::MAX,
-            }),
-            ..Default::default()
-        },
+        recording: Some(relay::demos::RecordConfig {
+            dir: dir.clone(),
+            max_bytes: u64::MAX,
+        }),
         ..ServeConfig::default()
     })
     .await?;

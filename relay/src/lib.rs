@@ -33,7 +33,11 @@ pub mod seams;
 pub mod secrets;
 pub mod spectate;
 pub mod store;
+pub mod sync;
 pub mod wulfram;
+
+#[cfg(test)]
+mod layers;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -59,8 +63,10 @@ pub struct ServeConfig {
     pub allowed_origins: Vec<String>,
     /// What to poll and how often.
     pub poller: PollerConfig,
-    /// The spectator hubs (their recording settings included).
+    /// The spectator hubs.
     pub spectate: spectate::SpectateConfig,
+    /// Where hubs record demos on the operator's request (`None`: recording is off).
+    pub recording: Option<demos::RecordConfig>,
     /// The operator's secret for starting and stopping recordings.
     pub operator_token: Option<String>,
     /// The WebSocket-UDP bridge; its masters are the poller's.
@@ -87,6 +93,7 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             poller: PollerConfig::default(),
             spectate: spectate::SpectateConfig::default(),
+            recording: None,
             operator_token: None,
             bridge: bridge::BridgeConfig::default(),
             wulfram: wulfram::WulframConfig::default(),
@@ -227,6 +234,10 @@ impl Relay {
                 wulfram.check_every,
             ));
         }
+        if let Some(recording) = &config.recording {
+            config.spectate.recordable = true;
+            config.spectate.taps.0.push(demos::tap(recording.clone()));
+        }
         let hubs = spectate::Hubs::clustered(config.spectate, directory.clone(), cluster.clone());
         let bridge = bridge::Bridge::clustered(
             bridge::BridgeConfig {
@@ -242,21 +253,28 @@ impl Relay {
             cluster.clone(),
             history.as_ref().map(|h| h.log.clone()),
         )?;
-        let scrape = metrics.registry(metrics::Sources {
-            rcon: rcon.clone(),
-            directory: directory.clone(),
-            feed: feed.clone(),
-            hubs: hubs.clone(),
-            bridge: bridge.clone(),
-            master: master.as_ref().map(|m| m.shared.clone()),
-            cluster: cluster.clone(),
-            history: history.clone(),
-        });
+        let mut scrapes: Vec<Arc<dyn metrics::Scrape>> = vec![
+            directory.clone(),
+            feed.clone(),
+            hubs.clone(),
+            bridge.clone(),
+            rcon.clone(),
+        ];
+        if let Some(started) = &master {
+            scrapes.push(Arc::new(started.shared.clone()));
+        }
+        if let Some(cluster) = &cluster {
+            scrapes.push(cluster.clone());
+        }
+        if let Some(history) = &history {
+            scrapes.push(history.clone());
+        }
+        let scrape = metrics.registry(metrics::Sources(scrapes), history.is_some());
         let mut routers = vec![
             metrics::routes(scrape),
             browse::routes(directory.clone(), feed, config.dist.clone()),
             spectate::routes(hubs.clone()),
-            demos::routes(hubs.clone(), config.operator_token),
+            demos::routes(hubs.clone(), config.recording, config.operator_token),
             bridge::routes(bridge),
             wulfram::routes(directory.clone(), wulfram.targets),
             master::routes(master.as_ref().map(|m| m.shared.clone())),

@@ -1,11 +1,17 @@
 //! The narrow seams between capabilities. A capability that needs something another one owns
 //! takes one of these traits, never the other's state: the spectator hubs and the bridge ask
 //! only whether a server is known, the Wulfram II checker only posts its findings, and the
-//! relay's own master only shows its summary. `browse::Directory` implements them all.
+//! relay's own master only shows its summary (`browse::Directory` implements those); the
+//! poller tells the history through [`PollLog`]; a hub offers its session to [`HubTap`]s
+//! (the demo recorder is one) and the demos routes reach the hubs through [`RecordingHubs`].
 
 use std::net::SocketAddrV4;
+use std::path::PathBuf;
 use std::sync::Arc;
 
+use protocol::cod::client::{Client, Event};
+use protocol::relay_api::demos::Recording;
+use protocol::relay_api::watch::{RecordingStatus, Update};
 use protocol::relay_api::{OwnMaster, WulframServer};
 
 /// Which game servers the relay has learned of (from a master, the LAN scan or the operator):
@@ -47,4 +53,70 @@ pub trait PollLog: Send + Sync {
     fn listed(&self, server: &protocol::relay_api::ServerInfo);
     /// A master poll's outcome.
     fn master(&self, status: &protocol::relay_api::MasterStatus);
+}
+
+/// Something that follows a hub's game session turn by turn: the demo recorder today, match
+/// statistics and the rewind window next. The hub's task owns its taps and calls them on the
+/// relay holding the game slot only (a cluster's mirrors run no session), so a tap writes
+/// once per match. Taps run inline in the hub's loop and must not block.
+pub trait HubTap: Send {
+    /// Once a turn, before the session's new events are read (so a session that ended has
+    /// been seen), and once more after the goodbye. `client` is `None` between sessions.
+    fn turn(&mut self, _hub: &dyn HubFace, _client: Option<&mut Client>) {}
+    /// Each event the session decoded, in order, with the relay's clock when it arrived.
+    fn event(&mut self, _hub: &dyn HubFace, _relay_us: u64, _event: &Event) {}
+    /// Each change of the match as it leaves the broadcast delay (what viewers are shown),
+    /// with its update sequence.
+    fn released(&mut self, _hub: &dyn HubFace, _seq: u64, _relay_us: u64, _update: &Update) {}
+}
+
+/// Makes a hub's taps when its session task starts.
+pub type TapMaker = Arc<dyn Fn(SocketAddrV4) -> Box<dyn HubTap> + Send + Sync>;
+
+/// What a tap may read and change of its hub.
+pub trait HubFace {
+    fn server(&self) -> SocketAddrV4;
+    /// Whether the operator asked for a recording.
+    fn record_wanted(&self) -> bool;
+    /// Starts or stops the recording request (a recording that failed stops it).
+    fn set_recording(&self, on: bool);
+    /// A recording began: an earlier one's failure is no longer shown.
+    fn recording_began(&self);
+    /// The file being written (never served until it is finished) and what viewers see of
+    /// it, and why it stopped if it stopped itself. Viewers see a growing size at most once a
+    /// second; a new file or a stop at once.
+    fn show_recording(&self, file: Option<(PathBuf, RecordingStatus)>, stopped: Option<String>);
+}
+
+/// Why a hub could not be joined or started.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    #[error("not a server in the directory")]
+    Unknown,
+    #[error("every spectator slot of this relay is in use")]
+    Full,
+}
+
+impl axum::response::IntoResponse for JoinError {
+    /// 404 for a server the directory does not list, 503 when every hub slot is taken.
+    fn into_response(self) -> axum::response::Response {
+        let status = match self {
+            Self::Unknown => axum::http::StatusCode::NOT_FOUND,
+            Self::Full => axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        };
+        (status, self.to_string()).into_response()
+    }
+}
+
+/// What the demos capability asks of the spectator hubs.
+pub trait RecordingHubs: Send + Sync {
+    /// Records a server the directory knows, starting its hub if need be (it stays joined
+    /// while the recording runs, watched or not).
+    fn record(self: Arc<Self>, server: SocketAddrV4) -> Result<(), JoinError>;
+    /// Stops a recording; false when no hub watches the server.
+    fn stop_recording(&self, server: SocketAddrV4) -> bool;
+    /// The demo files hubs are writing now, which are not to be served yet.
+    fn recording_paths(&self) -> Vec<PathBuf>;
+    /// The recordings running now, as viewers see them.
+    fn recordings(&self) -> Vec<Recording>;
 }

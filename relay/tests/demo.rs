@@ -286,14 +286,14 @@ async fn recording_relay(lab: &Lab, dir: &Path, max_bytes: u64) -> relay::Relay 
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = relay::Relay::start(relay::ServeConfig {
         operator_token: Some("operator-secret".into()),
+        recording: Some(RecordConfig {
+            dir: dir.into(),
+            max_bytes,
+        }),
         ..common::spectating_config(
             lab,
             SpectateConfig {
                 delay: Duration::ZERO,
-                recording: Some(RecordConfig {
-                    dir: dir.into(),
-                    max_bytes,
-                }),
                 ..SpectateConfig::default()
             },
         )

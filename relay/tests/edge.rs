@@ -46,17 +46,19 @@ async fn shutdown_tells_pages_viewers_and_the_game_server_and_ends_the_recording
     .unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let server = lab.servers[0].addr;
-    let relay = Relay::start(common::spectating_config(
-        &lab,
-        SpectateConfig {
-            delay: Duration::ZERO,
-            recording: Some(RecordConfig {
-                dir: demos.path().into(),
-                max_bytes: 50 << 20,
-            }),
-            ..SpectateConfig::default()
-        },
-    ))
+    let relay = Relay::start(relay::ServeConfig {
+        recording: Some(RecordConfig {
+            dir: demos.path().into(),
+            max_bytes: 50 << 20,
+        }),
+        ..common::spectating_config(
+            &lab,
+            SpectateConfig {
+                delay: Duration::ZERO,
+                ..SpectateConfig::default()
+            },
+        )
+    })
     .await
     .unwrap();
     common::wait_listed(&relay, &lab).await;

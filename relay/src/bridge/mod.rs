@@ -26,7 +26,9 @@ use protocol::bridge::{check_address, Passed, Refusal, TargetKind, MAX_DATAGRAM}
 use serde::Serialize;
 
 use crate::seams::Known;
+use crate::sync::Locked;
 
+mod scrape;
 mod session;
 
 pub use session::refuse;
@@ -130,7 +132,7 @@ pub struct Counters {
 
 impl Counters {
     pub(crate) fn refuse(&self, kind: &'static str) {
-        let mut refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+        let mut refused = self.refused.locked();
         *refused.entry(kind).or_default() += 1;
     }
 }
@@ -245,7 +247,7 @@ impl Bridge {
     }
 
     fn open(&self) -> std::sync::MutexGuard<'_, Open> {
-        self.open.lock().unwrap_or_else(|p| p.into_inner())
+        self.open.locked()
     }
 
     /// The client a request comes from: the peer, or the right-most address in

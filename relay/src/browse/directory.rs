@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::RwLock;
 
+use crate::sync::Shared;
 use protocol::relay_api::feed::{
     feed_masters, Change, FeedMessage, IndexedPlayer, PlayersChange, ServerPlayers, Summary,
 };
@@ -97,15 +98,11 @@ impl Directory {
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
-        self.state
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.reading()
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
-        self.state
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.writing()
     }
 
     /// Wakes when something changed since the last [`Self::take_changes`].

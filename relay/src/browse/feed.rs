@@ -22,6 +22,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 
 use super::directory::Directory;
+use crate::sync::Locked;
 
 /// Changes are gathered this long before they go out as one message.
 pub const TICK: Duration = Duration::from_millis(25);
@@ -170,7 +171,7 @@ impl PageFeed {
     }
 
     fn cache(&self) -> MutexGuard<'_, Cache> {
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+        self.cache.locked()
     }
 
     /// The directory's list and players index as they stand, encoded.

@@ -25,6 +25,7 @@ use protocol::cod::text;
 use protocol::relay_api::{MasterStatus, Progress, Reachability, ServerInfo};
 
 use super::{Directory, PageFeed};
+use crate::sync::Locked;
 
 /// Rows in the first screen: a tall laptop's list, a phone's several times over.
 pub const FIRST_ROWS: usize = 40;
@@ -97,7 +98,7 @@ impl Html {
     fn first_screen(&self) -> Arc<Rendered> {
         // Only the template's time is read per request; the file itself only to render anew.
         let made_from = (self.feed.keyframe_seq(), self.built());
-        let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+        let mut latest = self.latest.locked();
         if let Some(kept) = latest.as_ref().filter(|r| r.made_from == made_from) {
             return kept.clone();
         }

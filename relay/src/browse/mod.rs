@@ -9,6 +9,7 @@ pub mod feed;
 pub mod html;
 pub mod poller;
 pub mod query;
+mod scrape;
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::PathBuf;

@@ -88,7 +88,8 @@ impl Args {
             dist: self.dist,
             allowed_origins: self.allowed_origins,
             poller: self.browse.config(),
-            spectate: self.spectate.config(self.demos.recording()),
+            spectate: self.spectate.config(),
+            recording: self.demos.recording(),
             operator_token: self.demos.operator_token(),
             bridge: self
                 .bridge

@@ -17,12 +17,14 @@ pub mod budget;
 pub mod directory;
 pub mod lease;
 pub mod records;
+mod scrape;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::sync::Locked;
 use async_nats::jetstream::{self, kv};
 use tokio::sync::watch;
 
@@ -218,20 +220,17 @@ impl Cluster {
             self.token_base
                 .fetch_max((created.max(0) as u64) << 32, Ordering::AcqRel);
         }
-        *self.buckets.lock().unwrap_or_else(|p| p.into_inner()) = Some(found.clone());
+        *self.buckets.locked() = Some(found.clone());
         Ok(found)
     }
 
     fn cached(&self) -> Option<Buckets> {
-        self.buckets
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.buckets.locked().clone()
     }
 
     /// Looks the buckets up again at next use (after a failure: NATS may have lost them).
     pub(crate) fn forget_buckets(&self) {
-        *self.buckets.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.buckets.locked() = None;
     }
 
     pub(crate) async fn leases(&self) -> anyhow::Result<kv::Store> {
@@ -254,7 +253,7 @@ impl Cluster {
 
     /// Notes a lease won or renewed (`Some`) or lost (`None`).
     pub(crate) fn note_lease(&self, key: &str, revision: Option<u64>) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let mut held = self.held.locked();
         match revision {
             Some(revision) => held.insert(key.to_owned(), revision),
             None => held.remove(key),
@@ -291,7 +290,7 @@ impl Cluster {
         ClusterStatus {
             relay: self.relay.clone(),
             connected: self.client.connection_state() == async_nats::connection::State::Connected,
-            leases: self.held.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            leases: self.held.locked().clone(),
             counters: serde_json::to_value(&self.counters).unwrap_or_default(),
         }
     }

@@ -14,14 +14,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use protocol::relay_api::demos::{DemoEntry, DemoListing, RecordAnswer, Recording};
+use protocol::relay_api::demos::{DemoEntry, DemoListing, RecordAnswer};
 use tower_http::services::ServeFile;
 
-use crate::spectate::Hubs;
+use crate::seams::RecordingHubs;
 
 mod recorder;
+mod tap;
 
 pub use recorder::{finished, DemoFile, RecordConfig, RecordTarget, Recorder};
+pub use tap::{tap, RecordTap};
 
 /// The operator's recording settings for `muster serve`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -60,18 +62,25 @@ impl DemosArgs {
 
 #[derive(Clone)]
 struct RecordingState {
-    hubs: Arc<Hubs>,
+    hubs: Arc<dyn RecordingHubs>,
+    /// Where hubs record; `None`: recording is off.
+    recording: Option<RecordConfig>,
     operator_token: Option<Arc<str>>,
 }
 
 /// `POST`/`DELETE /api/spectate/ADDR/record`, `GET /api/demos`, `GET /demos/NAME`.
-pub fn routes(hubs: Arc<Hubs>, operator_token: Option<String>) -> Router {
+pub fn routes(
+    hubs: Arc<dyn RecordingHubs>,
+    recording: Option<RecordConfig>,
+    operator_token: Option<String>,
+) -> Router {
     Router::new()
         .route("/api/spectate/{addr}/record", post(start).delete(stop))
         .route("/api/demos", get(listing))
         .route("/demos/{name}", get(download))
         .with_state(RecordingState {
             hubs,
+            recording,
             operator_token: operator_token.map(Into::into),
         })
 }
@@ -106,7 +115,7 @@ fn authorize(state: &RecordingState, headers: &HeaderMap) -> Result<(), Box<Resp
 }
 
 fn target(state: &RecordingState, addr: &str) -> Result<SocketAddrV4, Box<Response>> {
-    if state.hubs.config().recording.is_none() {
+    if state.recording.is_none() {
         return Err(Box::new(
             (
                 StatusCode::NOT_FOUND,
@@ -141,13 +150,16 @@ fn set(state: &RecordingState, headers: &HeaderMap, addr: &str, on: bool) -> Res
         Ok(addr) => addr,
         Err(refusal) => return *refusal,
     };
-    let found = match (on, state.hubs.get(&addr)) {
-        (true, _) => state.hubs.record(addr).map_err(IntoResponse::into_response),
-        (false, Some(hub)) => {
-            hub.set_recording(false);
-            Ok(hub)
-        }
-        (false, None) => Err((StatusCode::NOT_FOUND, "no hub for that server").into_response()),
+    let found = if on {
+        state
+            .hubs
+            .clone()
+            .record(addr)
+            .map_err(IntoResponse::into_response)
+    } else if state.hubs.stop_recording(addr) {
+        Ok(())
+    } else {
+        Err((StatusCode::NOT_FOUND, "no hub for that server").into_response())
     };
     match found {
         Ok(_) => (
@@ -163,7 +175,7 @@ fn set(state: &RecordingState, headers: &HeaderMap, addr: &str, on: bool) -> Res
 }
 
 async fn listing(State(state): State<RecordingState>) -> Json<DemoListing> {
-    let Some(config) = &state.hubs.config().recording else {
+    let Some(config) = &state.recording else {
         return Json(DemoListing::default());
     };
     let busy = state.hubs.recording_paths();
@@ -177,20 +189,7 @@ async fn listing(State(state): State<RecordingState>) -> Json<DemoListing> {
             finished: d.started,
         })
         .collect();
-    let recording = state
-        .hubs
-        .list()
-        .iter()
-        .filter_map(|hub| {
-            let status = hub.status();
-            let file = status.recording?;
-            Some(Recording {
-                addr: status.addr,
-                file: file.file,
-                bytes: file.bytes,
-            })
-        })
-        .collect();
+    let recording = state.hubs.recordings();
     Json(DemoListing { demos, recording })
 }
 
@@ -200,7 +199,7 @@ async fn download(
     request: Request,
 ) -> Response {
     use tower::ServiceExt;
-    let Some(config) = &state.hubs.config().recording else {
+    let Some(config) = &state.recording else {
         return (StatusCode::NOT_FOUND, "recording is off").into_response();
     };
     let path = config.dir.join(&name);
@@ -228,22 +227,24 @@ mod tests {
 
     use super::*;
     use crate::http::oneshot::{call, get, request};
-    use crate::spectate::SpectateConfig;
+    use crate::spectate::{Hubs, SpectateConfig};
 
     const KNOWN: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 28960);
     const TOKEN: &str = "operator-secret";
 
     fn demos(dir: Option<&Path>, max_hubs: usize, token: Option<&str>) -> Router {
+        let recording = dir.map(|dir| RecordConfig {
+            dir: dir.to_path_buf(),
+            max_bytes: 1_000_000,
+        });
         let config = SpectateConfig {
             max_hubs,
-            recording: dir.map(|dir| RecordConfig {
-                dir: dir.to_path_buf(),
-                max_bytes: 1_000_000,
-            }),
+            recordable: recording.is_some(),
+            taps: crate::spectate::Taps(recording.iter().cloned().map(tap).collect()),
             ..SpectateConfig::default()
         };
         let hubs = Hubs::new(config, Arc::new(vec![KNOWN]));
-        routes(hubs, token.map(String::from))
+        routes(hubs, recording, token.map(String::from))
     }
 
     async fn record(app: &Router, method: Method, addr: &str, token: Option<&str>) -> StatusCode {

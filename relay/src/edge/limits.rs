@@ -22,6 +22,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use super::listen::ConnectionSlot;
 use super::Limits;
 use crate::metrics::HttpMetrics;
+use crate::sync::Locked;
 
 /// Whom a limit counts: an IPv4 address or an IPv6 /64.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
@@ -106,7 +107,7 @@ struct Sockets {
 
 impl Sockets {
     fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
-        self.open.lock().unwrap_or_else(|p| p.into_inner())
+        self.open.locked()
     }
 
     fn take(self: &Arc<Self>, client: ClientKey) -> Result<SocketPermit, &'static str> {

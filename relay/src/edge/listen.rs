@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::limits::SocketPermit;
 use super::{Closing, Limits};
 use crate::metrics::HttpMetrics;
+use crate::sync::Locked;
 
 /// Where a request's connection keeps what must live as long as it does: the permit of the
 /// WebSocket it was upgraded to (the upgraded socket is this same connection).
@@ -28,7 +29,7 @@ pub struct ConnectionSlot(Arc<Mutex<Option<SocketPermit>>>);
 
 impl ConnectionSlot {
     pub fn hold(&self, permit: SocketPermit) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(permit);
+        *self.0.locked() = Some(permit);
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod chart;
 pub mod query;
+mod scrape;
 pub mod writer;
 
 use std::collections::HashMap;
@@ -27,6 +28,7 @@ use crate::net::unix_ms;
 use crate::store::compact::Retention;
 use crate::store::worker::Workers;
 use crate::store::{Result, StoreArgs, DAY_MS};
+use crate::sync::Locked;
 
 /// Where history lives and how long each resolution is kept.
 #[derive(clap::Args, Debug, Clone)]
@@ -158,7 +160,7 @@ impl History {
             + 'static,
     {
         {
-            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            let cache = self.cache.locked();
             if let Some((at, body)) = cache.get(&key) {
                 if at.elapsed() < CACHE_FOR {
                     return Ok(Some(body.clone()));
@@ -174,7 +176,7 @@ impl History {
         if !points {
             return Ok(Some(body));
         }
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cache = self.cache.locked();
         if cache.len() >= CACHE_ENTRIES {
             cache.retain(|_, (at, _)| at.elapsed() < CACHE_FOR);
             if cache.len() >= CACHE_ENTRIES {

@@ -3,6 +3,8 @@
 //! with federation: the servers other masters list are verified by our own challenge before
 //! they are served.
 
+mod scrape;
+
 use std::net::{SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -15,6 +17,7 @@ use crate::browse::query::results::masters;
 use crate::browse::query::EngineConfig;
 use crate::net::resolve;
 use crate::seams::OwnMasterBoard;
+use crate::sync::Locked;
 
 /// The master's limits and federation, for `muster master-server` and `muster serve
 /// --master-listen`.
@@ -95,7 +98,7 @@ pub struct SharedMaster {
 
 impl SharedMaster {
     fn lock(&self) -> MutexGuard<'_, MasterServer> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.locked()
     }
 
     fn now(&self) -> u64 {

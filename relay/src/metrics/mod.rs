@@ -5,7 +5,8 @@
 //! duration, a history write, bytes through a socket) are counted as they happen by the
 //! instruments here ([`Metrics`]), which each capability is handed. State that already lives
 //! somewhere (pages, viewers, hubs, bridge sessions, the master's servers, leases) is read at
-//! scrape time by [`collect::Sources`], so nothing is counted twice.
+//! scrape time by each capability's [`Scrape`], so nothing is counted twice; this module imports no
+//! capability.
 //!
 //! Names follow Prometheus's rules: the `muster_` prefix, base units (seconds, bytes), `_total`
 //! on counters, histograms rather than summaries (a histogram's buckets add up across relays,
@@ -22,7 +23,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
 
-pub use collect::Sources;
+pub use collect::{counter, family, gauge, load, Scrape, ScrapeResult, Sources};
 
 /// One label, `outcome` or `reason` or `kind`: a word from a fixed set, never an address.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -120,7 +121,9 @@ pub struct Metrics {
 
 impl Metrics {
     /// The registry a scrape encodes: the instruments, then what `sources` hold now.
-    pub fn registry(&self, sources: Sources) -> Registry {
+    /// The registry of one relay: these instruments, then each capability's scrape in order,
+    /// and the store's instruments when the relay keeps history.
+    pub fn registry(&self, sources: Sources, keeps_history: bool) -> Registry {
         let mut r = Registry::with_prefix("muster");
         let poll = &self.poll;
         r.register(
@@ -195,7 +198,7 @@ impl Metrics {
             "Requests, upgrades and connections refused by a limit, by reason",
             http.limited.clone(),
         );
-        if sources.history.is_some() {
+        if keeps_history {
             r.register_with_unit(
                 "history_write_duration",
                 "Time to commit one batch of history",

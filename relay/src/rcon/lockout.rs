@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::cluster::records::SharedRecords;
 use crate::edge::limits::ClientKey;
+use crate::sync::Locked;
 
 /// When a key is locked out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,8 +205,8 @@ impl Guard {
         now_ms: u64,
     ) -> Result<(), Duration> {
         let mut locks = vec![
-            lock(&self.per_target).check(&(client, target), now_ms),
-            lock(&self.per_client).check(&client, now_ms),
+            self.per_target.locked().check(&(client, target), now_ms),
+            self.per_client.locked().check(&client, now_ms),
         ];
         if let Some(shared) = &self.shared {
             for (name, _) in Self::names(client, target) {
@@ -223,10 +224,12 @@ impl Guard {
 
     /// Counts a wrong password; true when it started a lockout.
     pub async fn failed(&self, client: ClientKey, target: SocketAddrV4, now_ms: u64) -> bool {
-        let mut started = lock(&self.per_target)
+        let mut started = self
+            .per_target
+            .locked()
             .failed(&(client, target), now_ms)
             .is_some();
-        started |= lock(&self.per_client).failed(&client, now_ms).is_some();
+        started |= self.per_client.locked().failed(&client, now_ms).is_some();
         if let Some(shared) = &self.shared {
             for (name, policy) in Self::names(client, target) {
                 let lockout = shared
@@ -240,8 +243,8 @@ impl Guard {
 
     /// A right password: the client starts again from nothing at this server.
     pub async fn succeeded(&self, client: ClientKey, target: SocketAddrV4) {
-        lock(&self.per_target).succeeded(&(client, target));
-        lock(&self.per_client).succeeded(&client);
+        self.per_target.locked().succeeded(&(client, target));
+        self.per_client.locked().succeeded(&client);
         if let Some(shared) = &self.shared {
             for (name, _) in Self::names(client, target) {
                 // Read first: most commands have nothing to clear, and then write nothing.
@@ -257,10 +260,6 @@ impl Guard {
             }
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 
 pub mod exchange;
 pub mod lockout;
+mod scrape;
 mod socket;
 pub mod spacing;
 
@@ -32,6 +33,7 @@ use protocol::cod::rcon::Outcome;
 
 use crate::edge::limits::ClientKey;
 use crate::seams::Known;
+use crate::sync::Locked;
 pub use exchange::{Answer, ExchangeError};
 use lockout::Guard;
 pub use spacing::SPACING;
@@ -259,7 +261,10 @@ impl Rcon {
                 answer.outcome.as_str()
             }
             Err(refusal) => {
-                *lock(&self.counters.refused)
+                *self
+                    .counters
+                    .refused
+                    .locked()
                     .entry(refusal.kind())
                     .or_default() += 1;
                 refusal.kind()
@@ -307,16 +312,12 @@ impl Rcon {
                 "outcome": entry.outcome,
                 "round_trip_ms": entry.round_trip_ms,
             });
-            let _ = writeln!(lock(file), "{line}");
+            let _ = writeln!(file.locked(), "{line}");
         }
         if let Some(history) = &self.history {
             history.audit(entry);
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 pub fn routes(rcon: Arc<Rcon>) -> Router {

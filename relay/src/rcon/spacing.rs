@@ -13,6 +13,7 @@ use tokio::sync::OwnedMutexGuard;
 use tokio::time::Instant;
 
 use crate::cluster::budget::{SharedBudget, Taken};
+use crate::sync::Locked;
 
 /// The stock server's 500 ms between accepted attempts, and 50 ms for the way there: two
 /// datagrams sent 500 ms apart can arrive closer, and the second would be dropped.
@@ -70,7 +71,7 @@ impl Spacing {
     /// last one any relay sent.
     pub async fn turn(&self, target: SocketAddrV4) -> Result<Turn, Busy> {
         let queue = {
-            let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+            let mut queues = self.queues.locked();
             // A queue goes once nobody holds or waits on it and its last command is a spacing
             // old: a new one then has nothing to wait for.
             queues.retain(|_, q| q.in_use() || q.sent_within_spacing());

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 
-use super::hub::{Hub, HubTask, Hubs, Mirrored};
+use super::replica::{Mirrored, Replica};
 use crate::cluster::{lease::Lease, token, Cluster, Counters};
 use crate::AbortOnDrop;
 
@@ -45,8 +45,8 @@ struct Subjects {
 }
 
 impl Subjects {
-    fn of(hub: &Hub) -> Self {
-        let t = token(&hub.addr);
+    fn of(hub: &Replica) -> Self {
+        let t = token(&hub.addr());
         Self {
             frames: format!("muster.hub.{t}.frames"),
             keyframe: format!("muster.hub.{t}.keyframe"),
@@ -68,7 +68,7 @@ enum Ended {
 
 /// The hub's life in a cluster: holding the game slot or mirroring the relay that does, until
 /// nobody on this relay needs it.
-pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
+pub(super) async fn run(hub: Replica, cluster: Arc<Cluster>) {
     let subjects = Subjects::of(&hub);
     let lease = Lease::campaign(cluster.clone(), subjects.lease.clone());
     let mut held = lease.watch();
@@ -76,7 +76,6 @@ pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
     let _ = tokio::time::timeout(Duration::from_secs(1), held.changed()).await;
     let role = Role {
         hub: &hub,
-        hubs: &hubs,
         cluster: &cluster,
         subjects: &subjects,
     };
@@ -88,8 +87,8 @@ pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
         };
         match ended {
             Ended::Retired => return,
-            Ended::LeaseLost => tracing::warn!(server = %hub.addr, "hub lease lost: mirroring"),
-            Ended::LeaseWon => tracing::info!(server = %hub.addr, "hub taken over"),
+            Ended::LeaseLost => tracing::warn!(server = %hub.addr(), "hub lease lost: mirroring"),
+            Ended::LeaseWon => tracing::info!(server = %hub.addr(), "hub taken over"),
             Ended::Unsubscribed => {}
         }
     }
@@ -97,8 +96,7 @@ pub(super) async fn run(hub: Arc<Hub>, hubs: Arc<Hubs>, cluster: Arc<Cluster>) {
 
 /// One hub's part in the cluster, as holder of its game slot or as a mirror.
 struct Role<'a> {
-    hub: &'a Arc<Hub>,
-    hubs: &'a Arc<Hubs>,
+    hub: &'a Replica,
     cluster: &'a Arc<Cluster>,
     subjects: &'a Subjects,
 }
@@ -108,7 +106,6 @@ impl Role<'_> {
     async fn hold(&self, held: &mut watch::Receiver<Option<u64>>) -> Ended {
         let Self {
             hub,
-            hubs,
             cluster,
             subjects,
         } = *self;
@@ -118,17 +115,14 @@ impl Role<'_> {
             client.subscribe(subjects.viewers.clone()).await,
             client.subscribe(subjects.record.clone()).await,
         ) else {
-            tracing::warn!(server = %hub.addr, "cannot subscribe to the hub's subjects");
+            tracing::warn!(server = %hub.addr(), "cannot subscribe to the hub's subjects");
             tokio::time::sleep(REPORT_EVERY).await;
             return Ended::Unsubscribed;
         };
-        // A mirror that was showing a recording carries it on.
-        if hub.status().recording.is_some() {
-            hub.set_recording(true);
-        }
+        hub.carry_recording_on();
         hub.take_over();
         let mut frames = hub.subscribe();
-        let mut session = AbortOnDrop(tokio::spawn(HubTask::new(hub.clone(), hubs.clone()).run()));
+        let mut session = AbortOnDrop(hub.start_session());
         let mut counts: HashMap<String, (Instant, u32)> = HashMap::new();
         let mut tally = tokio::time::interval(REPORT_EVERY);
         loop {
@@ -156,7 +150,7 @@ impl Role<'_> {
                 },
                 Some(request) = keyframes.next() => {
                     if let Some(reply) = request.reply {
-                        let answer = picture(hub);
+                        let answer = hub.picture();
                         let _ = client.publish(reply, answer).await;
                     }
                 }
@@ -185,7 +179,6 @@ impl Role<'_> {
     async fn mirror(&self, held: &mut watch::Receiver<Option<u64>>) -> Ended {
         let Self {
             hub,
-            hubs,
             cluster,
             subjects,
         } = *self;
@@ -212,11 +205,7 @@ impl Role<'_> {
                     }
                 }
                 _ = report.tick() => {
-                    if hub
-                        .idle_for()
-                        .is_some_and(|idle| idle >= hubs.config().grace)
-                        && hubs.retire(hub)
-                    {
+                    if hub.retire_if_idle() {
                         return Ended::Retired;
                     }
                     let viewers = Viewers { relay: cluster.relay.clone(), viewers: hub.viewers() };
@@ -239,20 +228,8 @@ impl Role<'_> {
     }
 }
 
-/// The hub's status and its keyframe (if a picture went out yet), for a mirror that starts
-/// or fell behind: a 4-byte length, the status frame, then the keyframe.
-fn picture(hub: &Hub) -> Bytes {
-    let status = hub.status_frame().bytes;
-    let keyframe = hub.keyframe().map(|k| k.bytes).unwrap_or_default();
-    let mut out = Vec::with_capacity(4 + status.len() + keyframe.len());
-    out.extend_from_slice(&(status.len() as u32).to_be_bytes());
-    out.extend_from_slice(&status);
-    out.extend_from_slice(&keyframe);
-    out.into()
-}
-
 /// Asks the holder for its status and keyframe; false when nobody answered (no holder yet).
-async fn resync(hub: &Hub, cluster: &Cluster, subjects: &Subjects) -> bool {
+async fn resync(hub: &Replica, cluster: &Cluster, subjects: &Subjects) -> bool {
     Counters::add(&cluster.counters.hub_resyncs);
     let Ok(reply) = cluster
         .client

@@ -4,13 +4,17 @@
 
 pub mod api;
 mod cluster;
+mod config;
 pub mod delay;
-pub mod hub;
+mod hub;
+mod registry;
+mod replica;
+mod scrape;
+mod task;
 pub mod viewer;
 
 use std::net::SocketAddrV4;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
@@ -21,55 +25,10 @@ use axum::routing::get;
 use axum::{Json, Router};
 use tower_http::services::ServeFile;
 
-pub use hub::{Hubs, JoinError, OverviewFile, ServerPassword, SpectateConfig};
-
-/// How the relay spectates (`muster serve`).
-#[derive(clap::Args, Debug, Clone)]
-pub struct SpectateArgs {
-    /// The broadcast delay of every spectator hub, in seconds (0 to 300; 0 only with the
-    /// server admin's consent).
-    #[arg(long = "spectate-delay", value_name = "SECS", default_value_t = 30.0)]
-    pub spectate_delay: f64,
-    /// Spectator hubs (one server slot each) at once.
-    #[arg(long = "max-hubs", default_value_t = 16)]
-    pub max_hubs: usize,
-    /// Seconds a hub stays after its last viewer leaves.
-    #[arg(long = "spectate-grace", value_name = "SECS", default_value_t = 30.0)]
-    pub spectate_grace: f64,
-    /// The name hubs join servers with.
-    #[arg(long = "spectator-name", default_value = "Muster")]
-    pub spectator_name: String,
-    /// An overview image for a map's watch view, with the world coordinates of its top-left
-    /// and bottom-right corners; repeat for more maps.
-    #[arg(long = "overview", value_name = "MAP=FILE,x0,y0,x1,y1",
-          value_parser = OverviewFile::parse)]
-    pub overviews: Vec<OverviewFile>,
-    /// A passworded server's password for the hubs: ADDR=FILE, the password on FILE's first
-    /// line; repeat for more. Viewers never see it.
-    #[arg(long = "server-password", value_name = "ADDR=FILE",
-          value_parser = ServerPassword::parse)]
-    pub server_passwords: Vec<ServerPassword>,
-}
-
-impl SpectateArgs {
-    /// The hubs' settings; `recording` comes from the demos capability.
-    pub fn config(&self, recording: Option<crate::demos::RecordConfig>) -> SpectateConfig {
-        SpectateConfig {
-            max_hubs: self.max_hubs,
-            grace: Duration::from_secs_f64(self.spectate_grace.clamp(0.0, 3600.0)),
-            name: self.spectator_name.clone(),
-            delay: Duration::from_secs_f64(self.spectate_delay.clamp(0.0, 300.0)),
-            overviews: self.overviews.clone(),
-            recording,
-            server_passwords: self
-                .server_passwords
-                .iter()
-                .map(|p| (p.addr, p.password.clone()))
-                .collect(),
-            ..SpectateConfig::default()
-        }
-    }
-}
+pub use crate::seams::JoinError;
+pub use config::{OverviewFile, ServerPassword, SpectateArgs, SpectateConfig, Taps};
+pub use hub::{Frame, FrameKind, Hub, ViewerGuard, VIEWER_BACKLOG};
+pub use registry::Hubs;
 
 /// The spectating routes (the HTTP assembly puts the Origin check in front of the socket).
 pub fn routes(hubs: Arc<Hubs>) -> Router {

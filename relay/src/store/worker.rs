@@ -6,6 +6,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use super::{Result, Store, StoreError};
+use crate::sync::Locked;
 
 type Job = Box<dyn FnOnce(&mut dyn Store) + Send>;
 
@@ -28,7 +29,7 @@ impl Workers {
                 .name(format!("{name}-{i}"))
                 .spawn(move || loop {
                     let job = {
-                        let queue = queue.lock().unwrap_or_else(|p| p.into_inner());
+                        let queue = queue.locked();
                         queue.recv()
                     };
                     match job {

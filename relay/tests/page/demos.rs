@@ -9,14 +9,14 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
     let lab = one_match_lab().await;
     let relay = relay::Relay::start(relay::ServeConfig {
         operator_token: Some("operator-secret".into()),
+        recording: Some(relay::demos::RecordConfig {
+            dir: dir.path().into(),
+            max_bytes: 50_000_000,
+        }),
         ..common::spectating_config(
             &lab,
             relay::spectate::SpectateConfig {
                 delay: Duration::ZERO,
-                recording: Some(relay::demos::RecordConfig {
-                    dir: dir.path().into(),
-                    max_bytes: 50_000_000,
-                }),
                 ..Default::default()
             },
         )

@@ -1,0 +1,191 @@
+//! The hub as `cluster.rs` drives it: [`Replica`] is the whole interface a hub's life across
+//! relays has (holding the game slot and publishing, or mirroring another relay's frames), so
+//! the cluster code cannot reach into the hub's release or its session.
+
+use std::net::SocketAddrV4;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use protocol::relay_api::watch::{apply, WatchMessage};
+use tokio::sync::broadcast;
+
+use super::hub::{Frame, FrameKind, Hub};
+use super::registry::Hubs;
+use super::task::HubTask;
+
+/// How far a takeover moves the update sequence (see [`Replica::take_over`]).
+const SEQ_JUMP: u64 = 1_000;
+
+/// What a mirrored frame came to.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Mirrored {
+    Applied,
+    /// An update that does not follow what this relay holds: it needs a keyframe.
+    Gap,
+    Unreadable,
+}
+
+/// One hub of this relay in a cluster, with the registry it retires from.
+pub(super) struct Replica {
+    hub: Arc<Hub>,
+    hubs: Arc<Hubs>,
+}
+
+impl Replica {
+    pub(super) fn new(hub: Arc<Hub>, hubs: Arc<Hubs>) -> Self {
+        Self { hub, hubs }
+    }
+
+    pub(super) fn addr(&self) -> SocketAddrV4 {
+        self.hub.addr
+    }
+
+    /// Viewers on this relay.
+    pub(super) fn viewers(&self) -> u32 {
+        self.hub.viewers()
+    }
+
+    /// Every frame this relay's hub sends from now on.
+    pub(super) fn subscribe(&self) -> broadcast::Receiver<Frame> {
+        self.hub.subscribe()
+    }
+
+    pub(super) fn keyframe(&self) -> Option<Frame> {
+        self.hub.keyframe()
+    }
+
+    pub(super) fn record_wanted(&self) -> bool {
+        self.hub.record_wanted()
+    }
+
+    pub(super) fn set_recording(&self, on: bool) {
+        self.hub.set_recording(on);
+    }
+
+    /// On a mirror that was showing a recording: the new holder carries it on.
+    pub(super) fn carry_recording_on(&self) {
+        if self.hub.status().recording.is_some() {
+            self.hub.set_recording(true);
+        }
+    }
+
+    /// Starts the game session on this relay, as a lone relay does.
+    pub(super) fn start_session(&self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(HubTask::new(self.hub.clone(), self.hubs.clone()).run())
+    }
+
+    /// Removes the hub if it has been idle past the grace period.
+    pub(super) fn retire_if_idle(&self) -> bool {
+        self.hub
+            .idle_for()
+            .is_some_and(|idle| idle >= self.hubs.config().grace)
+            && self.hubs.retire(&self.hub)
+    }
+
+    /// The hub's status and its keyframe (if a picture went out yet), for a mirror that starts
+    /// or fell behind: a 4-byte length, the status frame, then the keyframe.
+    pub(super) fn picture(&self) -> Bytes {
+        let status = self.hub.status_frame().bytes;
+        let keyframe = self.hub.keyframe().map(|k| k.bytes).unwrap_or_default();
+        let mut out = Vec::with_capacity(4 + status.len() + keyframe.len());
+        out.extend_from_slice(&(status.len() as u32).to_be_bytes());
+        out.extend_from_slice(&status);
+        out.extend_from_slice(&keyframe);
+        out.into()
+    }
+
+    /// The viewers other relays report; none left starts the grace period.
+    pub(super) fn set_remote_viewers(&self, n: u32) {
+        let before = self.hub.remote_viewers.swap(n, Ordering::AcqRel);
+        let mut shared = self.hub.lock();
+        if n > 0 {
+            shared.idle_since = None;
+        } else if before > 0 && self.hub.viewers() == 0 {
+            shared.idle_since = Some(Instant::now());
+        }
+    }
+
+    /// Ends the session (with its goodbye) without closing the hub, or lets a later one run.
+    pub(super) fn hand_over(&self, on: bool) {
+        self.hub.handing_over.store(on, Ordering::Release);
+    }
+
+    /// On a relay that takes the game slot over: the sequence jumps past anything a viewer on
+    /// another relay may hold (relays drift apart by at most a backlog before
+    /// resynchronising), and the first release is a whole keyframe, so every viewer starts
+    /// again from it.
+    pub(super) fn take_over(&self) {
+        let mut shared = self.hub.lock();
+        if shared.seq > 0 {
+            shared.seq += SEQ_JUMP;
+            shared.restart = true;
+        }
+    }
+
+    /// On a relay that mirrors another's hub: one frame as its hub published it, forwarded
+    /// unchanged to this relay's viewers and applied to what late joiners get.
+    pub(super) fn mirror(&self, bytes: Bytes) -> Mirrored {
+        let Ok(message) = WatchMessage::decode(&bytes) else {
+            return Mirrored::Unreadable;
+        };
+        let mut shared = self.hub.lock();
+        let frame = match message {
+            WatchMessage::Status(mut status) => {
+                // The status counts every relay's viewers; the flags are this relay's own.
+                status.recordable = shared.status.recordable;
+                status.overviews = shared.status.overviews.clone();
+                shared.status = status;
+                shared.status_frame = Frame {
+                    kind: FrameKind::Status,
+                    seq: 0,
+                    bytes,
+                };
+                shared.status_frame.clone()
+            }
+            WatchMessage::Keyframe {
+                seq,
+                relay_us,
+                view,
+            } => {
+                if shared.seq != 0 && seq <= shared.seq {
+                    return Mirrored::Applied;
+                }
+                shared.released = view;
+                shared.seq = seq;
+                shared.relay_us = relay_us;
+                let frame = Frame {
+                    kind: FrameKind::Keyframe,
+                    seq,
+                    bytes,
+                };
+                shared.keyframe = Some(frame.clone());
+                frame
+            }
+            WatchMessage::Update {
+                seq,
+                relay_us,
+                update,
+            } => {
+                if shared.seq != 0 && seq <= shared.seq {
+                    return Mirrored::Applied;
+                }
+                if shared.seq == 0 || seq != shared.seq + 1 {
+                    return Mirrored::Gap;
+                }
+                apply(&mut shared.released, &update);
+                shared.seq = seq;
+                shared.relay_us = relay_us;
+                shared.keyframe = None;
+                Frame {
+                    kind: FrameKind::Update,
+                    seq,
+                    bytes,
+                }
+            }
+        };
+        let _ = self.hub.feed.send(frame);
+        Mirrored::Applied
+    }
+}

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lab::{Lab, LabConfig};
+use protocol::cod::client::Event;
 use protocol::cod::demo::{Playback, Records, END_MARKER};
 use protocol::cod::stream::Heard;
 use protocol::cod::watch::timeline::Timeline;
@@ -79,7 +80,7 @@ fn played_events(file: &[u8]) -> Vec<Vec<Line>> {
                 .unwrap()
                 .into_iter()
                 .filter_map(|h| match h {
-                    Heard::Event(e) => Some(event_lines(&e)),
+                    Heard::Said(said) => Some(event_lines(&Event::from(said))),
                     _ => None,
                 })
                 .flatten()

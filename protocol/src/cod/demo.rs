@@ -11,13 +11,13 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::gamestate::CS_SERVERINFO;
 use super::gamestate::{Gamestate, SVC_EOF};
 use super::huffman::{fixed, HuffmanError};
 use super::info::InfoString;
 use super::msg::MsgWriter;
 use super::sequenced::SERVER_HEADER_LEN;
 use super::stream::{Heard, ServerStream};
-use super::watch::spectator::CS_SERVERINFO;
 use super::MAX_MSGLEN;
 
 /// The demo protocol in the extension: `.dm_3`, not the network protocol 22.
@@ -242,7 +242,7 @@ impl Playback {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cod::client::Event;
+    use crate::cod::stream::Said;
     use alloc::vec;
 
     fn gamestate() -> Gamestate {
@@ -284,7 +284,7 @@ mod tests {
         assert!(records.next().is_none());
         assert!(records.ended);
         let heard = Playback::new().read(&first).unwrap();
-        let Heard::Event(Event::Gamestate(g)) = &heard[0] else {
+        let Heard::Said(Said::Gamestate(g)) = &heard[0] else {
             panic!("{heard:?}")
         };
         assert_eq!(

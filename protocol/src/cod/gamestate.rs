@@ -15,6 +15,8 @@ pub const SVC_BASELINE: u8 = 4;
 pub const SVC_EOF: u8 = 8;
 /// Configstring indexes are 0..2,047.
 pub const MAX_CONFIGSTRINGS: u16 = 2048;
+/// The configstring holding the server's info string (`sv_hostname`, `mapname`, `g_gametype`...).
+pub const CS_SERVERINFO: u16 = 0;
 
 /// Why a gamestate was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,22 +3,40 @@
 //! in order. The client session reads live messages through it and demo playback reads
 //! recorded ones, so both see a server message the same way.
 
+use alloc::boxed::Box;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::client::Event;
 use super::download::DownloadRecord;
 use super::gamestate::Gamestate;
+use super::oob::tokenize;
 use super::reliable::{IncomingCommands, ReliableError};
 use super::service::{read_records, Record, ServiceError, World};
-use super::watch::commands::ServerCommand;
+use super::snapshot::Snapshot;
+
+/// What a server message says that a session passes on as it is (the client turns each into
+/// its `Event`; this codec knows nothing of sessions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Said {
+    Gamestate(Box<Gamestate>),
+    /// A configstring changed after the gamestate (`d`, or `x`/`y`/`z` chunks completed).
+    Configstring {
+        index: u16,
+        value: String,
+    },
+    ServerCommand {
+        sequence: i32,
+        text: String,
+    },
+    Snapshot(Box<Snapshot>),
+}
 
 /// One thing a server message said, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Heard {
     /// A gamestate, a new server command (followed by the configstring it completes, if any)
     /// or a usable snapshot.
-    Event(Event),
+    Said(Said),
     /// The server dropped the session with a `disconnect` command, whose reason this is.
     Disconnect(String),
     Download(DownloadRecord),
@@ -81,12 +99,12 @@ impl ServerStream {
                     self.incoming.reset(gamestate.server_command_sequence);
                     self.chunked = None;
                     self.gamestate = Some((*gamestate).clone());
-                    heard.push(Heard::Event(Event::Gamestate(gamestate)));
+                    heard.push(Heard::Said(Said::Gamestate(gamestate)));
                 }
                 Record::Snapshot {
                     snapshot,
                     usable: true,
-                } => heard.push(Heard::Event(Event::Snapshot(snapshot))),
+                } => heard.push(Heard::Said(Said::Snapshot(snapshot))),
                 Record::Snapshot { usable: false, .. } => heard.push(Heard::Unusable),
                 Record::Download(record) => heard.push(Heard::Download(record)),
                 Record::Nop | Record::Eof => {}
@@ -111,17 +129,17 @@ impl ServerStream {
             Ok(false) => return,
             Err(e) => return heard.push(Heard::Commands(e)),
         }
-        if let ServerCommand::Disconnect(reason) = ServerCommand::parse(&text) {
-            heard.push(Heard::Event(Event::ServerCommand { sequence, text }));
+        if let Some(reason) = text.strip_prefix('w').map(disconnect_reason) {
+            heard.push(Heard::Said(Said::ServerCommand { sequence, text }));
             return heard.push(Heard::Disconnect(reason));
         }
         let update = self.configstring(&text);
-        heard.push(Heard::Event(Event::ServerCommand { sequence, text }));
+        heard.push(Heard::Said(Said::ServerCommand { sequence, text }));
         if let Some((index, value)) = update {
             if let Some(gamestate) = self.gamestate.as_mut() {
                 gamestate.configstrings.insert(index, value.clone());
             }
-            heard.push(Heard::Event(Event::Configstring { index, value }));
+            heard.push(Heard::Said(Said::Configstring { index, value }));
         }
     }
 
@@ -154,4 +172,14 @@ impl ServerStream {
             },
         }
     }
+}
+
+/// The reason a `w` (disconnect) command gives, from the text after its letter: the one server
+/// command the stream acts on itself (it ends the session).
+pub fn disconnect_reason(rest: &str) -> String {
+    tokenize(rest.trim_start_matches(' '))
+        .into_iter()
+        .next()
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| "EXE_SERVER_DISCONNECTED".into())
 }

@@ -309,10 +309,9 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_documents_every_setting() {
-        let readme =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-                .unwrap();
+    fn the_operators_guide_documents_every_setting() {
+        let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/operator.md");
+        let readme = std::fs::read_to_string(guide).unwrap();
         let command = command();
         let missing: Vec<&str> = serve_command(&command)
             .get_arguments()
@@ -322,7 +321,7 @@ mod tests {
             .collect();
         assert!(
             missing.is_empty(),
-            "README's settings table lacks {missing:?}"
+            "docs/operator.md's settings table lacks {missing:?}"
         );
     }
 

@@ -147,4 +147,134 @@ mod tests {
             "services import the CLI: {offenders:?}"
         );
     }
+
+    /// The code in Markdown: each line of a fenced block and each inline code span.
+    fn code_in(markdown: &str) -> Vec<String> {
+        let mut code = Vec::new();
+        let mut fenced = false;
+        for line in markdown.lines() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+            } else if fenced {
+                code.push(line.split(" #").next().unwrap_or_default().to_owned());
+            } else {
+                code.extend(line.split('`').skip(1).step_by(2).map(str::to_owned));
+            }
+        }
+        code
+    }
+
+    /// Each `muster ...` command in a piece of code: its words up to the end of the command.
+    fn commands_in(code: &str) -> Vec<Vec<String>> {
+        let mut found = Vec::new();
+        let mut rest = code;
+        while let Some(at) = rest.find("muster ") {
+            let before = rest[..at].chars().next_back();
+            let tail = &rest[at + "muster ".len()..];
+            rest = tail;
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_') {
+                continue;
+            }
+            let words = tail
+                .split(['|', ';', '&', ')'])
+                .next()
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            found.push(words);
+        }
+        found
+    }
+
+    /// Checks one documented command against the real command line: the subcommand exists and
+    /// every `--flag` named is one of its own (what `muster SUBCOMMAND --help` lists).
+    fn check(words: &[String]) -> Result<(), String> {
+        let root = super::config::command();
+        let mut command = &root;
+        let mut named = vec!["muster"];
+        let mut words = words.iter().peekable();
+        while let Some(word) = words.peek() {
+            match command.find_subcommand(word.as_str()) {
+                Some(sub) => {
+                    named.push(word.as_str());
+                    command = sub;
+                    words.next();
+                }
+                None => break,
+            }
+        }
+        if let Some(word) = words
+            .peek()
+            // `muster help COMMAND` is clap's own.
+            .filter(|w| named.len() == 1 && !w.starts_with('-') && w.as_str() != "help")
+        {
+            return Err(format!("`muster {word}` is no command"));
+        }
+        let longs: Vec<String> = command
+            .get_arguments()
+            .flat_map(|a| {
+                let aliases = a.get_all_aliases().unwrap_or_default();
+                a.get_long().into_iter().chain(aliases).map(str::to_owned)
+            })
+            .chain(["help".to_owned(), "version".to_owned()])
+            .collect();
+        for word in words {
+            let Some(flag) = word.strip_prefix("--") else {
+                continue;
+            };
+            let flag = flag.split('=').next().unwrap_or_default();
+            let flag: String = flag
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            if !flag.is_empty() && !longs.contains(&flag) {
+                return Err(format!("`{}` has no --{flag}", named.join(" ")));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_command_and_flag_the_docs_name_exists() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+        for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+        let mut checked = 0;
+        let mut wrong = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            for code in code_in(&text) {
+                for words in commands_in(&code) {
+                    checked += 1;
+                    if let Err(e) = check(&words) {
+                        wrong.push(format!("{}: {e}", file.display()));
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "found only {checked} documented commands");
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn the_docs_check_finds_a_flag_that_does_not_exist() {
+        let words = |text: &str| commands_in(text).remove(0);
+        assert_eq!(check(&words("muster query --json 1.2.3.4")), Ok(()));
+        assert_eq!(check(&words("muster demo info x.dm_3")), Ok(()));
+        assert_eq!(
+            check(&words("muster query --jsn 1.2.3.4")),
+            Err("`muster query` has no --jsn".into())
+        );
+        assert_eq!(
+            code_in("say `muster serve --listen A` and\n```sh\nmuster status --json # --no\n```"),
+            ["muster serve --listen A", "muster status --json"]
+        );
+        assert!(commands_in("muster-lab --servers 3").is_empty());
+    }
 }

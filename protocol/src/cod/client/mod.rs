@@ -21,7 +21,7 @@ use crate::cod::playerstate::PlayerState;
 use crate::cod::reliable::OutgoingCommands;
 use crate::cod::sequenced::{client_message, ClientHeader, ServerHeader, SERVER_HEADER_LEN};
 use crate::cod::snapshot::Snapshot;
-use crate::cod::stream::{Heard, ServerStream};
+use crate::cod::stream::{Heard, Said, ServerStream};
 use crate::cod::usercmd::{bundle_key, default_usercmd, UserCmd};
 
 mod join;
@@ -137,6 +137,17 @@ pub enum DownloadEvent {
         name: String,
         reason: String,
     },
+}
+
+impl From<Said> for Event {
+    fn from(said: Said) -> Self {
+        match said {
+            Said::Gamestate(gamestate) => Self::Gamestate(gamestate),
+            Said::Configstring { index, value } => Self::Configstring { index, value },
+            Said::ServerCommand { sequence, text } => Self::ServerCommand { sequence, text },
+            Said::Snapshot(snapshot) => Self::Snapshot(snapshot),
+        }
+    }
 }
 
 /// One client session with one server.
@@ -386,7 +397,8 @@ impl Client {
     fn service(&mut self, now: u64, body: &[u8], sequence: u32) {
         for heard in self.stream.read(body, sequence) {
             match heard {
-                Heard::Event(event) => {
+                Heard::Said(said) => {
+                    let event = Event::from(said);
                     match &event {
                         Event::Gamestate(_) => {
                             self.enter(State::Loading);

@@ -427,7 +427,7 @@ fn demo_files(client: &mut Client) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn a_recording_holds_each_message_as_received_and_plays_back_to_the_same_events() {
     use crate::cod::demo::{Playback, Records, END_MARKER};
-    use crate::cod::stream::Heard;
+    use crate::cod::stream::{Heard, Said};
     let mut link = Link::new();
     link.run_until("ACTIVE", |l| l.client.state() == State::Active);
     link.server.set_configstring(20, "before");
@@ -466,7 +466,7 @@ fn a_recording_holds_each_message_as_received_and_plays_back_to_the_same_events(
     let first = playback.read(&records[0]).unwrap();
     assert_eq!(
         first[0],
-        Heard::Event(Event::Gamestate(Box::new(live_gamestate)))
+        Heard::Said(Said::Gamestate(Box::new(live_gamestate)))
     );
     assert_eq!(records[0].reliable_acknowledge(), 0);
 
@@ -493,7 +493,7 @@ fn a_recording_holds_each_message_as_received_and_plays_back_to_the_same_events(
         .iter()
         .flat_map(|r| playback.read(r).unwrap())
         .filter_map(|h| match h {
-            Heard::Event(e) => Some(e),
+            Heard::Said(said) => Some(Event::from(said)),
             _ => None,
         })
         .collect();

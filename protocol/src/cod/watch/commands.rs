@@ -6,6 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::cod::oob::tokenize;
+use crate::cod::stream::disconnect_reason;
 
 /// `\x14`: localize the next token.
 pub const LOCALIZE: char = '\x14';
@@ -127,14 +128,6 @@ impl ServerCommand {
 }
 
 /// `w` with no argument means the stock "EXE_SERVER_DISCONNECTED".
-fn disconnect_reason(rest: &str) -> String {
-    tokenize(rest)
-        .into_iter()
-        .next()
-        .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| "EXE_SERVER_DISCONNECTED".into())
-}
-
 /// `b <n> <axis> <allies>` then n rows of `<client> <score> <ping> <deaths> <statusIcon>`.
 /// Rows past the count, or past 64, are ignored; a short row ends the list.
 fn parse_scores(rest: &str) -> Option<Scores> {

@@ -52,7 +52,7 @@ pub const BUTTON_MELEE: u8 = 0x20;
 pub const FLOOD_MS: u64 = 800;
 
 /// Configstrings a watcher reads.
-pub const CS_SERVERINFO: u16 = 0;
+pub use crate::cod::gamestate::CS_SERVERINFO;
 pub const CS_AXIS_SCORE: u16 = 5;
 pub const CS_ALLIES_SCORE: u16 = 6;
 pub const CS_WEAPONS: u16 = 7;

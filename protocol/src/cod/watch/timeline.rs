@@ -16,7 +16,7 @@ use super::spectator::MatchModel;
 use crate::cod::client::Event;
 use crate::cod::demo::{map_name, DemoError, DemoRecord, Playback, Records};
 use crate::cod::snapshot::SNAPFLAG_NOT_ACTIVE;
-use crate::cod::stream::Heard;
+use crate::cod::stream::{Heard, Said};
 use crate::relay_api::watch::{FeedItem, MatchView};
 
 /// How much of the match lies between kept positions.
@@ -183,12 +183,12 @@ impl Timeline {
             if index == 0
                 && !heard
                     .iter()
-                    .any(|h| matches!(h, Heard::Event(Event::Gamestate(_))))
+                    .any(|h| matches!(h, Heard::Said(Said::Gamestate(_))))
             {
                 return Err(DemoError::NoGamestate);
             }
             let pushed = cursor.model.feed().1;
-            let snapshot = self.take(&mut cursor, &heard, index, &mut pass);
+            let snapshot = self.take(&mut cursor, heard, index, &mut pass);
             self.kills(&cursor.model, pushed, pass.at_ms);
             self.spans[index].at_ms = pass.at_ms;
             cursor.at_ms = pass.at_ms;
@@ -209,14 +209,15 @@ impl Timeline {
     fn take(
         &mut self,
         cursor: &mut Cursor,
-        heard: &[Heard],
+        heard: Vec<Heard>,
         index: usize,
         pass: &mut Pass,
     ) -> bool {
         let mut snapshot = false;
         for h in heard {
-            let Heard::Event(event) = h else { continue };
-            match event {
+            let Heard::Said(said) = h else { continue };
+            let event = Event::from(said);
+            match &event {
                 Event::Gamestate(g) => {
                     self.summary.maps.push(map_name(g));
                 }
@@ -243,8 +244,8 @@ impl Timeline {
                 }
                 _ => {}
             }
-            cursor.model.handle(event);
-            if let Event::Snapshot(s) = event {
+            cursor.model.handle(&event);
+            if let Event::Snapshot(s) = &event {
                 for c in s.clients.values() {
                     let name = c.name();
                     if pass.names.insert(name.clone()) {
@@ -335,13 +336,13 @@ impl Timeline {
             }
             let at = span.at_ms;
             if let Ok(heard) = self.cursor.playback.read(&span.record(&self.data)) {
-                for h in &heard {
-                    if let Heard::Event(event) = h {
-                        if matches!(event, Event::Snapshot(s) if s.flags & SNAPFLAG_NOT_ACTIVE != 0)
+                for h in heard {
+                    if let Heard::Said(said) = h {
+                        if matches!(&said, Said::Snapshot(s) if s.flags & SNAPFLAG_NOT_ACTIVE != 0)
                         {
                             continue;
                         }
-                        self.cursor.model.handle(event);
+                        self.cursor.model.handle(&Event::from(said));
                     }
                 }
             }

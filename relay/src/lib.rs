@@ -151,36 +151,21 @@ impl Relay {
         let mut tasks = JoinSet::new();
         let metrics = metrics::Metrics::default();
         config.poller.metrics = metrics.poll.clone();
-        // The relay's own master, which its poller asks like any other (over loopback).
-        let master = match config.master.take() {
-            Some(listen) => {
-                let started = master::start_beside_relay(listen).await?;
-                config.poller.masters.push(started.polled_as.clone());
-                Some(started)
-            }
-            None => None,
-        };
-        let cluster = match config.cluster.take() {
-            Some(cluster) => {
-                if config
-                    .history
-                    .as_ref()
-                    .is_some_and(|h| h.store.database.is_none())
-                {
-                    anyhow::bail!(
-                        "--cluster needs a shared history: --database postgres://... (or \
-                         --no-history)"
-                    );
-                }
-                let name = cluster::relay_name(addr);
-                Some(
-                    cluster::Cluster::connect(cluster, name)
-                        .await
-                        .context("joining the cluster")?,
-                )
-            }
-            None => None,
-        };
+        if config.cluster.is_some()
+            && config
+                .history
+                .as_ref()
+                .is_some_and(|h| h.store.database.is_none())
+        {
+            anyhow::bail!(
+                "--cluster needs a shared history: --database postgres://... (or --no-history)"
+            );
+        }
+        // Each capability starts from what the ones before it started, and gives back its
+        // handle and its routes; its tasks join the relay's, which stop with it.
+        let (master, master_routes) =
+            master::start_for_relay(config.master.take(), &mut config.poller.masters).await?;
+        let (cluster, cluster_routes) = cluster::start(config.cluster.take(), addr).await?;
         // In a cluster only the poller's lease holder writes history, with its token.
         let fence = cluster.as_ref().map(|_| Arc::new(store::Fence::default()));
         let directory = Arc::new(Directory::new(&config.poller.masters));
@@ -188,78 +173,52 @@ impl Relay {
             tasks.spawn(started.show_on(directory.clone()));
         }
         // History first: it puts the persisted directory back before the poller starts.
-        let history = match config.history.take() {
-            Some(history) => {
-                let refresh = config.poller.refresh_interval;
-                Some(
-                    history::History::start(
-                        history,
-                        directory.clone(),
-                        refresh,
-                        fence.clone(),
-                        metrics.store.clone(),
-                    )
-                    .await
-                    .context("opening the history")?,
-                )
-            }
-            None => None,
-        };
+        let refresh = config.poller.refresh_interval;
+        let history = history::start(
+            config.history.take(),
+            directory.clone(),
+            refresh,
+            fence.clone(),
+            metrics.store.clone(),
+        )
+        .await
+        .context("opening the history")?;
+        let (history, history_routes) = history.unzip();
         let masters = config.poller.masters.clone();
-        let log = history
-            .as_ref()
-            .map(|h| h.log.clone() as Arc<dyn seams::PollLog>);
-        let feed = browse::PageFeed::new(directory.clone());
-        match &cluster {
-            Some(cluster) => {
-                let polling = cluster::directory::Polling {
-                    directory: directory.clone(),
-                    feed: feed.clone(),
-                    config: config.poller,
-                    log,
-                    fence,
-                };
-                tasks.spawn(cluster::directory::run(cluster.clone(), polling));
-            }
-            None => {
-                tasks.spawn(browse::poller::run(directory.clone(), config.poller, log));
-            }
-        }
-        tasks.spawn(feed.clone().run());
-        let wulfram = config.wulfram;
-        if !wulfram.targets.is_empty() {
-            tasks.spawn(wulfram::check(
-                directory.clone(),
-                wulfram.targets.clone(),
-                wulfram.check_every,
-            ));
-        }
+        let (feed, browse_routes) = browse::start(
+            browse::BrowseStart {
+                directory: directory.clone(),
+                poller: config.poller,
+                log: history
+                    .as_ref()
+                    .map(|h| h.log.clone() as Arc<dyn seams::PollLog>),
+                cluster: cluster.clone(),
+                fence,
+                dist: config.dist.clone(),
+            },
+            &mut tasks,
+        );
+        let wulfram_routes = wulfram::start(config.wulfram, directory.clone(), &mut tasks);
         if let Some(recording) = &config.recording {
             config.spectate.recordable = true;
             config.spectate.taps.0.push(demos::tap(recording.clone()));
         }
-        let hubs = spectate::Hubs::clustered(config.spectate, directory.clone(), cluster.clone());
-        let bridge = bridge::Bridge::clustered(
-            bridge::BridgeConfig {
-                masters,
-                ..config.bridge
-            },
-            directory.clone(),
-            cluster.clone(),
-        );
-        let rcon = rcon::Rcon::new(
-            config.rcon,
-            directory.clone(),
-            cluster.clone(),
-            history.as_ref().map(|h| h.log.clone()),
-        )?;
-        let mut scrapes: Vec<Arc<dyn metrics::Scrape>> = vec![
-            directory.clone(),
-            feed.clone(),
-            hubs.clone(),
-            bridge.clone(),
-            rcon.clone(),
-        ];
+        let (hubs, spectate_routes) =
+            spectate::start(config.spectate, directory.clone(), cluster.clone());
+        let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
+        let bridge_config = bridge::BridgeConfig {
+            masters,
+            ..config.bridge
+        };
+        let (bridge, bridge_routes) =
+            bridge::start(bridge_config, directory.clone(), cluster.clone());
+        let audit = history
+            .as_ref()
+            .map(|h| h.log.clone() as Arc<dyn seams::AuditLog>);
+        let (rcon, rcon_routes) =
+            rcon::start(config.rcon, directory.clone(), cluster.clone(), audit)?;
+        let mut scrapes: Vec<Arc<dyn metrics::Scrape>> =
+            vec![directory.clone(), feed, hubs.clone(), bridge, rcon];
         if let Some(started) = &master {
             scrapes.push(Arc::new(started.shared.clone()));
         }
@@ -272,18 +231,16 @@ impl Relay {
         let scrape = metrics.registry(metrics::Sources(scrapes), history.is_some());
         let mut routers = vec![
             metrics::routes(scrape),
-            browse::routes(directory.clone(), feed, config.dist.clone()),
-            spectate::routes(hubs.clone()),
-            demos::routes(hubs.clone(), config.recording, config.operator_token),
-            bridge::routes(bridge),
-            wulfram::routes(directory.clone(), wulfram.targets),
-            master::routes(master.as_ref().map(|m| m.shared.clone())),
-            cluster::routes(cluster.clone()),
-            rcon::routes(rcon),
+            browse_routes,
+            spectate_routes,
+            demos_routes,
+            bridge_routes,
+            wulfram_routes,
+            master_routes,
+            cluster_routes,
+            rcon_routes,
         ];
-        if let Some(history) = &history {
-            routers.push(history::routes(history.clone()));
-        }
+        routers.extend(history_routes);
         let guard = edge::limits::Guard::new(
             &config.edge.limits,
             config.edge.trusted_proxies.clone(),

@@ -55,6 +55,12 @@ pub trait PollLog: Send + Sync {
     fn master(&self, status: &protocol::relay_api::MasterStatus);
 }
 
+/// Where the admin console keeps its audit beside its own log file: the history store
+/// (`history::writer::Log` implements it). Must not block.
+pub trait AuditLog: Send + Sync {
+    fn audit(&self, entry: crate::store::AuditEntry);
+}
+
 /// Something that follows a hub's game session turn by turn: the demo recorder today, match
 /// statistics and the rewind window next. The hub's task owns its taps and calls them on the
 /// relay holding the game slot only (a cluster's mirrors run no session), so a tap writes

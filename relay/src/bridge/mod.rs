@@ -441,6 +441,18 @@ async fn upgrade(
     }
 }
 
+/// Starts the bridge to the servers `known` lists (budgets shared by the cluster, if any);
+/// returns it and its routes.
+pub fn start(
+    config: BridgeConfig,
+    known: Known,
+    cluster: Option<Arc<crate::cluster::Cluster>>,
+) -> (Arc<Bridge>, Router) {
+    let bridge = Bridge::clustered(config, known, cluster);
+    let router = routes(bridge.clone());
+    (bridge, router)
+}
+
 #[cfg(test)]
 mod tests {
     use std::net::Ipv4Addr;

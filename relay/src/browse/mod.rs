@@ -4,6 +4,7 @@
 //! `GET /api/masters`, `GET /api/feed`, and the list as HTML: `GET /` (the page with its first
 //! screen) and `GET /servers` (the plain list).
 
+pub mod cluster;
 pub mod directory;
 pub mod feed;
 pub mod html;
@@ -21,6 +22,7 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use tokio::task::JoinSet;
 
 pub use directory::Directory;
 pub use feed::PageFeed;
@@ -142,6 +144,53 @@ async fn feed_upgrade(
             let (sink, stream) = closing.split(socket);
             state.feed.serve(sink, stream, query.hold.is_some())
         })
+}
+
+/// What browsing starts from.
+pub struct BrowseStart {
+    /// The directory, holding what the history put back (stale) if it keeps any.
+    pub directory: Arc<Directory>,
+    pub poller: PollerConfig,
+    /// Where the poller reports each outcome (the history's writer), if anywhere.
+    pub log: Option<Arc<dyn crate::seams::PollLog>>,
+    /// In a cluster only the holder of the poller lease polls; the others apply its changes.
+    pub cluster: Option<Arc<crate::cluster::Cluster>>,
+    /// The poller lease's fencing token, carried by every history write (cluster only).
+    pub fence: Option<Arc<crate::store::Fence>>,
+    /// Where the page is built, for the first screen.
+    pub dist: PathBuf,
+}
+
+/// Starts the poller (alone, or as the cluster's one poller) and the page feed; returns the
+/// feed and the routes.
+pub fn start(start: BrowseStart, tasks: &mut JoinSet<()>) -> (Arc<PageFeed>, Router) {
+    let BrowseStart {
+        directory,
+        poller,
+        log,
+        cluster,
+        fence,
+        dist,
+    } = start;
+    let feed = PageFeed::new(directory.clone());
+    match cluster {
+        Some(cluster) => {
+            let polling = cluster::Polling {
+                directory: directory.clone(),
+                feed: feed.clone(),
+                config: poller,
+                log,
+                fence,
+            };
+            tasks.spawn(cluster::run(cluster, polling));
+        }
+        None => {
+            tasks.spawn(poller::run(directory.clone(), poller, log));
+        }
+    }
+    tasks.spawn(feed.clone().run());
+    let router = routes(directory, feed.clone(), dist);
+    (feed, router)
 }
 
 #[cfg(test)]

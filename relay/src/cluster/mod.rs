@@ -1,7 +1,7 @@
 //! Scale-out: several relays behave as one site through NATS (JetStream on).
 //!
 //! - Core subjects carry what is encoded once to every relay: the directory's changes from the
-//!   one poller ([`directory`]), each watched match's frames from the one relay whose hub holds
+//!   one poller (`browse/cluster.rs`), each watched match's frames from the one relay whose hub holds
 //!   the game slot (`spectate::cluster`), and the small heartbeats that tell those relays who
 //!   still wants them.
 //! - A JetStream key-value bucket holds the leases ([`lease`]): the poller's and one per hub.
@@ -14,7 +14,6 @@
 //! Without `--cluster` nothing here runs.
 
 pub mod budget;
-pub mod directory;
 pub mod lease;
 pub mod records;
 mod scrape;
@@ -356,6 +355,25 @@ pub fn token(addr: &std::net::SocketAddrV4) -> String {
 /// A name for this relay on the bus, unique per run.
 pub fn relay_name(listen: std::net::SocketAddr) -> String {
     format!("{listen}/{:08x}", rand::random::<u32>())
+}
+
+/// Joins the cluster when configured (`None`: this relay is the whole site), named after its
+/// first listener. Returns the connection and the routes.
+pub async fn start(
+    config: Option<ClusterConfig>,
+    listen: std::net::SocketAddr,
+) -> anyhow::Result<(Option<Arc<Cluster>>, axum::Router)> {
+    use anyhow::Context as _;
+    let cluster = match config {
+        Some(config) => Some(
+            Cluster::connect(config, relay_name(listen))
+                .await
+                .context("joining the cluster")?,
+        ),
+        None => None,
+    };
+    let router = routes(cluster.clone());
+    Ok((cluster, router))
 }
 
 #[cfg(test)]

@@ -378,6 +378,24 @@ async fn players(State(h): State<Arc<History>>, Query(q): Query<NameQuery>) -> R
     }
 }
 
+/// Starts the history when the relay keeps one (`None`: it remembers nothing across
+/// restarts): the persisted directory is put back first, so call it before the poller starts.
+/// Returns the history and its routes.
+pub async fn start(
+    config: Option<HistoryConfig>,
+    directory: Arc<Directory>,
+    refresh: std::time::Duration,
+    fence: Option<Arc<crate::store::Fence>>,
+    metrics: crate::metrics::StoreMetrics,
+) -> Result<Option<(Arc<History>, Router)>> {
+    let Some(config) = config else {
+        return Ok(None);
+    };
+    let history = History::start(config, directory, refresh, fence, metrics).await?;
+    let router = routes(history.clone());
+    Ok(Some((history, router)))
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::StatusCode;

@@ -56,11 +56,6 @@ impl Log {
         }
     }
 
-    /// Records an admin console command (written with the next batch, fence or not).
-    pub fn audit(&self, entry: AuditEntry) {
-        self.send(Record::Audit(entry));
-    }
-
     /// Has everything sent so far written, waiting at most `within`; false if it was not.
     pub async fn sync(&self, within: Duration) -> bool {
         let (ack, done) = tokio::sync::oneshot::channel();
@@ -420,4 +415,11 @@ fn flush(
         }
     }
     false
+}
+
+impl crate::seams::AuditLog for Log {
+    /// Records an admin console command (written with the next batch, fence or not).
+    fn audit(&self, entry: AuditEntry) {
+        self.send(Record::Audit(entry));
+    }
 }

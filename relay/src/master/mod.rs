@@ -350,6 +350,25 @@ pub fn routes(master: Option<SharedMaster>) -> axum::Router {
     )
 }
 
+/// Starts the master of `--master-listen`, if asked for, beside the relay: its poller asks it
+/// over loopback (added to `masters`), and the masters panel shows what it holds on `board`.
+/// Returns it (for shutdown and metrics) and its routes.
+pub async fn start_for_relay(
+    listen: Option<MasterListen>,
+    masters: &mut Vec<String>,
+) -> anyhow::Result<(Option<BesideRelay>, axum::Router)> {
+    let started = match listen {
+        Some(listen) => {
+            let started = start_beside_relay(listen).await?;
+            masters.push(started.polled_as.clone());
+            Some(started)
+        }
+        None => None,
+    };
+    let router = routes(started.as_ref().map(|m| m.shared.clone()));
+    Ok((started, router))
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::StatusCode;

@@ -146,7 +146,7 @@ pub struct Rcon {
     lockouts: Guard,
     audit: Option<Mutex<std::fs::File>>,
     /// The history store's writer, when the relay keeps history: the audit goes there too.
-    history: Option<Arc<crate::history::writer::Log>>,
+    history: Option<Arc<dyn crate::seams::AuditLog>>,
     pub counters: Counters,
 }
 
@@ -157,7 +157,7 @@ impl Rcon {
         config: RconConfig,
         known: Known,
         cluster: Option<Arc<crate::cluster::Cluster>>,
-        history: Option<Arc<crate::history::writer::Log>>,
+        history: Option<Arc<dyn crate::seams::AuditLog>>,
     ) -> anyhow::Result<Arc<Self>> {
         let audit = match &config.audit_log {
             Some(path) => Some(Mutex::new(
@@ -344,4 +344,17 @@ async fn upgrade(
         let (sink, stream) = closing.split(ws);
         socket::serve(rcon, client, target, sink, stream)
     })
+}
+
+/// Starts the admin console for the servers `known` lists (queues and lockouts shared by the
+/// cluster, if any; the audit kept in `history` too, if given); returns it and its routes.
+pub fn start(
+    config: RconConfig,
+    known: Known,
+    cluster: Option<Arc<crate::cluster::Cluster>>,
+    history: Option<Arc<dyn crate::seams::AuditLog>>,
+) -> anyhow::Result<(Arc<Rcon>, Router)> {
+    let rcon = Rcon::new(config, known, cluster, history)?;
+    let router = routes(rcon.clone());
+    Ok((rcon, router))
 }

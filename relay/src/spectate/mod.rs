@@ -100,6 +100,19 @@ async fn overview(
     }
 }
 
+/// Starts the hubs (none runs until a viewer or a recording asks) for the servers `known`
+/// lists; in a cluster one relay's hub holds each match's game slot. Returns the hubs and the
+/// routes.
+pub fn start(
+    config: SpectateConfig,
+    known: crate::seams::Known,
+    cluster: Option<Arc<crate::cluster::Cluster>>,
+) -> (Arc<Hubs>, Router) {
+    let hubs = Hubs::clustered(config, known, cluster);
+    let router = routes(hubs.clone());
+    (hubs, router)
+}
+
 #[cfg(test)]
 mod tests {
     use std::net::Ipv4Addr;

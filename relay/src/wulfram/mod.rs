@@ -160,6 +160,23 @@ async fn upgrade(
         })
 }
 
+/// Starts the checks of the configured Wulfram II servers (posted to `board`) and returns the
+/// routes.
+pub fn start(
+    config: WulframConfig,
+    board: Arc<dyn WulframBoard>,
+    tasks: &mut tokio::task::JoinSet<()>,
+) -> Router {
+    if !config.targets.is_empty() {
+        tasks.spawn(check(
+            board.clone(),
+            config.targets.clone(),
+            config.check_every,
+        ));
+    }
+    routes(board, config.targets)
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::StatusCode;

@@ -18,9 +18,9 @@ use protocol::relay_api::{MasterStatus, Progress, ServerInfo};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 
-use super::lease::Lease;
-use super::Cluster;
-use crate::browse::{poller, Directory, PageFeed, PollerConfig};
+use super::{poller, Directory, PageFeed, PollerConfig};
+use crate::cluster::lease::Lease;
+use crate::cluster::Cluster;
 use crate::seams::PollLog;
 use crate::store::Fence;
 use crate::AbortOnDrop;
@@ -192,7 +192,7 @@ struct Publisher {
 
 impl Publisher {
     async fn keyframe(&mut self) {
-        super::Counters::add(&self.cluster.counters.directory_keyframes);
+        crate::cluster::Counters::add(&self.cluster.counters.directory_keyframes);
         let servers = self.directory.servers();
         self.send(servers, true).await;
     }

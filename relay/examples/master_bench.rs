@@ -127,7 +127,7 @@ async fn main() -> anyhow::Result<()> {
         anyhow::ensure!(
             Instant::now() < deadline,
             "only {registered} of {servers} registered: {}",
-            master.json()["counters"]
+            serde_json::to_string(&master.counters()).unwrap_or_default()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -201,7 +201,7 @@ async fn main() -> anyhow::Result<()> {
             }
             servers
         });
-    let counters = master.json()["counters"].clone();
+    let counters = master.counters();
     for t in tasks {
         t.abort();
     }
@@ -217,8 +217,8 @@ async fn main() -> anyhow::Result<()> {
             "lists_per_s": (lists as f64 / LIST_SECONDS as f64 * 10.0).round() / 10.0,
             "list_packets_per_s": (packets as f64 / LIST_SECONDS as f64).round(),
             "qstat_servers_listed": qstat_servers,
-            "challenges_sent": counters["challenges_sent"],
-            "dropped": counters["dropped"],
+            "challenges_sent": counters.challenges_sent,
+            "dropped": counters.dropped,
         })
     );
     Ok(())

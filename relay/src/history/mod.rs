@@ -345,18 +345,28 @@ async fn population_svg(State(h): State<Arc<History>>, Query(q): Query<RangeQuer
     population(h, q, Form::Svg).await
 }
 
+/// `GET /api/history/store`.
+#[derive(serde::Serialize)]
+pub struct StoreStatus {
+    pub backend: &'static str,
+    pub location: String,
+    pub size_bytes: u64,
+    pub dropped_records: u64,
+    pub fenced_batches: u64,
+}
+
 /// The store as an operator checks it: which backend, where, its size, records dropped, and
 /// (in a cluster) batches refused for a stale fencing token.
 async fn store_status(State(h): State<Arc<History>>) -> Response {
     let size = h.readers.run(|store| store.size_bytes()).await;
     match size {
-        Ok(size_bytes) => Json(serde_json::json!({
-            "backend": h.readers.backend(),
-            "location": h.location,
-            "size_bytes": size_bytes,
-            "dropped_records": h.log.dropped.load(std::sync::atomic::Ordering::Relaxed),
-            "fenced_batches": h.log.fenced.load(std::sync::atomic::Ordering::Relaxed),
-        }))
+        Ok(size_bytes) => Json(StoreStatus {
+            backend: h.readers.backend(),
+            location: h.location.clone(),
+            size_bytes,
+            dropped_records: h.log.dropped.load(std::sync::atomic::Ordering::Relaxed),
+            fenced_batches: h.log.fenced.load(std::sync::atomic::Ordering::Relaxed),
+        })
         .into_response(),
         Err(e) => {
             tracing::warn!("store status: {e}");

@@ -9,8 +9,10 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use protocol::cod::master_server::{MasterConfig, MasterEvent, MasterServer, Origin};
-use serde_json::{json, Value};
+use protocol::cod::master_server::{
+    MasterConfig, MasterCounters, MasterEvent, MasterServer, Origin,
+};
+use serde::Serialize;
 use tokio::net::UdpSocket;
 
 use crate::browse::query::results::masters;
@@ -122,47 +124,92 @@ impl SharedMaster {
         self.lock().counters().clone()
     }
 
-    /// Registered servers, each with its state and when it was last heard, and the counters.
-    pub fn json(&self) -> Value {
+    /// What `GET /api/master` answers.
+    pub fn listing(&self) -> MasterListing {
         let master = self.lock();
         let now = self.now();
         let unix_now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let at = |ms: u64| unix_now.saturating_sub(now.saturating_sub(ms));
-        let servers: Vec<Value> = master
+        let servers = master
             .servers()
-            .map(|(addr, s)| {
-                json!({
-                    "addr": addr.to_string(),
-                    "hostname": s.info.get("hostname"),
-                    "mapname": s.info.get("mapname"),
-                    "clients": s.clients(),
-                    "sv_maxclients": s.max_clients(),
-                    "origin": s.origin,
-                    "state": if s.flatlined { "flatlined" } else { "verified" },
-                    "registered_unix_ms": at(s.registered_at),
-                    "verified_unix_ms": at(s.verified_at),
-                    "heartbeat_unix_ms": s.heartbeat_at.map(at),
-                    "status_unix_ms": s.status.as_ref().map(|(_, t)| at(*t)),
-                    "players": s.status.as_ref().map(|(st, _)| st.players.len()),
-                })
+            .map(|(addr, s)| ListedServer {
+                addr: addr.to_string(),
+                hostname: s.info.get("hostname").map(str::to_owned),
+                mapname: s.info.get("mapname").map(str::to_owned),
+                clients: s.clients(),
+                sv_maxclients: s.max_clients(),
+                origin: s.origin,
+                state: if s.flatlined { "flatlined" } else { "verified" },
+                registered_unix_ms: at(s.registered_at),
+                verified_unix_ms: at(s.verified_at),
+                heartbeat_unix_ms: s.heartbeat_at.map(at),
+                status_unix_ms: s.status.as_ref().map(|(_, t)| at(*t)),
+                players: s.status.as_ref().map(|(st, _)| st.players.len()),
             })
             .collect();
-        json!({
-            "listen": self.addr.to_string(),
-            "servers": servers,
-            "pending_challenges": master.pending(),
-            "counters": master.counters(),
-            "limits": {
-                "max_servers": master.config().max_servers,
-                "max_per_address": master.config().max_per_address,
-                "timeout_s": master.config().timeout_ms / 1000,
-                "flood": master.config().flood.map(|f| json!({"burst": f.burst, "refill_ms": f.refill_ms})),
-                "allow_private": master.config().allow_private,
+        let config = master.config();
+        MasterListing {
+            listen: self.addr.to_string(),
+            servers,
+            pending_challenges: master.pending(),
+            counters: master.counters().clone(),
+            limits: MasterLimits {
+                max_servers: config.max_servers,
+                max_per_address: config.max_per_address,
+                timeout_s: config.timeout_ms / 1000,
+                flood: config.flood.map(|f| FloodLimit {
+                    burst: f.burst,
+                    refill_ms: f.refill_ms,
+                }),
+                allow_private: config.allow_private,
             },
-        })
+        }
     }
+}
+
+/// `GET /api/master`: the master's servers, counters and limits.
+#[derive(Serialize)]
+pub struct MasterListing {
+    pub listen: String,
+    pub servers: Vec<ListedServer>,
+    pub pending_challenges: usize,
+    pub counters: MasterCounters,
+    pub limits: MasterLimits,
+}
+
+/// One server the master holds.
+#[derive(Serialize)]
+pub struct ListedServer {
+    pub addr: String,
+    pub hostname: Option<String>,
+    pub mapname: Option<String>,
+    pub clients: u32,
+    pub sv_maxclients: u32,
+    pub origin: Origin,
+    /// `verified`, or `flatlined` (silent past the timeout, not yet dropped).
+    pub state: &'static str,
+    pub registered_unix_ms: u64,
+    pub verified_unix_ms: u64,
+    pub heartbeat_unix_ms: Option<u64>,
+    pub status_unix_ms: Option<u64>,
+    pub players: Option<usize>,
+}
+
+#[derive(Serialize)]
+pub struct MasterLimits {
+    pub max_servers: usize,
+    pub max_per_address: usize,
+    pub timeout_s: u64,
+    pub flood: Option<FloodLimit>,
+    pub allow_private: bool,
+}
+
+#[derive(Serialize)]
+pub struct FloodLimit {
+    pub burst: u32,
+    pub refill_ms: u64,
 }
 
 /// Binds the master and runs it (with federation, if any masters are named) until dropped.
@@ -338,7 +385,7 @@ pub fn routes(master: Option<SharedMaster>) -> axum::Router {
             let master = master.clone();
             async move {
                 match master {
-                    Some(m) => axum::Json(m.json()).into_response(),
+                    Some(m) => axum::Json(m.listing()).into_response(),
                     None => (
                         StatusCode::NOT_FOUND,
                         "this relay runs no master: start it with --master-listen",
@@ -391,7 +438,7 @@ mod tests {
             .unwrap();
         let (status, body) = call(&routes(Some(master)), get("/api/master")).await;
         assert_eq!(status, StatusCode::OK);
-        let listing: Value = serde_json::from_str(&body).unwrap();
+        let listing: serde_json::Value = serde_json::from_str(&body).unwrap();
         assert_eq!(listing["servers"], serde_json::json!([]), "{listing}");
     }
 }

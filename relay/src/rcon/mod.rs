@@ -304,15 +304,9 @@ impl Rcon {
         };
         if let Some(file) = &self.audit {
             use std::io::Write;
-            let line = serde_json::json!({
-                "at_ms": entry.at_ms,
-                "client": entry.client,
-                "server": entry.server,
-                "command": entry.command,
-                "outcome": entry.outcome,
-                "round_trip_ms": entry.round_trip_ms,
-            });
-            let _ = writeln!(file.locked(), "{line}");
+            if let Ok(line) = serde_json::to_string(&entry) {
+                let _ = writeln!(file.locked(), "{line}");
+            }
         }
         if let Some(history) = &self.history {
             history.audit(entry);

@@ -1,80 +1,131 @@
 //! `GET /api/spectate` and `GET /api/spectate/ADDR`: the hubs, and one hub's delayed match as
-//! JSON for scripts and tests.
+//! JSON for scripts and tests. Every answer is one of these types, so its shape is the type's.
 
-use protocol::relay_api::watch::{yaw_degrees, MatchView};
-use serde_json::{json, Value};
+use protocol::relay_api::watch::{
+    yaw_degrees, FeedItem, HubState, MatchView, Team, WatchPlayer, WatchVehicle,
+};
+use serde::Serialize;
 
 use super::hub::Hub;
 
-/// One line per hub: its server, state, audience and delay.
-pub fn hub_summary(hub: &Hub) -> Value {
-    let status = hub.status();
-    let view = hub.view();
-    json!({
-        "addr": status.addr,
-        "state": status.state,
-        "viewers": hub.viewers(),
-        "delay_ms": status.delay_ms,
-        "filling_ms": status.filling_ms,
-        "server_time": view.as_ref().map(|v| v.server_time),
-        "map": view.as_ref().map(|v| v.header.map.clone()),
-        "players": view.as_ref().map(|v| v.players.len()),
-    })
+/// One hub: its server, state, audience and delay, and with `match` its delayed match.
+#[derive(Serialize)]
+pub struct HubSummary {
+    pub addr: String,
+    pub state: HubState,
+    pub viewers: u32,
+    pub delay_ms: u32,
+    pub filling_ms: u32,
+    /// Until the first picture went out, these three are null.
+    pub server_time: Option<i32>,
+    pub map: Option<String>,
+    pub players: Option<usize>,
+    /// Only in `GET /api/spectate/ADDR`, once the first picture went out.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub view: Option<MatchJson>,
 }
 
 /// The delayed match: players (with how long ago each was last seen), vehicles and the feed.
-pub fn match_json(hub: &Hub) -> Value {
-    let mut value = hub_summary(hub);
-    let Some(view) = hub.view() else {
-        return value;
-    };
-    value["match"] = view_json(&view);
-    value
+#[derive(Serialize)]
+pub struct MatchJson {
+    pub server_time: i32,
+    pub hostname: String,
+    pub map: String,
+    pub gametype: String,
+    pub level_start: i32,
+    pub axis_score: i32,
+    pub allies_score: i32,
+    pub players: Vec<PlayerJson>,
+    pub vehicles: Vec<VehicleJson>,
+    pub feed: Vec<FeedItem>,
 }
 
-pub fn view_json(view: &MatchView) -> Value {
-    let players: Vec<Value> = view
-        .players
-        .iter()
-        .map(|p| {
-            json!({
-                "client": p.client,
-                "name": p.name,
-                "team": p.team,
-                "score": p.score,
-                "deaths": p.deaths,
-                "ping": p.ping,
-                "alive": p.alive,
-                "weapon": p.weapon,
-                "origin": p.origin,
-                "yaw": yaw_degrees(p.yaw),
-                "last_seen_ms": p.seen.map(|t| view.server_time.wrapping_sub(t).max(0)),
-            })
-        })
-        .collect();
-    let vehicles: Vec<Value> = view
-        .vehicles
-        .iter()
-        .map(|v| {
-            json!({
-                "number": v.number,
-                "model": v.model,
-                "origin": v.origin,
-                "yaw": yaw_degrees(v.yaw),
-                "last_seen_ms": view.server_time.wrapping_sub(v.seen).max(0),
-            })
-        })
-        .collect();
-    json!({
-        "server_time": view.server_time,
-        "hostname": view.header.hostname,
-        "map": view.header.map,
-        "gametype": view.header.gametype,
-        "level_start": view.header.level_start,
-        "axis_score": view.axis_score,
-        "allies_score": view.allies_score,
-        "players": players,
-        "vehicles": vehicles,
-        "feed": view.feed,
-    })
+#[derive(Serialize)]
+pub struct PlayerJson {
+    pub client: u8,
+    pub name: String,
+    pub team: Team,
+    pub score: i32,
+    pub deaths: i32,
+    pub ping: i32,
+    pub alive: bool,
+    pub weapon: u8,
+    pub origin: [i32; 3],
+    /// Degrees.
+    pub yaw: f32,
+    /// Null for a player never seen in a snapshot.
+    pub last_seen_ms: Option<i32>,
+}
+
+#[derive(Serialize)]
+pub struct VehicleJson {
+    pub number: u16,
+    pub model: u16,
+    pub origin: [i32; 3],
+    /// Degrees.
+    pub yaw: f32,
+    pub last_seen_ms: i32,
+}
+
+/// One line per hub, without its match.
+pub fn hub_summary(hub: &Hub) -> HubSummary {
+    let status = hub.status();
+    let view = hub.view();
+    HubSummary {
+        addr: status.addr,
+        state: status.state,
+        viewers: hub.viewers(),
+        delay_ms: status.delay_ms,
+        filling_ms: status.filling_ms,
+        server_time: view.as_ref().map(|v| v.server_time),
+        map: view.as_ref().map(|v| v.header.map.clone()),
+        players: view.as_ref().map(|v| v.players.len()),
+        view: None,
+    }
+}
+
+/// The hub with its delayed match, once there is one.
+pub fn match_json(hub: &Hub) -> HubSummary {
+    HubSummary {
+        view: hub.view().map(|view| MatchJson::of(&view)),
+        ..hub_summary(hub)
+    }
+}
+
+impl MatchJson {
+    pub fn of(view: &MatchView) -> Self {
+        let since = |seen: i32| view.server_time.wrapping_sub(seen).max(0);
+        let player = |p: &WatchPlayer| PlayerJson {
+            client: p.client,
+            name: p.name.clone(),
+            team: p.team,
+            score: p.score,
+            deaths: p.deaths,
+            ping: p.ping,
+            alive: p.alive,
+            weapon: p.weapon,
+            origin: p.origin,
+            yaw: yaw_degrees(p.yaw),
+            last_seen_ms: p.seen.map(since),
+        };
+        let vehicle = |v: &WatchVehicle| VehicleJson {
+            number: v.number,
+            model: v.model,
+            origin: v.origin,
+            yaw: yaw_degrees(v.yaw),
+            last_seen_ms: since(v.seen),
+        };
+        Self {
+            server_time: view.server_time,
+            hostname: view.header.hostname.clone(),
+            map: view.header.map.clone(),
+            gametype: view.header.gametype.clone(),
+            level_start: view.header.level_start,
+            axis_score: view.axis_score,
+            allies_score: view.allies_score,
+            players: view.players.iter().map(player).collect(),
+            vehicles: view.vehicles.iter().map(vehicle).collect(),
+            feed: view.feed.clone(),
+        }
+    }
 }

@@ -72,7 +72,7 @@ async fn upgrade(
         })
 }
 
-async fn list(State(hubs): State<Arc<Hubs>>) -> Json<Vec<serde_json::Value>> {
+async fn list(State(hubs): State<Arc<Hubs>>) -> Json<Vec<api::HubSummary>> {
     Json(hubs.list().iter().map(|h| api::hub_summary(h)).collect())
 }
 

@@ -165,8 +165,8 @@ impl Batch {
 }
 
 /// One admin console command as the audit keeps it: who, where, what and how it ended; never
-/// a password.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// a password. Also one line of the audit log file, as JSON.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct AuditEntry {
     pub at_ms: u64,
     /// The client: an IPv4 address or an IPv6 /64.

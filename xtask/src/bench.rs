@@ -363,3 +363,25 @@ pub fn example_command(root: &Path, name: &str) -> Command {
     command.env("MUSTER_BIN_DIR", root.join("target/release"));
     command
 }
+
+/// `cargo xtask soak [--minutes M] [PAGES VIEWERS SERVERS]`: the relay held by pages and
+/// viewers for M minutes (10 for the record), its memory, descriptors and tasks sampled.
+pub(crate) fn soak(root: &Path, args: &[String]) -> Result<()> {
+    let mut minutes = "10".to_owned();
+    let mut rest = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--minutes" {
+            minutes = args.next().context("--minutes M")?.clone();
+            minutes
+                .parse::<u32>()
+                .context("--minutes takes whole minutes")?;
+        } else {
+            rest.push(arg.clone());
+        }
+    }
+    tools::ensure(root, tools::Needs::Run)?;
+    let mut example_args = vec![minutes];
+    example_args.extend(rest);
+    example(root, "soak", &example_args)
+}

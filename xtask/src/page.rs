@@ -1,0 +1,231 @@
+//! `cargo xtask page`: the page's build (the pages' wasm, Trunk, the session worker renamed by
+//! its content, brotli and gzip) into `target/dist-next`, which then replaces `dist/` whole.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::tools::{self, Needs};
+use crate::{status, worker_names, Phases};
+
+/// The page's own target directory: its build (whose last step, the wasm's LTO, runs on one
+/// core) can then run while the native binaries build in `target/`, which cargo would
+/// otherwise lock.
+pub(crate) const PAGE_TARGET: &str = "target/page";
+/// Where the page is built before it replaces `dist/` whole, so a relay serving `dist/` never
+/// sees a page whose side panels or subpages are not there yet.
+pub(crate) const DIST_NEXT: &str = "target/dist-next";
+/// Where the previous page goes while the new one takes its place.
+pub(crate) const DIST_OLD: &str = "target/dist-old";
+pub(crate) fn build_page(root: &Path) -> Result<()> {
+    let next = root.join(DIST_NEXT);
+    status(
+        Command::new("trunk")
+            .args(["build", "--release", "--skip-version-check", "--dist"])
+            .arg(&next)
+            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
+            .current_dir(root),
+    )?;
+    worker_names::rename(&next)?;
+    // The watch view, tuning, the demo player, the admin console and the browser's side panels
+    // are pages of their own, built after the browser (whose build replaces its folder whole),
+    // so its first download carries none. They are built at once: each is mostly one thread
+    // (wasm-bindgen, then the compressors on its wasm), and their cargo runs, which find the
+    // wasm built, take turns.
+    std::thread::scope(|scope| {
+        let building: Vec<_> = SUBPAGES
+            .iter()
+            .map(|&(html, url)| {
+                let dist = next.join(url.trim_matches('/'));
+                scope.spawn(move || {
+                    status(
+                        Command::new("trunk")
+                            .args(["build", "--release", "--skip-version-check", html])
+                            .arg("--dist")
+                            .arg(&dist)
+                            .args(["--public-url", url])
+                            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
+                            .current_dir(root),
+                    )?;
+                    worker_names::rename(&dist)?;
+                    compress(&dist)
+                })
+            })
+            .collect();
+        building
+            .into_iter()
+            .try_for_each(|built| built.join().expect("a page's build thread panicked"))
+    })?;
+    worker_names::name_panels(&next)?;
+    compress(&next)?;
+    publish(&next, &root.join("dist"), &root.join(DIST_OLD))
+}
+/// Puts the built page in `dist`'s place in two renames (a relay serving `dist` misses it for
+/// no longer than between them), and drops the previous one.
+pub(crate) fn publish(next: &Path, dist: &Path, old: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(old);
+    if dist.exists() {
+        std::fs::rename(dist, old).context("moving the previous page aside")?;
+    }
+    std::fs::rename(next, dist).context("putting the built page in dist/")?;
+    let _ = std::fs::remove_dir_all(old);
+    Ok(())
+}
+/// `cargo xtask page`: what the page needs, then the page: the wasm target, the tools (Trunk,
+/// wasm-bindgen, wasm-opt, and whatever else `needs` names) and the pages' wasm side by side,
+/// then Trunk assembles them. Prints each phase's time; `run` starts it as a process of its
+/// own, behind the relay's build.
+pub(crate) fn page(root: &Path, needs: Needs) -> Result<()> {
+    let began = std::time::Instant::now();
+    let mut phases = Phases::default();
+    phases.time("wasm target", tools::ensure_wasm_target)?;
+    let wasm = {
+        let root = root.to_owned();
+        std::thread::spawn(move || build_page_wasm(&root))
+    };
+    let tools = phases.time("tools", || tools::ensure(root, needs));
+    let wasm = wasm
+        .join()
+        .unwrap_or_else(|_| bail!("the page's wasm build panicked"));
+    phases.0.push(("page wasm (alongside)", began.elapsed()));
+    tools?;
+    wasm?;
+    phases.time("trunk", || build_page(root))?;
+    eprintln!(
+        "xtask: page built in {:.0} s ({})",
+        began.elapsed().as_secs_f64(),
+        phases.show()
+    );
+    Ok(())
+}
+/// The pages besides the browser: their HTML, and the path each is served under.
+pub(crate) const SUBPAGES: [(&str, &str); 5] = [
+    ("frontend/panels.html", "/panels/"),
+    ("frontend/watch.html", "/watch/"),
+    ("frontend/tuning.html", "/tuning/"),
+    ("frontend/playback.html", "/playback/"),
+    ("frontend/admin.html", "/admin/"),
+];
+/// Writes each page file's .br and .gz beside it: the relay serves the smaller one the browser
+/// takes, so a slow link gets a third of the bytes or less. Brotli at its best (quality 11, a
+/// 16 MB window, which every browser decodes) is about a sixth smaller than gzip on the wasm
+/// (38 KB, a third of a second at 1 Mbit/s); browsers ask for it over HTTPS and from localhost.
+/// For the others, zopfli's gzip, about 4% smaller than `gzip -9`. Both are slow, and run once
+/// per build, each file on its own thread.
+pub(crate) fn compress(dir: &Path) -> Result<()> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("wasm" | "js" | "css" | "html")
+        ) {
+            files.push(path);
+        }
+    }
+    std::thread::scope(|scope| {
+        let packing: Vec<_> = files
+            .iter()
+            .map(|path| scope.spawn(move || compress_file(path)))
+            .collect();
+        packing
+            .into_iter()
+            .try_for_each(|packed| packed.join().expect("a compressor thread panicked"))
+    })
+}
+pub(crate) fn compress_file(path: &Path) -> Result<()> {
+    let body = std::fs::read(path)?;
+    let beside = |extension: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(extension);
+        name
+    };
+    let mut gzip = Vec::new();
+    zopfli::compress(
+        zopfli::Options::default(),
+        zopfli::Format::Gzip,
+        &body[..],
+        &mut gzip,
+    )?;
+    std::fs::write(beside(".gz"), gzip)?;
+    let mut brotli = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 24,
+        size_hint: body.len(),
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &body[..], &mut brotli, &params)?;
+    std::fs::write(beside(".br"), brotli)?;
+    Ok(())
+}
+/// The wasm of every page, each crate's binaries in one cargo run so their single-threaded
+/// link-time optimizations share the cores; built alongside the tools, so Trunk (whose cargo
+/// runs ask for exactly these) finds them built. Trunk builds whatever is missing all the same.
+pub(crate) const PAGE_WASM: [(&str, &[&str]); 2] = [
+    (
+        "frontend/Cargo.toml",
+        &[
+            "muster-frontend",
+            "muster-watch",
+            "muster-tuning",
+            "muster-playback",
+            "muster-admin",
+            "muster-panels",
+        ],
+    ),
+    ("session/Cargo.toml", &["muster-session"]),
+];
+pub(crate) fn build_page_wasm(root: &Path) -> Result<()> {
+    for (manifest, bins) in PAGE_WASM {
+        let mut cargo = Command::new("cargo");
+        cargo
+            .args([
+                "build",
+                "--target=wasm32-unknown-unknown",
+                "--manifest-path",
+            ])
+            .arg(root.join(manifest))
+            .args(["--profile", "wasm-release"])
+            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
+            .current_dir(root);
+        for bin in bins {
+            cargo.args(["--bin", bin]);
+        }
+        status(&mut cargo)?;
+    }
+    Ok(())
+}
+#[cfg(test)]
+mod tests {
+    use super::publish;
+    use crate::scratch;
+
+    #[test]
+    fn a_built_page_replaces_the_served_one_whole() {
+        let root = scratch("publish");
+        let (next, dist, old) = (root.join("next"), root.join("dist"), root.join("old"));
+        let put = |path: std::path::PathBuf, text: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        put(dist.join("index.html"), "previous");
+        put(dist.join("gone-1234.wasm"), "previous");
+        put(old.join("left-over"), "an earlier run's");
+        put(next.join("index.html"), "built");
+        put(next.join("panels/index.html"), "built");
+        publish(&next, &dist, &old).unwrap();
+        let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap();
+        assert_eq!(read(dist.join("index.html")), "built");
+        assert_eq!(read(dist.join("panels/index.html")), "built");
+        assert!(!dist.join("gone-1234.wasm").exists());
+        assert!(!next.exists() && !old.exists());
+        // The first build: nothing to move aside.
+        put(next.join("index.html"), "again");
+        std::fs::remove_dir_all(&dist).unwrap();
+        publish(&next, &dist, &old).unwrap();
+        assert_eq!(read(dist.join("index.html")), "again");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

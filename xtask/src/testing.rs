@@ -1,0 +1,111 @@
+//! `cargo xtask test`: every check and every test, with the services they need started here.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+use crate::status;
+use crate::tools::{self, Needs};
+
+use crate::{build_page, fuzz, nats, postgres};
+
+pub(crate) fn test(root: &Path) -> Result<()> {
+    tools::ensure(root, Needs::Test)?;
+    status(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
+    status(Command::new("cargo").args([
+        "clippy",
+        "--workspace",
+        "--exclude",
+        "muster-frontend",
+        "--exclude",
+        "muster-session",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    status(Command::new("cargo").args([
+        "clippy",
+        "-p",
+        "muster-frontend",
+        "-p",
+        "muster-session",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // The protocol crate must stay no_std and build for the browser.
+    status(Command::new("cargo").args([
+        "build",
+        "-p",
+        "muster-protocol",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--features",
+        "serde",
+    ]))?;
+    build_page(root)?;
+    // Every parser under the fuzzer for a few seconds: a smoke run, not a search.
+    fuzz::run_targets(
+        root,
+        fuzz::Budget::Seconds(10),
+        &[],
+        fuzz::Exploration::Smoke,
+    )?;
+    // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
+    let postgres = postgres::Cluster::start()?;
+    let mut tests = Command::new("cargo");
+    tests
+        .args(["test", "--", "--include-ignored"])
+        // A full run gains nothing from incremental caches (a gigabyte of disk on a fresh clone).
+        .env("CARGO_INCREMENTAL", "0")
+        .env("MUSTER_TEST_POSTGRES", &postgres.url)
+        // The cluster tests start (and restart) NATS servers of their own.
+        .env(
+            "MUSTER_NATS_SERVER",
+            nats::binary().context("nats-server is not installed")?,
+        )
+        .env("MUSTER_DIST", root.join("dist"))
+        .env("MUSTER_NODE_BIN", tools::node_bin(root))
+        .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));
+    run_tests(&mut tests)
+}
+/// Runs cargo test, echoing its output, and closes with one line totalling every test binary.
+pub(crate) fn run_tests(command: &mut Command) -> Result<()> {
+    use std::io::{BufRead, BufReader};
+    eprintln!("xtask: {command:?}");
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting cargo test")?;
+    let stdout = child.stdout.take().context("cargo test stdout")?;
+    let (mut passed, mut failed, mut ignored) = (0u64, 0u64, 0u64);
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        println!("{line}");
+        if let Some(counts) = line.strip_prefix("test result: ") {
+            for part in counts.split(['.', ';']) {
+                let mut words = part.split_whitespace();
+                let (Some(n), Some(what)) = (words.next(), words.next()) else {
+                    continue;
+                };
+                let Ok(n) = n.parse::<u64>() else { continue };
+                match what {
+                    "passed" => passed += n,
+                    "failed" => failed += n,
+                    "ignored" => ignored += n,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let status = child.wait()?;
+    println!("tests: {passed} passed, {failed} failed, {ignored} skipped");
+    if !status.success() {
+        bail!("cargo test failed: {status}");
+    }
+    Ok(())
+}

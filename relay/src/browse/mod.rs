@@ -4,9 +4,9 @@
 //! `GET /api/masters`, `GET /api/feed`, and the list as HTML: `GET /` (the page with its first
 //! screen) and `GET /servers` (the plain list).
 
-pub mod cluster;
-pub mod directory;
-pub mod feed;
+mod cluster;
+mod directory;
+mod feed;
 pub mod html;
 pub mod poller;
 pub mod query;

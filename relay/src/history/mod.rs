@@ -8,7 +8,7 @@
 pub mod chart;
 pub mod query;
 mod scrape;
-pub mod writer;
+mod writer;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

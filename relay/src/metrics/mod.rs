@@ -12,7 +12,7 @@
 //! on counters, histograms rather than summaries (a histogram's buckets add up across relays,
 //! a summary's quantiles do not), and no label per player or per client address.
 
-pub mod collect;
+mod collect;
 pub mod exposition;
 mod process;
 

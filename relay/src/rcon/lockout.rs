@@ -117,10 +117,6 @@ impl<K: Hash + Eq + Clone> Lockouts<K> {
         }
     }
 
-    pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-
     /// `Err(retry_after)` while `key` is locked.
     pub fn check(&self, key: &K, now_ms: u64) -> Result<(), Duration> {
         self.entries.get(key).map_or(Ok(()), |e| e.check(now_ms))
@@ -162,10 +158,7 @@ impl<K: Hash + Eq + Clone> Lockouts<K> {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -12,10 +12,10 @@
 //! - Every command and its outcome (never the password) is written to the audit log.
 
 pub mod exchange;
-pub mod lockout;
+mod lockout;
 mod scrape;
 mod socket;
-pub mod spacing;
+mod spacing;
 
 use std::net::{IpAddr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::{AtomicU64, Ordering};

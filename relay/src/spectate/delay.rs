@@ -63,6 +63,7 @@ impl<T> DelayQueue<T> {
         }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.items.len()
     }

@@ -2,16 +2,16 @@
 //! out to any number of viewers; the routes `/spectate/ADDR` (a viewer's socket),
 //! `GET /api/spectate`, `GET /api/spectate/ADDR` and `GET /overview/MAP`.
 
-pub mod api;
+mod api;
 mod cluster;
 mod config;
-pub mod delay;
+mod delay;
 mod hub;
 mod registry;
 mod replica;
 mod scrape;
 mod task;
-pub mod viewer;
+mod viewer;
 
 use std::net::SocketAddrV4;
 use std::sync::Arc;

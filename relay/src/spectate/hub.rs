@@ -223,35 +223,42 @@ impl Hub {
     }
 
     /// One change leaves the delay: applied to what viewers hold, encoded once, sent to all.
-    /// Returns its sequence.
-    pub(super) fn release(&self, relay_us: u64, update: &Update) -> u64 {
+    /// Returns its sequence, and the change for the taps (moved through the message, not
+    /// copied).
+    pub(super) fn release(&self, relay_us: u64, update: Update) -> (u64, Update) {
         let mut shared = self.lock();
         let restart = std::mem::take(&mut shared.restart);
         if restart {
             shared.released = MatchView::default();
         }
-        apply(&mut shared.released, update);
+        apply(&mut shared.released, &update);
         shared.seq += 1;
         shared.relay_us = relay_us;
         shared.keyframe = None;
         let seq = shared.seq;
-        let frame = if seq == 1 || restart {
+        let (frame, update) = if seq == 1 || restart {
             // The first picture: everything so far, as a keyframe.
-            shared.keyframe()
+            (shared.keyframe(), update)
         } else {
             let message = WatchMessage::Update {
                 seq,
                 relay_us,
-                update: update.clone(),
+                update,
             };
-            Frame {
+            let bytes = message.encode().into();
+            let update = match message {
+                WatchMessage::Update { update, .. } => update,
+                _ => Update::default(),
+            };
+            let frame = Frame {
                 kind: FrameKind::Update,
                 seq,
-                bytes: message.encode().into(),
-            }
+                bytes,
+            };
+            (frame, update)
         };
         let _ = self.feed.send(frame);
-        seq
+        (seq, update)
     }
 
     pub(super) fn idle_for(&self) -> Option<Duration> {

@@ -244,7 +244,7 @@ impl HubTask {
     fn release(&mut self, now: Instant) {
         let mut released = false;
         while let Some((relay_us, update)) = self.queue.pop_due(now) {
-            let seq = self.hub.release(relay_us, &update);
+            let (seq, update) = self.hub.release(relay_us, update);
             for tap in &mut self.taps {
                 tap.released(&*self.hub, seq, relay_us, &update);
             }

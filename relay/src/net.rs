@@ -7,6 +7,62 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context};
 use tokio::net::UdpSocket;
 
+/// A game server's address through the relay: parsed once where it enters (a route, a flag,
+/// a master's list), then passed as itself. Its text is `IP:PORT`, as the API and the page
+/// write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ServerAddr(pub SocketAddrV4);
+
+/// Why a text is not a server address.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not an IPv4 ip:port")]
+pub struct NotServerAddr;
+
+impl std::str::FromStr for ServerAddr {
+    type Err = NotServerAddr;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.parse().map(Self).map_err(|_| NotServerAddr)
+    }
+}
+
+impl std::fmt::Display for ServerAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<SocketAddrV4> for ServerAddr {
+    fn from(addr: SocketAddrV4) -> Self {
+        Self(addr)
+    }
+}
+
+impl From<ServerAddr> for SocketAddrV4 {
+    fn from(addr: ServerAddr) -> Self {
+        addr.0
+    }
+}
+
+impl From<ServerAddr> for SocketAddr {
+    fn from(addr: ServerAddr) -> Self {
+        SocketAddr::V4(addr.0)
+    }
+}
+
+impl serde::Serialize for ServerAddr {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ServerAddr {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Resolves `HOST[:PORT]` to IPv4 addresses, `default_port` when none is given.
 pub async fn resolve(target: &str, default_port: u16) -> anyhow::Result<Vec<SocketAddrV4>> {
     let target = target.trim();
@@ -57,4 +113,25 @@ pub fn unix_us() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_address_reads_writes_and_refuses_as_the_api_spells_it() {
+        let addr: ServerAddr = "10.0.0.7:28960".parse().unwrap();
+        assert_eq!(addr.0, SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 28960));
+        assert_eq!(addr.to_string(), "10.0.0.7:28960");
+        assert_eq!(serde_json::to_string(&addr).unwrap(), "\"10.0.0.7:28960\"");
+        assert_eq!(
+            serde_json::from_str::<ServerAddr>("\"10.0.0.7:28960\"").unwrap(),
+            addr
+        );
+        for bad in ["10.0.0.7", "[::1]:28960", "host:28960", "10.0.0.7:70000", ""] {
+            assert_eq!(bad.parse::<ServerAddr>(), Err(NotServerAddr), "{bad}");
+        }
+        assert!(serde_json::from_str::<ServerAddr>("\"nonsense\"").is_err());
+    }
 }

@@ -14,10 +14,12 @@ use protocol::relay_api::demos::Recording;
 use protocol::relay_api::watch::{RecordingStatus, Update};
 use protocol::relay_api::{OwnMaster, WulframServer};
 
+use crate::net::ServerAddr;
+
 /// Which game servers the relay has learned of (from a master, the LAN scan or the operator):
 /// the only targets a page may cause datagrams to.
 pub trait KnownServers: Send + Sync {
-    fn knows(&self, addr: SocketAddrV4) -> bool;
+    fn knows(&self, addr: ServerAddr) -> bool;
 }
 
 /// Where the Wulfram II checker posts what it found, for the feed and `GET /api/wulfram`.
@@ -35,8 +37,8 @@ pub trait OwnMasterBoard: Send + Sync {
 
 /// A fixed set of servers, for tests and tools that have no directory.
 impl KnownServers for Vec<SocketAddrV4> {
-    fn knows(&self, addr: SocketAddrV4) -> bool {
-        self.contains(&addr)
+    fn knows(&self, addr: ServerAddr) -> bool {
+        self.contains(&addr.0)
     }
 }
 
@@ -77,11 +79,11 @@ pub trait HubTap: Send {
 }
 
 /// Makes a hub's taps when its session task starts.
-pub type TapMaker = Arc<dyn Fn(SocketAddrV4) -> Box<dyn HubTap> + Send + Sync>;
+pub type TapMaker = Arc<dyn Fn(ServerAddr) -> Box<dyn HubTap> + Send + Sync>;
 
 /// What a tap may read and change of its hub.
 pub trait HubFace {
-    fn server(&self) -> SocketAddrV4;
+    fn server(&self) -> ServerAddr;
     /// Whether the operator asked for a recording.
     fn record_wanted(&self) -> bool;
     /// Starts or stops the recording request (a recording that failed stops it).
@@ -118,9 +120,9 @@ impl axum::response::IntoResponse for JoinError {
 pub trait RecordingHubs: Send + Sync {
     /// Records a server the directory knows, starting its hub if need be (it stays joined
     /// while the recording runs, watched or not).
-    fn record(self: Arc<Self>, server: SocketAddrV4) -> Result<(), JoinError>;
+    fn record(self: Arc<Self>, server: ServerAddr) -> Result<(), JoinError>;
     /// Stops a recording; false when no hub watches the server.
-    fn stop_recording(&self, server: SocketAddrV4) -> bool;
+    fn stop_recording(&self, server: ServerAddr) -> bool;
     /// The demo files hubs are writing now, which are not to be served yet.
     fn recording_paths(&self) -> Vec<PathBuf>;
     /// The recordings running now, as viewers see them.

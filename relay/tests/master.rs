@@ -152,7 +152,11 @@ async fn lab_servers_register_and_qstat_and_the_relay_list_them() {
         let found = lab
             .servers
             .iter()
-            .filter(|s| relay.directory.contains(&s.addr.to_string()))
+            .filter(|s| {
+                relay
+                    .directory
+                    .contains(s.addr.to_string().parse().unwrap())
+            })
             .count();
         (found == 6).then_some(()).ok_or(format!("{found}"))
     })

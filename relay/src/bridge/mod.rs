@@ -259,7 +259,7 @@ impl Bridge {
     /// What `target` is to this relay: a server it knows, or a configured master.
     async fn kind_of(&self, target: SocketAddrV4) -> Result<TargetKind, Refusal> {
         check_address(*target.ip(), target.port(), self.config.allow_private)?;
-        if self.known.knows(target) {
+        if self.known.knows(target.into()) {
             return Ok(TargetKind::Server);
         }
         for master in &self.config.masters {

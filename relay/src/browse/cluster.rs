@@ -157,7 +157,7 @@ async fn publish(
                     let servers = tick
                         .details
                         .iter()
-                        .filter_map(|addr| directory.server(addr))
+                        .filter_map(|addr| directory.server(addr.parse().ok()?))
                         .collect();
                     out.send(servers, false).await;
                 }

@@ -2,6 +2,7 @@
 //! feed ([`super::feed`]) takes the changes once per tick and turns them into one message for
 //! every page.
 
+use crate::net::ServerAddr;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::RwLock;
 
@@ -235,16 +236,16 @@ impl Directory {
     }
 
     /// Whether the directory lists this server (`ip:port`).
-    pub fn contains(&self, addr: &str) -> bool {
-        self.read().servers.contains_key(addr)
+    pub fn contains(&self, addr: ServerAddr) -> bool {
+        self.read().servers.contains_key(&addr.to_string())
     }
 
     pub fn masters(&self) -> Vec<MasterStatus> {
         self.read().masters.clone()
     }
 
-    pub fn server(&self, addr: &str) -> Option<ServerInfo> {
-        self.read().servers.get(addr).cloned()
+    pub fn server(&self, addr: ServerAddr) -> Option<ServerInfo> {
+        self.read().servers.get(&addr.to_string()).cloned()
     }
 
     /// Puts back what a previous run persisted: each server as it last answered, marked stale
@@ -300,10 +301,11 @@ impl Directory {
 
     /// Marks a server that stopped answering (or answers only garbage), keeping what it last
     /// said.
-    pub fn mark(&self, addr: &str, reachability: Reachability) {
+    pub fn mark(&self, addr: ServerAddr, reachability: Reachability) {
+        let addr = addr.to_string();
         {
             let mut state = self.write();
-            let Some(server) = state.servers.get_mut(addr) else {
+            let Some(server) = state.servers.get_mut(&addr) else {
                 return;
             };
             if server.reachability == reachability {
@@ -311,7 +313,7 @@ impl Directory {
             }
             server.reachability = reachability;
             server.ping_ms = None;
-            state.pending.servers.insert(addr.into());
+            state.pending.servers.insert(addr);
         }
         self.changed.notify_one();
     }
@@ -435,8 +437,8 @@ impl Directory {
 }
 
 impl crate::seams::KnownServers for Directory {
-    fn knows(&self, addr: std::net::SocketAddrV4) -> bool {
-        self.contains(&addr.to_string())
+    fn knows(&self, addr: ServerAddr) -> bool {
+        self.contains(addr)
     }
 }
 

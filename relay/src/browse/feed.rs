@@ -198,7 +198,7 @@ impl PageFeed {
         if let Some(bytes) = self.cache().details.get(addr) {
             return Some(bytes.clone());
         }
-        let server = self.directory.server(addr)?;
+        let server = self.directory.server(addr.parse().ok()?)?;
         let bytes: Bytes = FeedMessage::Detail { server }.encode().into();
         self.cache().details.insert(addr.into(), bytes.clone());
         Some(bytes)

@@ -147,7 +147,7 @@ impl Poller {
         let server = if new {
             self.query(addr);
             pending_server(addr, sources)
-        } else if let Some(mut server) = self.directory.server(&addr.to_string()) {
+        } else if let Some(mut server) = self.directory.server(addr.into()) {
             server.sources = sources;
             server
         } else {
@@ -262,7 +262,7 @@ impl Poller {
                 if reply.status.is_none() {
                     // Every getstatus was lost while a getinfo got through (a lossy link): what
                     // the server last said of its players and settings stands, not an empty list.
-                    match self.directory.server(&addr) {
+                    match self.directory.server(reply.addr.into()) {
                         Some(previous) if !previous.cvars.is_empty() => {
                             server.players = previous.players;
                             server.bots = previous.bots;
@@ -297,7 +297,7 @@ impl Poller {
                         // goes unanswered.
                         let was_online = self
                             .directory
-                            .server(&addr)
+                            .server(reply.addr.into())
                             .is_some_and(|s| s.reachability == Reachability::Online);
                         if was_online {
                             Reachability::Stale
@@ -309,7 +309,7 @@ impl Poller {
                 if let Some(log) = &self.log {
                     log.unanswered(&addr, unix_ms());
                 }
-                self.directory.mark(&addr, reachability);
+                self.directory.mark(reply.addr.into(), reachability);
             }
         }
         if self.cycle.remove(&reply.addr) {
@@ -441,7 +441,11 @@ mod tests {
                 })
                 .to_vec(),
         };
-        let shown = || directory.server("127.0.0.1:28960").unwrap();
+        let shown = || {
+            directory
+                .server("127.0.0.1:28960".parse().unwrap())
+                .unwrap()
+        };
         // A first answer without its status: asked again at once (once a refresh).
         poller.on_server(reply(Outcome::Answered, Some(info.clone()), None));
         assert!(poller

@@ -5,7 +5,6 @@
 //! download them (`GET /demos/NAME`). A file still being written is neither listed nor served:
 //! it would show the match without the broadcast delay.
 
-use std::net::SocketAddrV4;
 use std::sync::Arc;
 
 use axum::extract::{Path as UrlPath, Request, State};
@@ -17,6 +16,7 @@ use axum::{Json, Router};
 use protocol::relay_api::demos::{DemoEntry, DemoListing, RecordAnswer};
 use tower_http::services::ServeFile;
 
+use crate::net::ServerAddr;
 use crate::seams::RecordingHubs;
 
 mod recorder;
@@ -114,7 +114,7 @@ fn authorize(state: &RecordingState, headers: &HeaderMap) -> Result<(), Box<Resp
     }
 }
 
-fn target(state: &RecordingState, addr: &str) -> Result<SocketAddrV4, Box<Response>> {
+fn target(state: &RecordingState, addr: &str) -> Result<ServerAddr, Box<Response>> {
     if state.recording.is_none() {
         return Err(Box::new(
             (

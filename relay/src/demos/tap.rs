@@ -2,19 +2,19 @@
 //! recording when the operator asked for one, writes what it recorded, and stops it when asked
 //! (or when the file would pass its limit), and the hub shows the file to its viewers.
 
-use std::net::SocketAddrV4;
 use std::sync::Arc;
 
 use protocol::cod::client::{Client, State};
 use protocol::relay_api::watch::RecordingStatus;
 
 use super::recorder::{RecordConfig, RecordTarget, Recorder};
+use crate::net::ServerAddr;
 use crate::seams::{HubFace, HubTap, TapMaker};
 
 /// One hub session's recorder, idle until the operator asks.
 pub struct RecordTap {
     config: RecordConfig,
-    server: SocketAddrV4,
+    server: ServerAddr,
     recorder: Option<Recorder>,
 }
 

@@ -262,8 +262,10 @@ pub fn routes(history: Arc<History>) -> Router {
 
 /// Only servers the directory knows have history worth asking for.
 fn known(history: &History, addr: &str) -> Option<Response> {
-    (!history.directory.contains(addr))
-        .then(|| (StatusCode::NOT_FOUND, "no such server").into_response())
+    let known = addr
+        .parse()
+        .is_ok_and(|addr| history.directory.contains(addr));
+    (!known).then(|| (StatusCode::NOT_FOUND, "no such server").into_response())
 }
 
 /// How an answer is sent: the API's JSON, or a chart.

@@ -193,7 +193,7 @@ impl Rcon {
         if !self.config.enabled {
             return Err(Refusal::Disabled);
         }
-        if !self.known.knows(target) {
+        if !self.known.knows(target.into()) {
             return Err(Refusal::UnknownTarget(target));
         }
         self.lockouts

@@ -46,7 +46,7 @@ struct Subjects {
 
 impl Subjects {
     fn of(hub: &Replica) -> Self {
-        let t = token(&hub.addr());
+        let t = token(&hub.addr().0);
         Self {
             frames: format!("muster.hub.{t}.frames"),
             keyframe: format!("muster.hub.{t}.keyframe"),

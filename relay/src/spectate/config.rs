@@ -1,10 +1,10 @@
 //! How the relay spectates: `muster serve`'s flags and the hubs' settings.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddrV4;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::net::ServerAddr;
 use crate::seams::TapMaker;
 
 /// How the relay spectates (`muster serve`).
@@ -94,7 +94,7 @@ impl OverviewFile {
 /// file's first line (read at start, so a wrong path fails then, and never a flag's value).
 #[derive(Clone, Debug)]
 pub struct ServerPassword {
-    pub addr: SocketAddrV4,
+    pub addr: ServerAddr,
     pub password: protocol::secret::Secret,
 }
 
@@ -133,7 +133,7 @@ pub struct SpectateConfig {
     pub taps: Taps,
     /// Passworded servers' passwords (`g_password`): hubs join those servers with them, and
     /// viewers never see them.
-    pub server_passwords: BTreeMap<SocketAddrV4, protocol::secret::Secret>,
+    pub server_passwords: BTreeMap<ServerAddr, protocol::secret::Secret>,
 }
 
 impl Default for SpectateConfig {

@@ -2,7 +2,6 @@
 //! session learns passes one delay queue (`task.rs`); each released change is encoded once
 //! here and the same bytes go to every viewer.
 
-use std::net::SocketAddrV4;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -15,6 +14,7 @@ use protocol::relay_api::watch::{
 use tokio::sync::broadcast;
 
 use super::config::SpectateConfig;
+use crate::net::ServerAddr;
 use crate::seams::HubFace;
 use crate::sync::Locked;
 
@@ -82,7 +82,7 @@ impl Shared {
 }
 
 pub struct Hub {
-    pub addr: SocketAddrV4,
+    pub addr: ServerAddr,
     pub(super) feed: broadcast::Sender<Frame>,
     shared: Mutex<Shared>,
     pub(super) viewers: AtomicU32,
@@ -104,7 +104,7 @@ pub(super) fn status_frame(status: &HubStatus) -> Frame {
 }
 
 impl Hub {
-    pub(super) fn new(addr: SocketAddrV4, config: &SpectateConfig) -> Self {
+    pub(super) fn new(addr: ServerAddr, config: &SpectateConfig) -> Self {
         let status = HubStatus {
             addr: addr.to_string(),
             state: HubState::Connecting,
@@ -316,7 +316,7 @@ impl Drop for ViewerGuard {
 }
 
 impl HubFace for Hub {
-    fn server(&self) -> SocketAddrV4 {
+    fn server(&self) -> ServerAddr {
         self.addr
     }
 

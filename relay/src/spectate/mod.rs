@@ -13,7 +13,6 @@ mod scrape;
 mod task;
 mod viewer;
 
-use std::net::SocketAddrV4;
 use std::sync::Arc;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -24,6 +23,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use tower_http::services::ServeFile;
+
+use crate::net::ServerAddr;
 
 pub use crate::seams::JoinError;
 pub use config::{OverviewFile, ServerPassword, SpectateArgs, SpectateConfig, Taps};
@@ -47,7 +48,7 @@ async fn upgrade(
     closing: crate::edge::Closing,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    let Ok(addr) = addr.parse::<SocketAddrV4>() else {
+    let Ok(addr) = addr.parse::<ServerAddr>() else {
         return (StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response();
     };
     // Said before anything starts: a plain GET learns why, and takes no slot.
@@ -77,7 +78,7 @@ async fn list(State(hubs): State<Arc<Hubs>>) -> Json<Vec<api::HubSummary>> {
 }
 
 async fn one(UrlPath(addr): UrlPath<String>, State(hubs): State<Arc<Hubs>>) -> Response {
-    let hub = addr.parse::<SocketAddrV4>().ok().and_then(|a| hubs.get(&a));
+    let hub = addr.parse::<ServerAddr>().ok().and_then(|a| hubs.get(&a));
     match hub {
         Some(hub) => Json(api::match_json(&hub)).into_response(),
         None => (StatusCode::NOT_FOUND, "nobody watches that server").into_response(),
@@ -115,7 +116,7 @@ pub fn start(
 
 #[cfg(test)]
 mod tests {
-    use std::net::Ipv4Addr;
+    use std::net::{Ipv4Addr, SocketAddrV4};
 
     use super::*;
     use crate::http::oneshot::{call, get, upgrade};

@@ -2,7 +2,6 @@
 //! through one, and shutting them all down with their goodbyes.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddrV4;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,17 +13,18 @@ use super::config::SpectateConfig;
 use super::hub::{Hub, ViewerGuard};
 use super::replica::Replica;
 use super::task::HubTask;
+use crate::net::ServerAddr;
 use crate::seams::{JoinError, Known, RecordingHubs};
 use crate::sync::Locked;
 
 /// The hubs by server, locked.
-type Registry<'a> = MutexGuard<'a, BTreeMap<SocketAddrV4, Arc<Hub>>>;
+type Registry<'a> = MutexGuard<'a, BTreeMap<ServerAddr, Arc<Hub>>>;
 
 /// Every hub, by server.
 pub struct Hubs {
     config: SpectateConfig,
     known: Known,
-    hubs: Mutex<BTreeMap<SocketAddrV4, Arc<Hub>>>,
+    hubs: Mutex<BTreeMap<ServerAddr, Arc<Hub>>>,
     /// Hub sessions running on this relay (shutdown waits for their goodbyes).
     pub(super) running: AtomicUsize,
     /// In a cluster, one relay's hub holds each match's game slot and the others mirror it.
@@ -57,7 +57,7 @@ impl Hubs {
     }
 
     /// Whether a hub may be started for `addr`: the relay knows the server.
-    pub fn knows(&self, addr: SocketAddrV4) -> bool {
+    pub fn knows(&self, addr: ServerAddr) -> bool {
         self.known.knows(addr)
     }
 
@@ -66,7 +66,7 @@ impl Hubs {
     }
 
     /// Joins the hub of a server the directory knows, starting it if need be.
-    pub fn join(self: &Arc<Self>, addr: SocketAddrV4) -> Result<ViewerGuard, JoinError> {
+    pub fn join(self: &Arc<Self>, addr: ServerAddr) -> Result<ViewerGuard, JoinError> {
         let (hub, _hubs) = self.hub_for(addr)?;
         hub.viewers.fetch_add(1, Ordering::AcqRel);
         hub.lock().idle_since = None;
@@ -75,18 +75,15 @@ impl Hubs {
 
     /// Records a server the directory knows, starting its hub if need be (it stays joined
     /// while the recording runs, watched or not).
-    pub fn record(self: &Arc<Self>, addr: SocketAddrV4) -> Result<Arc<Hub>, JoinError> {
-        let (hub, _hubs) = self.hub_for(addr)?;
+    pub fn record(self: &Arc<Self>, addr: impl Into<ServerAddr>) -> Result<Arc<Hub>, JoinError> {
+        let (hub, _hubs) = self.hub_for(addr.into())?;
         hub.set_recording(true);
         Ok(hub)
     }
 
     /// The hub of `addr`, started if need be; the registry stays locked while the caller
     /// takes its hold, so the hub cannot retire in between.
-    fn hub_for(
-        self: &Arc<Self>,
-        addr: SocketAddrV4,
-    ) -> Result<(Arc<Hub>, Registry<'_>), JoinError> {
+    fn hub_for(self: &Arc<Self>, addr: ServerAddr) -> Result<(Arc<Hub>, Registry<'_>), JoinError> {
         if !self.known.knows(addr) {
             return Err(JoinError::Unknown);
         }
@@ -117,7 +114,7 @@ impl Hubs {
         self.list().iter().filter_map(|h| h.record_path()).collect()
     }
 
-    pub fn get(&self, addr: &SocketAddrV4) -> Option<Arc<Hub>> {
+    pub fn get(&self, addr: &ServerAddr) -> Option<Arc<Hub>> {
         self.registry().get(addr).cloned()
     }
 
@@ -154,11 +151,11 @@ impl Hubs {
 }
 
 impl RecordingHubs for Hubs {
-    fn record(self: Arc<Self>, server: SocketAddrV4) -> Result<(), JoinError> {
+    fn record(self: Arc<Self>, server: ServerAddr) -> Result<(), JoinError> {
         Hubs::record(&self, server).map(drop)
     }
 
-    fn stop_recording(&self, server: SocketAddrV4) -> bool {
+    fn stop_recording(&self, server: ServerAddr) -> bool {
         self.get(&server)
             .map(|hub| hub.set_recording(false))
             .is_some()

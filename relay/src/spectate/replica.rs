@@ -2,7 +2,6 @@
 //! relays has (holding the game slot and publishing, or mirroring another relay's frames), so
 //! the cluster code cannot reach into the hub's release or its session.
 
-use std::net::SocketAddrV4;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,6 +13,8 @@ use tokio::sync::broadcast;
 use super::hub::{Frame, FrameKind, Hub};
 use super::registry::Hubs;
 use super::task::HubTask;
+
+use crate::net::ServerAddr;
 
 /// How far a takeover moves the update sequence (see [`Replica::take_over`]).
 const SEQ_JUMP: u64 = 1_000;
@@ -38,7 +39,7 @@ impl Replica {
         Self { hub, hubs }
     }
 
-    pub(super) fn addr(&self) -> SocketAddrV4 {
+    pub(super) fn addr(&self) -> ServerAddr {
         self.hub.addr
     }
 

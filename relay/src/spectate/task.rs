@@ -2,7 +2,6 @@
 //! and the taps that follow the session; it rejoins a server that went away, with backoff,
 //! and leaves cleanly when the hub retires, hands over or the relay shuts down.
 
-use std::net::{SocketAddr, SocketAddrV4};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,6 +16,7 @@ use super::hub::{Hub, STATUS_EVERY};
 use super::registry::Hubs;
 use crate::game_link::{Arrival, GameLink};
 use crate::net::unix_us;
+use crate::net::ServerAddr;
 use crate::seams::HubTap;
 
 /// The first and the longest wait before rejoining a server.
@@ -31,7 +31,7 @@ struct Session {
 }
 
 impl Session {
-    async fn open(addr: SocketAddrV4, config: &SpectateConfig) -> std::io::Result<Self> {
+    async fn open(addr: ServerAddr, config: &SpectateConfig) -> std::io::Result<Self> {
         let client = ClientConfig {
             name: config.name.clone(),
             qport: rand::random(),
@@ -40,7 +40,7 @@ impl Session {
             ..ClientConfig::default()
         };
         Ok(Self {
-            link: GameLink::open(SocketAddr::V4(addr), client, true).await?,
+            link: GameLink::open(addr.into(), client, true).await?,
             connected: false,
         })
     }

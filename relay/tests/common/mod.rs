@@ -300,11 +300,11 @@ pub fn spectating_config(lab: &Lab, spectate: relay::spectate::SpectateConfig) -
 /// Waits until the relay's directory lists every lab server.
 pub async fn wait_listed(relay: &Relay, lab: &Lab) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !lab
-        .servers
-        .iter()
-        .all(|s| relay.directory.contains(&s.addr.to_string()))
-    {
+    while !lab.servers.iter().all(|s| {
+        relay
+            .directory
+            .contains(s.addr.to_string().parse().unwrap())
+    }) {
         assert!(tokio::time::Instant::now() < deadline, "lab never listed");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

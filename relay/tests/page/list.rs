@@ -386,7 +386,13 @@ async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_sel
         .await
         .unwrap();
     assert!(scroll.as_f64().unwrap() >= 300.0, "{scroll}");
-    let updated = || relay.directory.server(&chosen).and_then(|s| s.updated_ms);
+    let chosen_addr = chosen.parse().unwrap();
+    let updated = || {
+        relay
+            .directory
+            .server(chosen_addr)
+            .and_then(|s| s.updated_ms)
+    };
     let before = updated();
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_ne!(updated(), before, "updates kept arriving");

@@ -129,7 +129,13 @@ mod tests {
             serde_json::from_str::<ServerAddr>("\"10.0.0.7:28960\"").unwrap(),
             addr
         );
-        for bad in ["10.0.0.7", "[::1]:28960", "host:28960", "10.0.0.7:70000", ""] {
+        for bad in [
+            "10.0.0.7",
+            "[::1]:28960",
+            "host:28960",
+            "10.0.0.7:70000",
+            "",
+        ] {
             assert_eq!(bad.parse::<ServerAddr>(), Err(NotServerAddr), "{bad}");
         }
         assert!(serde_json::from_str::<ServerAddr>("\"nonsense\"").is_err());

@@ -2,11 +2,9 @@
 //! feed ([`super::feed`]) takes the changes once per tick and turns them into one message for
 //! every page.
 
-use crate::net::ServerAddr;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::RwLock;
 
-use crate::sync::Shared;
 use protocol::relay_api::feed::{
     feed_masters, Change, FeedMessage, IndexedPlayer, PlayersChange, ServerPlayers, Summary,
 };
@@ -14,6 +12,9 @@ use protocol::relay_api::{
     MasterState, MasterStatus, OwnMaster, Progress, Reachability, ServerInfo, WulframServer,
 };
 use tokio::sync::Notify;
+
+use crate::net::ServerAddr;
+use crate::sync::Shared;
 
 /// How long another relay's word on what its pages watch counts.
 pub const REMOTE_WATCH_FOR: std::time::Duration = std::time::Duration::from_secs(10);

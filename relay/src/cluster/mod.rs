@@ -23,9 +23,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::sync::Locked;
 use async_nats::jetstream::{self, kv};
 use tokio::sync::watch;
+
+use crate::sync::Locked;
 
 /// How `muster serve` joins a cluster.
 #[derive(clap::Args, Debug, Clone, Default)]

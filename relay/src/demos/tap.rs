@@ -8,22 +8,19 @@ use protocol::cod::client::{Client, State};
 use protocol::relay_api::watch::RecordingStatus;
 
 use super::recorder::{RecordConfig, RecordTarget, Recorder};
-use crate::net::ServerAddr;
 use crate::seams::{HubFace, HubTap, TapMaker};
 
 /// One hub session's recorder, idle until the operator asks.
 pub struct RecordTap {
     config: RecordConfig,
-    server: ServerAddr,
     recorder: Option<Recorder>,
 }
 
 /// Makes each hub session's recorder.
 pub fn tap(config: RecordConfig) -> TapMaker {
-    Arc::new(move |server| {
+    Arc::new(move |_server| {
         Box::new(RecordTap {
             config: config.clone(),
-            server,
             recorder: None,
         })
     })
@@ -38,7 +35,7 @@ impl HubTap for RecordTap {
         if wanted && self.recorder.is_none() {
             self.recorder = Some(Recorder::new(RecordTarget {
                 dir: self.config.dir.clone(),
-                server: self.server.to_string().replace(':', "_"),
+                server: hub.server().to_string().replace(':', "_"),
                 out: None,
                 max_bytes: self.config.max_bytes,
             }));
@@ -73,7 +70,7 @@ impl HubTap for RecordTap {
         if stopped.is_some() || (!wanted && current.is_none()) {
             self.recorder = None;
             if let Some(reason) = &stopped {
-                tracing::warn!(server = %self.server, %reason, "recording stopped");
+                tracing::warn!(server = %hub.server(), %reason, "recording stopped");
                 hub.set_recording(false);
             }
         }

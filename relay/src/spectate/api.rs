@@ -69,26 +69,31 @@ pub struct VehicleJson {
 
 /// One line per hub, without its match.
 pub fn hub_summary(hub: &Hub) -> HubSummary {
-    let status = hub.status();
+    summary(hub, hub.view().as_ref())
+}
+
+/// The hub with its delayed match, once there is one.
+pub fn match_json(hub: &Hub) -> HubSummary {
     let view = hub.view();
+    HubSummary {
+        view: view.as_ref().map(MatchJson::of),
+        ..summary(hub, view.as_ref())
+    }
+}
+
+/// The hub's line, from one copy of its delayed match.
+fn summary(hub: &Hub, view: Option<&MatchView>) -> HubSummary {
+    let status = hub.status();
     HubSummary {
         addr: status.addr,
         state: status.state,
         viewers: hub.viewers(),
         delay_ms: status.delay_ms,
         filling_ms: status.filling_ms,
-        server_time: view.as_ref().map(|v| v.server_time),
-        map: view.as_ref().map(|v| v.header.map.clone()),
-        players: view.as_ref().map(|v| v.players.len()),
+        server_time: view.map(|v| v.server_time),
+        map: view.map(|v| v.header.map.clone()),
+        players: view.map(|v| v.players.len()),
         view: None,
-    }
-}
-
-/// The hub with its delayed match, once there is one.
-pub fn match_json(hub: &Hub) -> HubSummary {
-    HubSummary {
-        view: hub.view().map(|view| MatchJson::of(&view)),
-        ..hub_summary(hub)
     }
 }
 

@@ -15,8 +15,7 @@ use super::delay::DelayQueue;
 use super::hub::{Hub, STATUS_EVERY};
 use super::registry::Hubs;
 use crate::game_link::{Arrival, GameLink};
-use crate::net::unix_us;
-use crate::net::ServerAddr;
+use crate::net::{unix_us, ServerAddr};
 use crate::seams::HubTap;
 
 /// The first and the longest wait before rejoining a server.

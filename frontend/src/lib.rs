@@ -2,58 +2,51 @@
 //! (`/watch/`), the tuning page (`/tuning/`), the demo player (`/playback/`) and the admin
 //! console (`/admin/`), pages of their own so the browser's first download carries none of them.
 
-mod admin;
-mod app;
-mod bridge;
+// Plumbing: the relay's sockets and feed, what the browser keeps, the worker, the hand-over.
 mod bus;
-mod coloured;
-mod detail;
 mod feed;
 mod first_screen;
-mod header;
-mod history;
-mod list;
 mod net;
-mod panels;
 mod personal;
-mod tools;
-mod tuning;
-mod watch;
 mod worker;
-mod wulfram;
+
+/// One folder or file per page.
+mod pages;
+/// Pieces more than one page draws.
+mod parts;
 
 /// The server browser, mounted beside the relay's first screen until it can take its place.
 pub fn page() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to(first_screen::app_root(), app::App).forget();
+    leptos::mount::mount_to(first_screen::app_root(), pages::browser::App).forget();
 }
 
 /// The side panels, started by the server browser when first reached for (`panels.rs`).
 pub fn panels() {
     console_error_panic_hook::set_once();
-    panels::start();
+    pages::browser::panels::start();
 }
 
 /// The admin console, shown in the server detail's Admin tab.
 pub fn admin() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(admin::Admin);
+    leptos::mount::mount_to_body(pages::admin::Admin);
 }
 
 /// The tuning page.
 pub fn tuning() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(tuning::TuningApp);
+    leptos::mount::mount_to_body(pages::tuning::TuningApp);
 }
 
 /// The watch view of one match.
 pub fn watch() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(watch::WatchPage);
+    leptos::mount::mount_to_body(pages::watch::WatchPage);
 }
 
 /// The demo player.
 pub fn playback() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(watch::Playback);
+    leptos::mount::mount_to_body(pages::playback::Playback);
 }

@@ -4,8 +4,8 @@
 //! list, paged, for a browser without JavaScript, a text browser or a search engine.
 //!
 //! The first screen is rendered once per feed keyframe and the same bytes (and their gzip) go
-//! to every page, with an `ETag`. Its markup is the page's own (`frontend/src/list.rs` and
-//! `app.rs`), so the page's code takes over in place without a row moving; only its test ids
+//! to every page, with an `ETag`. Its markup is the page's own (`frontend/src/pages/browser/`),
+//! so the page's code takes over in place without a row moving; only its test ids
 //! differ (`first-row`, `first-summary`), so a test can tell the two apart.
 
 use std::path::PathBuf;
@@ -183,7 +183,7 @@ fn coloured(name: &str) -> Markup {
     }
 }
 
-/// One row as the page's list draws it (`Row` and `cells` in `frontend/src/list.rs`).
+/// One row as the page's list draws it (`Row` in `frontend/src/pages/browser/list/row.rs`, and `cells`).
 /// The first row's name carries an `elementtiming` mark: when a visitor could first read a
 /// server's name (`cargo xtask bench page`).
 fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
@@ -211,8 +211,8 @@ fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
     }
 }
 
-/// The page's header and masters line (`PageHeader` in `frontend/src/header.rs`, `Sources` in
-/// `frontend/src/app.rs`).
+/// The page's header and masters line (`PageHeader` in `frontend/src/parts/header.rs`, `Sources` in
+/// `frontend/src/pages/browser/mod.rs`).
 fn header(masters: &[MasterStatus], total: usize) -> Markup {
     html! {
         header {
@@ -231,8 +231,8 @@ fn header(masters: &[MasterStatus], total: usize) -> Markup {
     }
 }
 
-/// The column headings (`SortHeader` in `frontend/src/list.rs`); on the plain list they link
-/// to the list sorted by them.
+/// The column headings (`SortHeader` in `frontend/src/pages/browser/list/heading.rs`); on the
+/// plain list they link to the list sorted by them.
 fn head() -> Markup {
     html! {
         thead {

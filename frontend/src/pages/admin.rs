@@ -11,8 +11,8 @@ use leptos::task::spawn_local;
 use protocol::cod::rcon::{StatusPing, StatusTable};
 use protocol::relay_api::rcon::{RconCommand, RconReport};
 
-use crate::coloured::Coloured;
 use crate::net::ws_url;
+use crate::parts::coloured::Coloured;
 
 /// One command and what came of it.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,8 +4,8 @@ use leptos::prelude::*;
 use protocol::browse::find_player;
 use protocol::cod::text::strip;
 
-use crate::coloured::Coloured;
 use crate::feed::Feed;
+use crate::parts::coloured::Coloured;
 use crate::personal::{ask_for_notifications, notifications_allowed, Personal};
 
 /// Players whose names contain the text, on every server, each a link to its server.
@@ -60,7 +60,7 @@ pub fn FindPlayer(
                         .collect_view()
                 }}
             </ul>
-            <crate::history::SeenBefore text=text selected=selected />
+            <crate::pages::browser::history::SeenBefore text=text selected=selected />
         </section>
     }
 }

@@ -204,7 +204,7 @@ pub fn TuningApp() -> impl IntoView {
         view! { <TuningPanel addr=addr settings=settings published=published bench=bench /> }
     });
     view! {
-        <crate::header::PageHeader subtitle="Call of Duty: United Offensive 1.51 network tuning" current=crate::header::Page::Tuning />
+        <crate::parts::header::PageHeader subtitle="Call of Duty: United Offensive 1.51 network tuning" current=crate::parts::header::Page::Tuning />
         <main class="single">
             {linked}
             <TuningPage bench=bench />

@@ -3,10 +3,10 @@
 use leptos::prelude::*;
 use protocol::relay_api::ServerInfo;
 
-use crate::bridge::{Asked, JoinCheck, RefreshNow};
-use crate::coloured::Coloured;
 use crate::feed::Feed;
-use crate::list::Star;
+use crate::pages::browser::bridge::{Asked, JoinCheck, RefreshNow};
+use crate::parts::coloured::Coloured;
+use crate::parts::star::Star;
 use crate::personal::Personal;
 
 /// What the detail says before a server is selected.
@@ -35,7 +35,7 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
                 Some(server) => view! { <ServerDetail server=server personal=personal asked=asked /> }.into_any(),
             }}
             // Outside the record's re-rendering: it fetches when the server or range changes.
-            <crate::history::ServerHistory selected=selected />
+            <crate::pages::browser::history::ServerHistory selected=selected />
             // Outside it too: a record's update must not reload the console (and lose its
             // password).
             <AdminTab selected=selected />
@@ -70,7 +70,7 @@ fn AdminTab(selected: RwSignal<Option<String>>) -> impl IntoView {
 
 #[component]
 fn ServerDetail(server: ServerInfo, personal: Personal, asked: Asked) -> impl IntoView {
-    let tuning = crate::tuning::link(&server);
+    let tuning = crate::pages::tuning::link(&server);
     let connect = format!("/connect {}", server.addr);
     let copied = RwSignal::new(false);
     let copy = {

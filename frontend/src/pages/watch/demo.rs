@@ -1,16 +1,15 @@
-//! The demo player (`/playback/`, `/playback/#/demo/NAME`, its own page and wasm): a `.dm_3` opened from a file, dropped on the
-//! page or picked from the relay's recordings, decoded in the session worker by `protocol`
-//! and drawn by the watch view, with a timeline: play and pause, 0.25x to 8x, seeking, and the
-//! kill list to jump to a kill. Also the operator's Record button for a hub.
+//! A demo in the watch view (the demo player's page is `pages/playback.rs`): decoded in the
+//! session worker by `protocol` and drawn by the watch view, with a timeline: play and pause,
+//! 0.25x to 8x, seeking, and the kill list to jump to a kill. Also the operator's Record button
+//! for a hub.
 
 use leptos::prelude::*;
 use protocol::cod::watch::timeline::DemoSummary;
-use session::demo::{DemoSource, RelayDemo, SPEEDS};
+use session::demo::{DemoSource, SPEEDS};
 use session::{Reply, Request};
-use wasm_bindgen::JsCast;
 
-use super::{clock_text, Live, Watch};
-use crate::header::{Page, PageHeader};
+use super::head::clock_text;
+use super::live::Live;
 use crate::worker::SessionWorker;
 
 /// How long before a kill the kill list jumps to, so the kill is seen happening.
@@ -199,124 +198,6 @@ pub fn DemoKills(player: DemoPlayer) -> impl IntoView {
                 }).collect_view()}
             </ol>
         </section>
-    }
-}
-
-async fn file_bytes(file: web_sys::File) -> Result<Vec<u8>, String> {
-    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
-        .await
-        .map_err(|e| format!("the file could not be read: {e:?}"))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
-}
-
-/// The recording a location names: `#/demo/NAME`.
-fn demo_in_location() -> Option<String> {
-    let hash = window().location().hash().unwrap_or_default();
-    hash.strip_prefix("#/demo/")
-        .filter(|n| !n.is_empty())
-        .map(str::to_owned)
-}
-
-/// The demo player's page (`/playback/`): the header, and the picker or the demo the location
-/// names.
-#[component]
-pub fn Playback() -> impl IntoView {
-    let named = RwSignal::new(demo_in_location());
-    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
-        named.set(demo_in_location())
-    });
-    on_cleanup(move || on_hash.remove());
-    view! {
-        <PageHeader subtitle="Call of Duty: United Offensive 1.51 demos" current=Page::Demos />
-        {move || {
-            let name = named.get();
-            view! { <DemoPage name=name /> }
-        }}
-    }
-}
-
-/// `#/demos`: open a file, drop one, or pick a relay recording; `#/demo/NAME` plays one.
-#[component]
-fn DemoPage(name: Option<String>) -> impl IntoView {
-    let source = RwSignal::new(name.map(|n| DemoSource::Url(format!("/demos/{n}"))));
-    let error = RwSignal::new(None::<String>);
-    let open_file = move |file: web_sys::File| {
-        leptos::task::spawn_local(async move {
-            let name = file.name();
-            match file_bytes(file).await {
-                Ok(bytes) => source.set(Some(DemoSource::File { name, bytes })),
-                Err(e) => error.set(Some(e)),
-            }
-        });
-    };
-    let on_pick = move |ev: leptos::ev::Event| {
-        let input = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-        if let Some(file) = input.and_then(|i| i.files()).and_then(|f| f.get(0)) {
-            open_file(file);
-        }
-    };
-    let on_drop = move |ev: leptos::ev::DragEvent| {
-        ev.prevent_default();
-        if let Some(file) = ev
-            .data_transfer()
-            .and_then(|d| d.files())
-            .and_then(|f| f.get(0))
-        {
-            open_file(file);
-        }
-    };
-    let demos = RwSignal::new(None::<Result<Vec<RelayDemo>, String>>);
-    let lister = SessionWorker::start(&Request::Demos, move |reply: Reply| {
-        if let Reply::Demos(list) = reply {
-            demos.set(Some(list));
-        }
-    });
-    let lister = StoredValue::new_local(lister.ok());
-    on_cleanup(move || drop(lister.try_update_value(Option::take)));
-    let picker = move || {
-        view! {
-            <main
-                class="single demos"
-                data-testid="demo-page"
-                on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default()
-                on:drop=on_drop
-            >
-                <h2>"Demos"</h2>
-                <p>
-                    "Open a stock " <code>".dm_3"</code>
-                    " (from a client's " <code>"demos/"</code>
-                    " or this relay), or drop one on the page. It is decoded here, in the page."
-                </p>
-                <input type="file" accept=".dm_3" data-testid="demo-file" on:change=on_pick />
-                <p class="error">{move || error.get()}</p>
-                <h3>"Recorded by this relay"</h3>
-                {move || match demos.get() {
-                    None => view! { <p>"…"</p> }.into_any(),
-                    Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
-                    Some(Ok(list)) if list.is_empty() => view! { <p>"None yet."</p> }.into_any(),
-                    Some(Ok(list)) => view! {
-                        <table class="relay-demos">
-                            <tbody>
-                                {list.into_iter().map(|d| view! {
-                                    <tr data-testid="relay-demo" data-name=d.name.clone()>
-                                        <td><a href=format!("#/demo/{}", d.name)>{d.name.clone()}</a></td>
-                                        <td>{d.map}</td>
-                                        <td class="num">{format!("{} KB", d.bytes.div_ceil(1000))}</td>
-                                        <td><a href=d.url download="">"download"</a></td>
-                                    </tr>
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-                    }.into_any(),
-                }}
-            </main>
-        }
-    };
-    move || match source.get() {
-        Some(source) => view! { <Watch addr=String::new() direct=false demo=source /> }.into_any(),
-        None => picker().into_any(),
     }
 }
 

@@ -8,7 +8,7 @@ use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
 use protocol::relay_api::watch::{apply, WatchMessage};
 
-use super::Live;
+use super::live::Live;
 use crate::net::{now_ms, sleep, ws_url};
 
 /// Follows the hub until `open` turns false.

@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 use session::{Reply, Request};
 
-use super::Live;
-use crate::bridge::bridge_url;
+use super::live::Live;
+use crate::pages::browser::bridge::bridge_url;
 use crate::worker::SessionWorker;
 
 /// How long leaving the page waits for the worker to leave the server: a moment, so a dead

@@ -8,7 +8,7 @@ use protocol::watching::{Bounds, Camera};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::Live;
+use super::live::Live;
 
 /// A player not seen for this long is drawn faded, with how long ago.
 pub const STALE_MS: i32 = 2000;

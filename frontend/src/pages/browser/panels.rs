@@ -10,10 +10,10 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use crate::bus;
-use crate::detail::Detail;
 use crate::feed::Feed;
+use crate::pages::browser::detail::Detail;
+use crate::pages::browser::tools::{FindPlayer, Toasts, WatchList};
 use crate::personal::{ask_for_notifications, notifications_allowed, Personal};
-use crate::tools::{FindPlayer, Toasts, WatchList};
 
 /// Where the panels mount, in the list's side column.
 pub const ROOT: &str = "panels";
@@ -108,9 +108,9 @@ pub fn Waiting(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView 
         </section>
         <aside class="detail">
             {move || match server() {
-                None => view! { <p class="hint">{crate::detail::HINT}</p> }.into_any(),
+                None => view! { <p class="hint">{crate::pages::browser::detail::HINT}</p> }.into_any(),
                 Some(s) => view! {
-                    <h2 inner_html=crate::coloured::markup(&s.hostname)></h2>
+                    <h2 inner_html=crate::parts::coloured::markup(&s.hostname)></h2>
                     <p class="connect"><code>{format!("/connect {}", s.addr)}</code></p>
                     <p>{format!("{} · {} · {} players · ping {}", s.map, s.gametype, cells::players(&s), cells::ping(&s))}</p>
                     <p class="hint">"Loading its players and settings…"</p>

@@ -1,4 +1,13 @@
-//! The page's frame: header with the relay and master state, the list, the selected server.
+//! The server browser (`/`): header with the relay and master state, the list, the selected
+//! server; the side panels beside it are a wasm of their own (`panels`).
+
+pub(crate) mod bridge;
+mod detail;
+mod history;
+mod list;
+pub(crate) mod panels;
+mod tools;
+mod wulfram;
 
 use leptos::prelude::*;
 use protocol::browse::cells;
@@ -6,12 +15,12 @@ use protocol::relay_api::MasterState;
 
 use crate::bus;
 use crate::feed::Feed;
-use crate::header::{Page, PageHeader};
-use crate::list::{view_from_url, ServerList};
-use crate::panels::{Waiting, ROOT, WAITING};
+use crate::pages::watch::watched_in_location;
+use crate::parts::header::{Page, PageHeader};
 use crate::personal::Personal;
-use crate::watch::watched_in_location;
-use crate::wulfram::WulframServers;
+use list::{view_from_url, ServerList};
+use panels::{Waiting, ROOT, WAITING};
+use wulfram::WulframServers;
 
 /// An old link to another page here (`#/watch/ADDR`, `#tuning`; `index.html` sends them on
 /// before the code loads, this after a hash change) goes to that page's own (`/watch/`,
@@ -88,7 +97,7 @@ pub fn App() -> impl IntoView {
         <main>
             <ServerList feed=feed selected=selected view=view personal=personal />
             <div class="side">
-                <crate::history::Sparkline after=feed.connected.into() />
+                <crate::pages::browser::history::Sparkline after=feed.connected.into() />
                 <WulframServers feed=feed />
                 <div class="panels" on:pointerdown=move |_| reach() on:focusin=move |_| reach()>
                     <Show when=move || !panels.get()>

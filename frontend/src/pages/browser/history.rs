@@ -9,7 +9,7 @@ use protocol::relay_api::history::{PlayerSeen, RANGES};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::coloured::Coloured;
+use crate::parts::coloured::Coloured;
 
 /// GETs `url` as text; `None` on any failure or a status other than 200.
 pub async fn fetch_text(url: &str) -> Option<String> {

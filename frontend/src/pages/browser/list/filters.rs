@@ -1,0 +1,156 @@
+//! The in-game filters and the free-text search, folded away on a phone.
+
+use leptos::prelude::*;
+use protocol::browse::{Tri, View};
+
+use crate::feed::Feed;
+
+/// One on/off filter as a labelled checkbox.
+fn check_box(
+    view: RwSignal<View>,
+    id: &'static str,
+    label: &'static str,
+    get: fn(&View) -> bool,
+    set: fn(&mut View, bool),
+) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input
+                id=id
+                type="checkbox"
+                prop:checked=move || get(&view.get())
+                on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    view.update(|v| set(v, on));
+                }
+            />
+            {label}
+        </label>
+    }
+}
+
+/// One yes/no/any filter as a small select.
+fn tri_select(
+    view: RwSignal<View>,
+    id: &'static str,
+    label: &'static str,
+    get: fn(&View) -> Tri,
+    set: fn(&mut View, Tri),
+) -> impl IntoView {
+    let value = move || match get(&view.get()) {
+        Tri::Any => "any",
+        Tri::Yes => "yes",
+        Tri::No => "no",
+    };
+    view! {
+        <label for=id class="tri">
+            <span>{label}</span>
+            <select
+                id=id
+                prop:value=value
+                on:change=move |ev| {
+                    let tri = match event_target_value(&ev).as_str() {
+                        "yes" => Tri::Yes,
+                        "no" => Tri::No,
+                        _ => Tri::Any,
+                    };
+                    view.update(|v| set(v, tri));
+                }
+            >
+                <option value="any">"any"</option>
+                <option value="yes">"yes"</option>
+                <option value="no">"no"</option>
+            </select>
+        </label>
+    }
+}
+
+/// The search box and the filters.
+#[component]
+pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
+    // The filters fill a phone's screen: they open on a tap, the button counting those set.
+    let open = RwSignal::new(false);
+    let gametypes = Memo::new(move |_| {
+        let mut all: Vec<String> = feed.servers.with(|s| {
+            s.values()
+                .map(|s| s.gametype.clone())
+                .filter(|g| !g.is_empty())
+                .collect()
+        });
+        all.sort();
+        all.dedup();
+        all
+    });
+    view! {
+        <form class="toolbar" role="search" on:submit=|ev| ev.prevent_default()>
+            <label for="search" class="search">
+                <span class="visually-hidden">"Search"</span>
+                <input
+                    id="search"
+                    type="search"
+                    placeholder="server, map or player"
+                    autocomplete="off"
+                    prop:value=move || view.with(|v| v.text.clone())
+                    on:input=move |ev| {
+                        let text = event_target_value(&ev);
+                        view.update(|v| v.text = text);
+                    }
+                />
+            </label>
+            <button
+                type="button"
+                class="filters-toggle"
+                aria-controls="filters"
+                aria-expanded=move || open.get().to_string()
+                on:click=move |_| open.update(|o| *o = !*o)
+            >
+                {move || view.with(View::filters_label)}
+            </button>
+        </form>
+        <div class="filters" id="filters" hidden=move || !open.get()>
+            <label for="gametype">
+                <span>"Mode"</span>
+                <select
+                    id="gametype"
+                    prop:value=move || view.with(|v| v.gametype.clone())
+                    on:change=move |ev| {
+                        let g = event_target_value(&ev);
+                        view.update(|v| v.gametype = g);
+                    }
+                >
+                    <option value="">"all"</option>
+                    <For each=move || gametypes.get() key=|g| g.clone() let:g>
+                        <option value=g.clone()>{g.clone()}</option>
+                    </For>
+                </select>
+            </label>
+            <label for="max-ping">
+                <span>"Max ping"</span>
+                <input
+                    id="max-ping"
+                    type="number"
+                    min="0"
+                    placeholder="any"
+                    prop:value=move || view.with(|v| v.max_ping.map(|p| p.to_string()).unwrap_or_default())
+                    on:input=move |ev| {
+                        let limit = event_target_value(&ev).trim().parse().ok();
+                        view.update(|v| v.max_ping = limit);
+                    }
+                />
+            </label>
+            {check_box(view, "show-empty", "empty", |v| v.show_empty, |v, on| v.show_empty = on)}
+            {check_box(view, "show-full", "full", |v| v.show_full, |v, on| v.show_full = on)}
+            {check_box(view, "hide-unreachable", "answering only", |v| v.hide_unreachable, |v, on| v.hide_unreachable = on)}
+            {tri_select(view, "f-password", "Password", |v| v.password, |v, t| v.password = t)}
+            {tri_select(view, "f-pure", "Pure", |v| v.pure, |v, t| v.pure = t)}
+            {tri_select(view, "f-dedicated", "Dedicated", |v| v.dedicated, |v, t| v.dedicated = t)}
+            {tri_select(view, "f-pb", "PunkBuster", |v| v.punkbuster, |v, t| v.punkbuster = t)}
+            {tri_select(view, "f-mod", "Mod", |v| v.modded, |v, t| v.modded = t)}
+            {tri_select(view, "f-ff", "Friendly fire", |v| v.friendly_fire, |v, t| v.friendly_fire = t)}
+            {tri_select(view, "f-killcam", "Killcam", |v| v.killcam, |v, t| v.killcam = t)}
+            {tri_select(view, "f-jeeps", "Jeeps", |v| v.jeeps, |v, t| v.jeeps = t)}
+            {tri_select(view, "f-tanks", "Tanks", |v| v.tanks, |v, t| v.tanks = t)}
+            <button type="button" on:click=move |_| view.set(View::default())>"Reset"</button>
+        </div>
+    }
+}

@@ -1,0 +1,5 @@
+//! Pieces more than one page draws.
+
+pub mod coloured;
+pub mod header;
+pub mod star;

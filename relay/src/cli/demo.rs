@@ -8,10 +8,10 @@ use anyhow::Context;
 use protocol::cod::demo::Records;
 use protocol::cod::netchan::Side;
 use protocol::cod::watch::timeline::{DemoSummary, Timeline};
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use super::out;
-use super::wire::Dissector;
+use super::wire::{Command, Dissector};
+use super::{out, out_json};
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
@@ -68,36 +68,63 @@ impl std::fmt::Display for DemoInfo {
     }
 }
 
+/// One line of `muster wire demo`: a record, or how the file ended.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum DemoLine {
+    Record {
+        offset: usize,
+        sequence: i32,
+        length: usize,
+        reliable_acknowledge: i32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        commands: Option<Vec<Command>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    Unreadable {
+        error: String,
+    },
+    End {
+        /// `end marker` (the stock recorder's closing record) or `end of file`.
+        end: &'static str,
+    },
+}
+
 /// `muster wire demo`: one JSON object per record, then one for how the file ended.
-pub fn dissect(
-    path: &Path,
-    mut emit: impl FnMut(Value) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+pub fn dissect(path: &Path) -> anyhow::Result<()> {
     let data = read(path)?;
     let mut dissector = Dissector::new(Side::Server, None);
     let mut records = Records::new(&data);
     for record in records.by_ref() {
         let line = match record {
             Ok(r) => {
-                let mut line = json!({
-                    "offset": r.offset,
-                    "sequence": r.sequence,
-                    "length": r.payload.len(),
-                    "reliable_acknowledge": r.reliable_acknowledge(),
-                });
-                match r.body() {
-                    Ok(body) => {
-                        line["commands"] = dissector.server_body(&body, r.sequence as u32);
-                    }
-                    Err(e) => line["error"] = json!(e.to_string()),
+                let (commands, error) = match r.body() {
+                    Ok(body) => (Some(dissector.server_body(&body, r.sequence as u32)), None),
+                    Err(e) => (None, Some(e.to_string())),
+                };
+                DemoLine::Record {
+                    offset: r.offset,
+                    sequence: r.sequence,
+                    length: r.payload.len(),
+                    reliable_acknowledge: r.reliable_acknowledge(),
+                    commands,
+                    error,
                 }
-                line
             }
-            Err(e) => json!({"error": e.to_string()}),
+            Err(e) => DemoLine::Unreadable {
+                error: e.to_string(),
+            },
         };
-        emit(line)?;
+        out_json(&line)?;
     }
-    emit(json!({"end": if records.ended { "end marker" } else { "end of file" }}))
+    out_json(&DemoLine::End {
+        end: if records.ended {
+            "end marker"
+        } else {
+            "end of file"
+        },
+    })
 }
 
 #[derive(clap::Subcommand, Debug)]

@@ -88,6 +88,11 @@ pub fn out(text: impl std::fmt::Display) -> anyhow::Result<()> {
     }
 }
 
+/// Writes one JSON value as a line of command output.
+pub fn out_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    out(serde_json::to_string(value)?)
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;

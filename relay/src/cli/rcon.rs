@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use protocol::cod::rcon::{Outcome, StatusPing, StatusTable};
+use serde::Serialize;
 
 use super::out;
 use crate::net::resolve;
@@ -86,47 +87,87 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
 
 /// The stable JSON form: `outcome` is `output`, `bad_password` or `no_password`; `status` is
 /// present when the output is a `status` table.
-fn json(server: &str, command: &str, answer: &Answer) -> serde_json::Value {
+#[derive(Serialize)]
+struct Report<'a> {
+    server: &'a str,
+    command: &'a str,
+    outcome: &'static str,
+    output: &'a str,
+    chunks: usize,
+    truncated: bool,
+    round_trip_ms: u64,
+    status: Option<StatusJson>,
+}
+
+/// A `status` table: the map and one row per client.
+#[derive(Serialize)]
+struct StatusJson {
+    map: String,
+    players: Vec<StatusRowJson>,
+}
+
+/// A row of `status`, its columns named as the stock table heads them.
+#[derive(Serialize)]
+struct StatusRowJson {
+    slot: u8,
+    name: String,
+    score: i32,
+    /// Milliseconds; absent while the client connects or is a zombie (`state`).
+    ping: Option<u32>,
+    /// `active`, `connecting` or `zombie`.
+    state: &'static str,
+    guid: i64,
+    address: String,
+    last_msg_ms: i64,
+    qport: i32,
+    rate: i32,
+}
+
+fn json<'a>(server: &'a str, command: &'a str, answer: &'a Answer) -> Report<'a> {
     let output = match &answer.outcome {
         Outcome::Output(text) => text.as_str(),
         _ => "",
     };
-    let status = StatusTable::parse(output).map(|table| {
-        let players: Vec<serde_json::Value> = table
-            .rows
-            .iter()
-            .map(|r| {
-                let (ping, state) = match r.ping {
-                    StatusPing::Ms(ms) => (Some(ms), "active"),
-                    StatusPing::Connecting => (None, "connecting"),
-                    StatusPing::Zombie => (None, "zombie"),
-                };
-                serde_json::json!({
-                    "slot": r.slot,
-                    "name": r.name,
-                    "score": r.score,
-                    "ping": ping,
-                    "state": state,
-                    "guid": r.guid,
-                    "address": r.address,
-                    "last_msg_ms": r.last_msg,
-                    "qport": r.qport,
-                    "rate": r.rate,
-                })
-            })
-            .collect();
-        serde_json::json!({ "map": table.map, "players": players })
-    });
-    serde_json::json!({
-        "server": server,
-        "command": command,
-        "outcome": answer.outcome.as_str(),
-        "output": output,
-        "chunks": answer.chunks,
-        "truncated": answer.truncated,
-        "round_trip_ms": answer.round_trip.as_millis() as u64,
-        "status": status,
-    })
+    Report {
+        server,
+        command,
+        outcome: answer.outcome.as_str(),
+        output,
+        chunks: answer.chunks,
+        truncated: answer.truncated,
+        round_trip_ms: answer.round_trip.as_millis() as u64,
+        status: StatusTable::parse(output).map(status_json),
+    }
+}
+
+fn status_json(table: StatusTable) -> StatusJson {
+    let players = table
+        .rows
+        .into_iter()
+        .map(|r| {
+            let (ping, state) = match r.ping {
+                StatusPing::Ms(ms) => (Some(ms), "active"),
+                StatusPing::Connecting => (None, "connecting"),
+                StatusPing::Zombie => (None, "zombie"),
+            };
+            StatusRowJson {
+                slot: r.slot,
+                name: r.name,
+                score: r.score,
+                ping,
+                state,
+                guid: r.guid,
+                address: r.address,
+                last_msg_ms: r.last_msg,
+                qport: r.qport,
+                rate: r.rate,
+            }
+        })
+        .collect();
+    StatusJson {
+        map: table.map,
+        players,
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,9 @@ use crate::game_link::GameLink;
 
 mod line;
 
-pub use line::{describe_command, event_lines, obituaries, snapshot_line, Line};
+pub use line::{
+    describe_command, event_lines, obituaries, snapshot_line, CommandRead, Line, ObituaryLine,
+};
 
 /// What to join as and for how long.
 #[derive(Clone, Debug)]

@@ -5,6 +5,7 @@
 //! the challenge, bodies are un-XORed and decompressed, and the reliable commands they carry
 //! are remembered, because each direction's XOR key stream uses the other direction's commands.
 
+mod dissection;
 pub mod wulfram;
 
 use protocol::cod::fields::PlayerStateField;
@@ -14,18 +15,21 @@ use std::path::PathBuf;
 use protocol::cod::client_records::{read_client_body, BundleContext, ClientRecord};
 use protocol::cod::download::DownloadRecord;
 use protocol::cod::huffman::{adaptive, fixed};
-use protocol::cod::info::InfoString;
-use protocol::cod::netchan::{Delivered, Header, Netchan, Side};
+use protocol::cod::netchan::{self, Header, Netchan, Side};
 use protocol::cod::oob::{Packet, MARKER};
 use protocol::cod::playerstate::PlayerState;
 use protocol::cod::sequenced::{decode_body, ClientHeader, ServerHeader};
 use protocol::cod::service::{read_records, Record, World};
 use protocol::cod::usercmd::{bundle_key, default_usercmd};
 use protocol::cod::{xor, MAX_MSGLEN};
-use serde_json::{json, Value};
 
-use super::out;
 use super::spectate::{describe_command, obituaries};
+use super::{out, out_json};
+use dissection::{
+    ClientCommand, Connectionless, Datagram, Delivered, Download, Fragment, Message, MessageHeader,
+    Netchan as NetchanJson, Read, ServerRecord, UserCmdJson,
+};
+pub use dissection::{Command, Line};
 use protocol::cod::fields::Named;
 use protocol::cod::watch::spectator::PSF_FOLLOWING;
 
@@ -72,42 +76,6 @@ pub fn huffman(codec: Codec, encode: bool, input: &str) -> Result<String, String
     Ok(to_hex(&out))
 }
 
-fn info_json(info: &InfoString) -> Value {
-    Value::Array(info.iter().map(|(k, v)| json!([k, v])).collect())
-}
-
-fn connectionless_json(packet: &Packet) -> Value {
-    match packet {
-        Packet::GetInfo { challenge } => json!({"command": "getinfo", "challenge": challenge}),
-        Packet::GetStatus { challenge } => json!({"command": "getstatus", "challenge": challenge}),
-        Packet::GetChallenge => json!({"command": "getchallenge"}),
-        Packet::Heartbeat { tag } => json!({"command": "heartbeat", "tag": tag}),
-        Packet::GetServers(q) => {
-            json!({"command": "getservers", "protocol": q.protocol, "keywords": q.keywords})
-        }
-        Packet::InfoResponse(info) => json!({"command": "infoResponse", "info": info_json(info)}),
-        Packet::StatusResponse(status) => json!({
-            "command": "statusResponse",
-            "info": info_json(&status.info),
-            "players": status.players.iter().map(|p| json!({"score": p.score, "ping": p.ping, "name": p.name})).collect::<Vec<_>>(),
-        }),
-        Packet::ChallengeResponse { challenge, extra } => {
-            json!({"command": "challengeResponse", "challenge": challenge, "extra": extra})
-        }
-        Packet::Print(text) => json!({"command": "print", "text": text}),
-        Packet::Error(text) => json!({"command": "error", "text": text}),
-        Packet::ServerList(list) => json!({
-            "command": "getserversResponse",
-            "servers": list.servers.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
-            "end": list.end,
-        }),
-        Packet::Connect { userinfo } => {
-            json!({"command": "connect", "userinfo": info_json(userinfo)})
-        }
-        Packet::Other { command, rest } => json!({"command": command, "rest_hex": to_hex(rest)}),
-    }
-}
-
 /// Reliable commands seen so far, by sequence, for one direction.
 type Commands = BTreeMap<i32, String>;
 
@@ -145,7 +113,7 @@ impl Dissector {
     }
 
     /// One input line; `None` for blank lines and `#` comments.
-    pub fn line(&mut self, line: &str) -> Option<Value> {
+    pub fn line(&mut self, line: &str) -> Option<Line> {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             return None;
@@ -161,36 +129,36 @@ impl Dissector {
             Side::Client => "c2s",
             Side::Server => "s2c",
         };
-        let mut out = json!({"index": index, "direction": direction});
-        let fields = match parse_hex(hex) {
-            Err(error) => json!({"error": error}),
-            Ok(datagram) => self.datagram(from, &datagram),
+        let read = match parse_hex(hex) {
+            Err(error) => Read::Unreadable { error },
+            Ok(datagram) => Read::Datagram(self.datagram(from, &datagram)),
         };
-        if let (Value::Object(out), Value::Object(fields)) = (&mut out, fields) {
-            out.extend(fields);
-        }
-        Some(out)
+        Some(Line {
+            index,
+            direction,
+            read,
+        })
     }
 
-    fn datagram(&mut self, from: Side, datagram: &[u8]) -> Value {
+    fn datagram(&mut self, from: Side, datagram: &[u8]) -> Datagram {
         if datagram.starts_with(&MARKER) {
-            return match Packet::parse(datagram) {
-                Ok(packet) => {
-                    json!({"kind": "connectionless", "packet": connectionless_json(&packet)})
-                }
-                Err(e) => json!({"kind": "connectionless", "error": e.to_string()}),
-            };
+            return Datagram::Connectionless(match Packet::parse(datagram) {
+                Ok(packet) => Connectionless::Packet {
+                    packet: packet.into(),
+                },
+                Err(e) => Connectionless::Unparsed {
+                    error: e.to_string(),
+                },
+            });
         }
         let (header, _) = match Header::parse(datagram, from) {
             Ok(parsed) => parsed,
-            Err(e) => return json!({"kind": "netchan", "error": e.to_string()}),
+            Err(e) => {
+                return Datagram::Netchan(NetchanJson::Unparsed {
+                    error: e.to_string(),
+                })
+            }
         };
-        let mut out = json!({
-            "kind": "netchan",
-            "sequence": header.sequence,
-            "qport": header.qport,
-            "fragment": header.fragment.map(|(start, length)| json!({"start": start, "length": length})),
-        });
         let channel = match from {
             Side::Client => self
                 .from_client
@@ -198,27 +166,36 @@ impl Dissector {
             Side::Server => &mut self.from_server,
         };
         let message = match channel.handle_datagram(datagram) {
-            Ok(Some(delivered)) => self.message(from, delivered),
-            Ok(None) => json!({"incomplete": true}),
-            Err(e) => json!({"error": e.to_string()}),
+            Ok(Some(delivered)) => Message::Delivered(Box::new(self.message(from, delivered))),
+            Ok(None) => Message::Incomplete { incomplete: true },
+            Err(e) => Message::Refused {
+                error: e.to_string(),
+            },
         };
-        out["message"] = message;
-        out
+        Datagram::Netchan(NetchanJson::Sequenced {
+            sequence: header.sequence,
+            qport: header.qport,
+            fragment: header
+                .fragment
+                .map(|(start, length)| Fragment { start, length }),
+            message,
+        })
     }
 
-    fn message(&mut self, from: Side, delivered: Delivered) -> Value {
+    fn message(&mut self, from: Side, delivered: netchan::Delivered) -> Delivered {
         let mut bundle = None;
-        let mut out = json!({
-            "sequence": delivered.sequence,
-            "dropped": delivered.dropped,
-            "length": delivered.payload.len(),
-        });
+        let mut out = Delivered {
+            sequence: delivered.sequence,
+            dropped: delivered.dropped,
+            length: delivered.payload.len(),
+            ..Delivered::default()
+        };
         let opened = match from {
             Side::Client => ClientHeader::parse(&delivered.payload).map(|(h, rest)| {
-                out["header"] = json!({
-                    "server_id": h.server_id,
-                    "message_acknowledge": h.message_acknowledge,
-                    "reliable_acknowledge": h.reliable_acknowledge,
+                out.header = Some(MessageHeader::Client {
+                    server_id: h.server_id,
+                    message_acknowledge: h.message_acknowledge,
+                    reliable_acknowledge: h.reliable_acknowledge,
                 });
                 let command = self.server_commands.get(&h.reliable_acknowledge).cloned();
                 bundle = self.checksum_feed.map(|feed| BundleContext {
@@ -232,7 +209,9 @@ impl Dissector {
                 (self.challenge.map(|c| h.key(c)), command, rest)
             }),
             Side::Server => ServerHeader::parse(&delivered.payload).map(|(h, rest)| {
-                out["header"] = json!({"last_client_command": h.last_client_command});
+                out.header = Some(MessageHeader::Server {
+                    last_client_command: h.last_client_command,
+                });
                 let command = self.client_commands.get(&h.last_client_command);
                 let key = self
                     .challenge
@@ -243,26 +222,26 @@ impl Dissector {
         let (key, command, encoded) = match opened {
             Ok(parts) => parts,
             Err(e) => {
-                out["error"] = json!(e.to_string());
+                out.error = Some(e.to_string());
                 return out;
             }
         };
         let Some(key) = key else {
-            out["body_encoded_hex"] = json!(to_hex(encoded));
+            out.body_encoded_hex = Some(to_hex(encoded));
             return out;
         };
-        out["key_command_known"] = json!(command.is_some());
+        out.key_command_known = Some(command.is_some());
         match decode_body(encoded, key, command.unwrap_or_default().as_bytes()) {
             Ok(body) => {
-                out["body_hex"] = json!(to_hex(&body));
-                out["commands"] = match from {
+                out.body_hex = Some(to_hex(&body));
+                out.commands = Some(match from {
                     Side::Client => {
                         client_commands(&body, bundle.as_ref(), &mut self.client_commands)
                     }
                     Side::Server => self.server_commands(&body, delivered.sequence),
-                };
+                });
             }
-            Err(e) => out["error"] = json!(e.to_string()),
+            Err(e) => out.error = Some(e.to_string()),
         }
         out
     }
@@ -270,48 +249,53 @@ impl Dissector {
 
 /// The records of a client body, its reliable commands remembered by sequence. The bundle is
 /// read once a gamestate has given the checksum feed its key needs.
-fn client_commands(body: &[u8], bundle: Option<&BundleContext>, seen: &mut Commands) -> Value {
+fn client_commands(
+    body: &[u8],
+    bundle: Option<&BundleContext>,
+    seen: &mut Commands,
+) -> Vec<Command> {
     let (records, stopped) = read_client_body(body, bundle);
-    let mut found: Vec<Value> = records
+    let move_kind = |no_delta| if no_delta { "moveNoDelta" } else { "move" };
+    let mut found: Vec<Command> = records
         .into_iter()
-        .map(|record| match record {
-            ClientRecord::Command { sequence, text } => {
-                seen.insert(sequence, text.clone());
-                json!({"type": "clientCommand", "sequence": sequence, "text": text})
-            }
-            ClientRecord::Move { no_delta, commands } => json!({
-                "type": if no_delta { "moveNoDelta" } else { "move" },
-                "usercmds": commands.iter().map(|c| json!({
-                    "server_time": c.server_time,
-                    "buttons": c.buttons,
-                    "wbuttons": c.wbuttons,
-                    "weapon": c.weapon,
-                    "angles": c.angles,
-                    "forward": c.forward,
-                    "right": c.right,
-                    "up": c.up,
-                })).collect::<Vec<_>>(),
-            }),
-            ClientRecord::Unread { no_delta } => {
-                json!({"type": if no_delta { "moveNoDelta" } else { "move" }, "unread": "no gamestate yet"})
-            }
-            ClientRecord::Eof => json!({"type": "EOF"}),
+        .map(|record| {
+            Command::Client(match record {
+                ClientRecord::Command { sequence, text } => {
+                    seen.insert(sequence, text.clone());
+                    ClientCommand::Command {
+                        kind: "clientCommand",
+                        sequence,
+                        text,
+                    }
+                }
+                ClientRecord::Move { no_delta, commands } => ClientCommand::Move {
+                    kind: move_kind(no_delta),
+                    usercmds: commands.iter().map(UserCmdJson::from).collect(),
+                },
+                ClientRecord::Unread { no_delta } => ClientCommand::Unread {
+                    kind: move_kind(no_delta),
+                    unread: "no gamestate yet",
+                },
+                ClientRecord::Eof => ClientCommand::Eof { kind: "EOF" },
+            })
         })
         .collect();
     if let Some(error) = stopped {
-        found.push(json!({"error": error.to_string()}));
+        found.push(Command::Stopped {
+            error: error.to_string(),
+        });
     }
-    Value::Array(found)
+    found
 }
 
 impl Dissector {
     /// The service records of a decompressed server body (a demo record's, say).
-    pub fn server_body(&mut self, body: &[u8], sequence: u32) -> Value {
+    pub fn server_body(&mut self, body: &[u8], sequence: u32) -> Vec<Command> {
         self.server_commands(body, sequence)
     }
 
     /// The service records of a server body, as the client session reads them.
-    fn server_commands(&mut self, body: &[u8], sequence: u32) -> Value {
+    fn server_commands(&mut self, body: &[u8], sequence: u32) -> Vec<Command> {
         let (records, stopped) = read_records(body, sequence, &mut self.world);
         for record in &records {
             match record {
@@ -327,56 +311,69 @@ impl Dissector {
             }
         }
         let seen = &mut self.server_commands;
-        let mut found: Vec<Value> = records
-        .into_iter()
-        .map(|record| match record {
-            Record::Nop => json!({"type": "svc_nop"}),
-            Record::ServerCommand { sequence, text } => {
-                seen.insert(sequence, text.clone());
-                let mut line = json!({"type": "svc_serverCommand", "sequence": sequence, "text": text});
-                if let (Value::Object(line), Ok(Value::Object(read))) =
-                    (&mut line, serde_json::to_value(describe_command(&text)))
-                {
-                    line.extend(read);
-                }
-                line
-            }
-            Record::Gamestate(g) => json!({
-                "type": "svc_gamestate",
-                "server_command_sequence": g.server_command_sequence,
-                "configstrings": g.configstrings.len(),
-                "baselines": g.baselines.len(),
-                "client_num": g.client_num,
-                "checksum_feed": g.checksum_feed,
-            }),
-            Record::Snapshot { snapshot, usable } => json!({
-                "type": "svc_snapshot",
-                "server_time": snapshot.server_time,
-                "delta_num": snapshot.delta_num,
-                "flags": snapshot.flags,
-                "usable": usable,
-                "entities": snapshot.entities.len(),
-                "clients": snapshot.clients.len(),
-                "following": (snapshot.player.get(PlayerStateField::PM_FLAGS) & PSF_FOLLOWING != 0)
-                    .then(|| snapshot.player.get(PlayerStateField::CLIENT_NUM)),
-                "obituaries": obituaries(&snapshot),
-            }),
-            Record::Download(DownloadRecord::Block { number, total_size, data }) => json!({
-                "type": "svc_download", "block": number, "total_size": total_size, "length": data.len(),
-            }),
-            Record::Download(DownloadRecord::Failure { error }) => {
-                json!({"type": "svc_download", "failure": error})
-            }
-            Record::Download(DownloadRecord::Redirect { url, size, flags }) => {
-                json!({"type": "svc_download", "redirect": url, "size": size, "flags": flags})
-            }
-            Record::Eof => json!({"type": "svc_EOF"}),
-        })
-        .collect();
+        let mut found: Vec<Command> = records
+            .into_iter()
+            .map(|record| {
+                Command::Server(match record {
+                    Record::Nop => ServerRecord::Nop,
+                    Record::ServerCommand { sequence, text } => {
+                        seen.insert(sequence, text.clone());
+                        let read = describe_command(&text);
+                        ServerRecord::ServerCommand {
+                            sequence,
+                            text,
+                            read,
+                        }
+                    }
+                    Record::Gamestate(g) => ServerRecord::Gamestate {
+                        server_command_sequence: g.server_command_sequence,
+                        configstrings: g.configstrings.len(),
+                        baselines: g.baselines.len(),
+                        client_num: g.client_num,
+                        checksum_feed: g.checksum_feed,
+                    },
+                    Record::Snapshot { snapshot, usable } => ServerRecord::Snapshot {
+                        server_time: snapshot.server_time,
+                        delta_num: snapshot.delta_num,
+                        flags: snapshot.flags,
+                        usable,
+                        entities: snapshot.entities.len(),
+                        clients: snapshot.clients.len(),
+                        following: (snapshot.player.get(PlayerStateField::PM_FLAGS)
+                            & PSF_FOLLOWING
+                            != 0)
+                            .then(|| snapshot.player.get(PlayerStateField::CLIENT_NUM)),
+                        obituaries: obituaries(&snapshot),
+                    },
+                    Record::Download(DownloadRecord::Block {
+                        number,
+                        total_size,
+                        data,
+                    }) => ServerRecord::Download(Download::Block {
+                        block: number,
+                        total_size,
+                        length: data.len(),
+                    }),
+                    Record::Download(DownloadRecord::Failure { error }) => {
+                        ServerRecord::Download(Download::Failure { failure: error })
+                    }
+                    Record::Download(DownloadRecord::Redirect { url, size, flags }) => {
+                        ServerRecord::Download(Download::Redirect {
+                            redirect: url,
+                            size,
+                            flags,
+                        })
+                    }
+                    Record::Eof => ServerRecord::Eof,
+                })
+            })
+            .collect();
         if let Some(error) = stopped {
-            found.push(json!({"error": error.to_string()}));
+            found.push(Command::Stopped {
+                error: error.to_string(),
+            });
         }
-        Value::Array(found)
+        found
     }
 }
 
@@ -445,7 +442,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             out(&hex)?;
         }
         Some(WireTool::Wulfram(args)) => wulfram::run(args)?,
-        Some(WireTool::Demo { file }) => super::demo::dissect(&file, out)?,
+        Some(WireTool::Demo { file }) => super::demo::dissect(&file)?,
         None => {
             let from = match args.from {
                 Sender::Client => protocol::cod::netchan::Side::Client,
@@ -454,7 +451,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let mut dissector = Dissector::new(from, args.challenge);
             for line in std::io::stdin().lock().lines() {
                 if let Some(value) = dissector.line(&line?) {
-                    out(&value)?;
+                    out_json(&value)?;
                 }
             }
         }

@@ -5,9 +5,10 @@
 use protocol::wulfram::control::{is_control, Ack, Control};
 use protocol::wulfram::frame::FrameReader;
 use protocol::wulfram::record::{ModeTable, StreamMode, Walker};
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use super::{out, parse_hex, to_hex};
+use super::super::out_json;
+use super::{parse_hex, to_hex};
 
 /// The stock names of the stream modes.
 pub fn mode_name(mode: StreamMode) -> &'static str {
@@ -43,74 +44,192 @@ pub fn parse_mode(text: &str) -> Result<(u8, StreamMode), String> {
     Ok((opcode, mode))
 }
 
-fn control_json(control: &Control) -> Value {
-    match control {
-        Control::Diagnostic(bytes) => json!({"name": "diagnostic", "bytes": to_hex(bytes)}),
-        Control::Ignore { opcode, seq } => {
-            json!({"name": "D_IGNORE", "target": opcode, "target_seq": seq})
-        }
-        Control::Ack(Ack::Time { timestamp }) => {
-            json!({"name": "D_ACK", "subtype": 0, "timestamp": timestamp})
-        }
-        Control::Ack(Ack::Record { opcode, seq }) => {
-            json!({"name": "D_ACK", "subtype": 1, "target": opcode, "target_seq": seq})
-        }
-        Control::Ack(Ack::Start {
-            timestamp,
-            opcode,
-            seq,
-        }) => json!({
-            "name": "D_ACK", "subtype": 2, "timestamp": timestamp, "target": opcode, "target_seq": seq,
-        }),
-        Control::Handshake(h) => json!({
-            "name": "D_HANDSHAKE",
-            "timestamp": h.timestamp,
-            "connection_id": h.connection_id,
-            "groups": h.groups.iter().map(|(n, m)| json!({"name": n, "members": m})).collect::<Vec<_>>(),
-            "modes": h.modes.iter().map(|(o, m)| json!({"opcode": o, "mode": m})).collect::<Vec<_>>(),
-        }),
-        Control::SetStart { opcode, start } => {
-            json!({"name": "D_SET_START", "target": opcode, "start": start})
+/// A transport control record, by its stock name.
+#[derive(Serialize)]
+#[serde(tag = "name")]
+pub enum ControlLine {
+    #[serde(rename = "diagnostic")]
+    Diagnostic { bytes: String },
+    #[serde(rename = "D_IGNORE")]
+    Ignore { target: u8, target_seq: u16 },
+    #[serde(rename = "D_ACK")]
+    Ack(AckLine),
+    #[serde(rename = "D_HANDSHAKE")]
+    Handshake {
+        timestamp: u32,
+        connection_id: u32,
+        groups: Vec<GroupLine>,
+        modes: Vec<ModeLine>,
+    },
+    #[serde(rename = "D_SET_START")]
+    SetStart { target: u8, start: u16 },
+}
+
+/// The three D_ACK forms, told apart by `subtype`.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum AckLine {
+    Time {
+        subtype: u8,
+        timestamp: u32,
+    },
+    Record {
+        subtype: u8,
+        target: u8,
+        target_seq: u16,
+    },
+    Start {
+        subtype: u8,
+        timestamp: u32,
+        target: u8,
+        target_seq: u16,
+    },
+}
+
+#[derive(Serialize)]
+pub struct GroupLine {
+    pub name: String,
+    pub members: Vec<u32>,
+}
+
+#[derive(Serialize)]
+pub struct ModeLine {
+    pub opcode: u32,
+    pub mode: u32,
+}
+
+impl From<Control> for ControlLine {
+    fn from(control: Control) -> Self {
+        match control {
+            Control::Diagnostic(bytes) => Self::Diagnostic {
+                bytes: to_hex(&bytes),
+            },
+            Control::Ignore { opcode, seq } => Self::Ignore {
+                target: opcode,
+                target_seq: seq,
+            },
+            Control::Ack(Ack::Time { timestamp }) => Self::Ack(AckLine::Time {
+                subtype: 0,
+                timestamp,
+            }),
+            Control::Ack(Ack::Record { opcode, seq }) => Self::Ack(AckLine::Record {
+                subtype: 1,
+                target: opcode,
+                target_seq: seq,
+            }),
+            Control::Ack(Ack::Start {
+                timestamp,
+                opcode,
+                seq,
+            }) => Self::Ack(AckLine::Start {
+                subtype: 2,
+                timestamp,
+                target: opcode,
+                target_seq: seq,
+            }),
+            Control::Handshake(h) => Self::Handshake {
+                timestamp: h.timestamp,
+                connection_id: h.connection_id,
+                groups: h
+                    .groups
+                    .into_iter()
+                    .map(|(name, members)| GroupLine { name, members })
+                    .collect(),
+                modes: h
+                    .modes
+                    .into_iter()
+                    .map(|(opcode, mode)| ModeLine { opcode, mode })
+                    .collect(),
+            },
+            Control::SetStart { opcode, start } => Self::SetStart {
+                target: opcode,
+                start,
+            },
         }
     }
 }
 
+/// A control record's body, read or not.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum ControlRead {
+    Read(ControlLine),
+    Unreadable { error: String },
+}
+
+/// One line of `--udp`: a record of datagram number `datagram`, or what was wrong with it.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum UdpLine {
+    Record {
+        datagram: usize,
+        opcode: u8,
+        mode: &'static str,
+        seq: Option<u16>,
+        length: Option<u16>,
+        body: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        control: Option<ControlRead>,
+    },
+    Error {
+        datagram: usize,
+        error: String,
+    },
+}
+
 /// The records of one datagram line, one object each (`datagram` numbers the line).
-pub fn udp_line(index: usize, line: &str, table: &ModeTable) -> Vec<Value> {
+pub fn udp_line(index: usize, line: &str, table: &ModeTable) -> Vec<UdpLine> {
+    let error = |error| UdpLine::Error {
+        datagram: index,
+        error,
+    };
     let bytes = match parse_hex(line) {
         Ok(b) => b,
-        Err(e) => return vec![json!({"datagram": index, "error": e})],
+        Err(e) => return vec![error(e)],
     };
     let mut out = Vec::new();
     if bytes.len() > protocol::wulfram::policy::MAX_DATAGRAM {
-        out.push(json!({
-            "datagram": index,
-            "error": format!("{} bytes: the client's 3072-byte buffer loses this datagram", bytes.len()),
-        }));
+        out.push(error(format!(
+            "{} bytes: the client's 3072-byte buffer loses this datagram",
+            bytes.len()
+        )));
     }
     for record in Walker::new(&bytes, table) {
         out.push(match record {
-            Ok(r) => {
-                let mut v = json!({
-                    "datagram": index,
-                    "opcode": r.opcode,
-                    "mode": mode_name(r.mode),
-                    "seq": r.seq,
-                    "length": r.length,
-                    "body": to_hex(&r.body),
-                });
-                if is_control(r.opcode) {
-                    v["control"] = match Control::parse(r.opcode, &r.body) {
-                        Ok(c) => control_json(&c),
-                        Err(e) => json!({"error": e.to_string()}),
-                    };
-                }
-                v
-            }
-            Err(e) => json!({"datagram": index, "error": e.to_string()}),
+            Ok(r) => UdpLine::Record {
+                datagram: index,
+                opcode: r.opcode,
+                mode: mode_name(r.mode),
+                seq: r.seq,
+                length: r.length,
+                body: to_hex(&r.body),
+                control: is_control(r.opcode).then(|| match Control::parse(r.opcode, &r.body) {
+                    Ok(c) => ControlRead::Read(c.into()),
+                    Err(e) => ControlRead::Unreadable {
+                        error: e.to_string(),
+                    },
+                }),
+            },
+            Err(e) => error(e.to_string()),
         });
     }
     out
+}
+
+/// One line of `--tcp`: a frame, or where the stream broke.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum TcpLine {
+    Frame {
+        opcode: u8,
+        /// On the wire, the length prefix included.
+        size: usize,
+        length: usize,
+        body: String,
+    },
+    Error {
+        error: String,
+    },
 }
 
 /// Frames from a TCP byte stream, fed a line of hex at a time.
@@ -122,28 +241,30 @@ pub struct TcpDissector {
 
 impl TcpDissector {
     /// The frames the line completes.
-    pub fn line(&mut self, line: &str) -> Vec<Value> {
+    pub fn line(&mut self, line: &str) -> Vec<TcpLine> {
         if self.broken {
             return Vec::new();
         }
         match parse_hex(line) {
             Ok(bytes) => self.reader.push(&bytes),
-            Err(e) => return vec![json!({"error": e})],
+            Err(error) => return vec![TcpLine::Error { error }],
         }
         let mut out = Vec::new();
         while let Some(frame) = self.reader.next_frame() {
             out.push(match frame {
-                Ok(f) => json!({
-                    "opcode": f.opcode,
-                    "size": f.size(),
-                    "length": f.body.len(),
-                    "body": to_hex(&f.body),
-                }),
+                Ok(f) => TcpLine::Frame {
+                    opcode: f.opcode,
+                    size: f.size(),
+                    length: f.body.len(),
+                    body: to_hex(&f.body),
+                },
                 Err(e) => {
                     let fatal =
                         !matches!(e, protocol::wulfram::frame::FrameError::ControlOnTcp { .. });
                     self.broken |= fatal;
-                    json!({"error": e.to_string()})
+                    TcpLine::Error {
+                        error: e.to_string(),
+                    }
                 }
             });
             if self.broken {
@@ -154,9 +275,12 @@ impl TcpDissector {
     }
 
     /// What the stream left unfinished.
-    pub fn finish(&self) -> Option<Value> {
-        (!self.broken && self.reader.pending() > 0).then(|| {
-            json!({"error": format!("stream ended inside a frame ({} bytes held)", self.reader.pending())})
+    pub fn finish(&self) -> Option<TcpLine> {
+        (!self.broken && self.reader.pending() > 0).then(|| TcpLine::Error {
+            error: format!(
+                "stream ended inside a frame ({} bytes held)",
+                self.reader.pending()
+            ),
         })
     }
 }
@@ -191,11 +315,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut dissector = TcpDissector::default();
         for line in std::io::stdin().lock().lines() {
             for value in dissector.line(&line?) {
-                out(value)?;
+                out_json(&value)?;
             }
         }
         if let Some(value) = dissector.finish() {
-            out(value)?;
+            out_json(&value)?;
         }
         return Ok(());
     }
@@ -214,7 +338,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             continue;
         }
         for value in udp_line(index, &line, &table) {
-            out(value)?;
+            out_json(&value)?;
         }
     }
     Ok(())

@@ -17,10 +17,10 @@ use std::time::Instant;
 use protocol::relay_api::{Player, Reachability, ServerInfo};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use relay::history::{chart, query};
-use relay::store::pack::{self, Bucket, Sample};
+use relay::history::{query_server_history, seen, server_chart};
 use relay::store::{
-    Batch, Chunk, MapChange, Resolution, Session, Store, StoreArgs, DAY_MS, HOUR_MS, PERIOD_MS,
+    fold, pack_buckets, pack_samples, Batch, Bucket, Chunk, MapChange, Resolution, Sample, Session,
+    Store, StoreArgs, DAY_MS, HOUR_MS, PERIOD_MS,
 };
 use serde_json::{json, Value};
 
@@ -187,18 +187,18 @@ fn load(fleet: &Fleet, stores: Vec<Box<dyn Store>>) -> f64 {
                             five.extend(fleet.day_buckets(i, day, &mut rng));
                             day += DAY_MS;
                         }
-                        let hours = pack::fold(five.clone(), HOUR_MS);
+                        let hours = fold(five.clone(), HOUR_MS);
                         chunks.push(Chunk {
                             series: series.clone(),
                             resolution: Resolution::FiveMinutes,
                             start_ms: period,
-                            data: pack::pack_buckets(period, FIVE_MIN, &five),
+                            data: pack_buckets(period, FIVE_MIN, &five),
                         });
                         chunks.push(Chunk {
                             series,
                             resolution: Resolution::Hour,
                             start_ms: period,
-                            data: pack::pack_buckets(period, HOUR_MS, &hours),
+                            data: pack_buckets(period, HOUR_MS, &hours),
                         });
                     }
                     store.pack(&chunks, 0).expect("chunks written");
@@ -216,7 +216,7 @@ fn load(fleet: &Fleet, stores: Vec<Box<dyn Store>>) -> f64 {
                             series: Fleet::addr(i),
                             resolution: Resolution::Raw,
                             start_ms: day,
-                            data: pack::pack_samples(day, &samples),
+                            data: pack_samples(day, &samples),
                         });
                     }
                     store.pack(&chunks, 0).expect("chunks written");
@@ -393,10 +393,10 @@ fn measure(name: &str, fleet: &Fleet, open: &dyn Fn() -> Box<dyn Store>, writers
         for _ in 0..60 {
             let i = rng.random_range(0..fleet.servers / 10) * 10 + rng.random_range(0..4);
             let t = Instant::now();
-            let h = query::server_history(store.as_mut(), &Fleet::addr(i), range, fleet.now)
+            let h = query_server_history(store.as_mut(), &Fleet::addr(i), range, fleet.now)
                 .unwrap()
                 .unwrap();
-            let svg = chart::server(&h, 60);
+            let svg = server_chart(&h, 60);
             assert!(svg.len() > 100);
             ms.push(t.elapsed().as_secs_f64() * 1000.0);
         }
@@ -413,7 +413,7 @@ fn measure(name: &str, fleet: &Fleet, open: &dyn Fn() -> Box<dyn Store>, writers
         let start = rng.random_range(0..name.len().saturating_sub(5).max(1));
         let part = &name[start..(start + 5).min(name.len())];
         let t = Instant::now();
-        found += query::seen(store.as_mut(), part).unwrap().len();
+        found += seen(store.as_mut(), part).unwrap().len();
         ms.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     assert!(found > 0, "searches find names");

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use bench_util::{free_tcp_port, start, start_fleet, wait_online};
 use futures_util::StreamExt;
-use relay::metrics::exposition::parse;
+use relay::metrics::parse_exposition as parse;
 use serde_json::json;
 use tokio::task::JoinHandle;
 

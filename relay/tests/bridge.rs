@@ -171,10 +171,7 @@ async fn silent_target(relay: &Relay) -> UdpSocket {
     };
     relay
         .directory
-        .upsert(relay::browse::poller::pending_server(
-            addr,
-            vec!["test".into()],
-        ));
+        .upsert(relay::browse::pending_server(addr, vec!["test".into()]));
     socket
 }
 
@@ -429,10 +426,7 @@ async fn a_server_s_query_budget_is_one_for_a_whole_cluster() {
     };
     relays[1]
         .directory
-        .upsert(relay::browse::poller::pending_server(
-            v4,
-            vec!["test".into()],
-        ));
+        .upsert(relay::browse::pending_server(v4, vec!["test".into()]));
     // Eight queries through each relay: one budget of a burst of ten for both, as a lone
     // relay would give (each relay alone would have let all sixteen through).
     let mut refused = 0;

@@ -127,7 +127,7 @@ async fn watched_match() -> (Lab, String, Nats, String) {
 /// A lab fleet, NATS and a fresh database: what every cluster test stands on.
 async fn site(config: LabConfig) -> (Lab, Nats, String) {
     let lab = lab(config).await;
-    let database = relay::store::suite_support::postgres_database();
+    let database = relay::store::postgres_database();
     (lab, Nats::start(), database)
 }
 

@@ -194,7 +194,7 @@ async fn lan_scan_finds_the_servers_on_the_four_stock_ports() {
     assert!(view.masters.is_empty());
 
     // `muster scan` finds the same four, with what their infoResponse says.
-    let found = relay::browse::query::results::scan(&[Ipv4Addr::LOCALHOST], Default::default())
+    let found = relay::browse::scan(&[Ipv4Addr::LOCALHOST], Default::default())
         .await
         .unwrap();
     let found_addrs: Vec<&str> = found.iter().map(|s| s.addr.as_str()).collect();
@@ -241,7 +241,7 @@ async fn silent_masters_and_servers_are_reported_not_hidden() {
         poller: relay::PollerConfig {
             masters: vec![silent.clone()],
             lan: vec![],
-            engine: relay::browse::query::EngineConfig {
+            engine: relay::browse::EngineConfig {
                 master_idle: Duration::from_millis(300),
                 ..Default::default()
             },

@@ -94,7 +94,7 @@ async fn shutdown_tells_pages_viewers_and_the_game_server_and_ends_the_recording
     ] {
         let (code, reason) = socket.expect("a close frame, not a cut connection");
         assert_eq!(code, CloseCode::Away);
-        assert_eq!(reason, relay::edge::socket::SHUTDOWN_REASON);
+        assert_eq!(reason, relay::edge::SHUTDOWN_REASON);
     }
     // The server heard `disconnect` (a timeout would keep the slot for many seconds more).
     assert_eq!(spectating(), 0, "the session said goodbye");

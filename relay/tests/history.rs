@@ -178,7 +178,7 @@ async fn a_killed_relay_restarts_with_its_last_list_and_history_on_sqlite() {
 #[tokio::test]
 #[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
 async fn a_killed_relay_restarts_with_its_last_list_and_history_on_postgres() {
-    let url = tokio::task::spawn_blocking(relay::store::suite_support::postgres_database)
+    let url = tokio::task::spawn_blocking(relay::store::postgres_database)
         .await
         .unwrap();
     killed_relay_comes_back(StoreArgs {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::lab_config;
 use lab::{Fault, FaultPlan, Lab, LabConfig};
 use protocol::cod::master::{ListEnd, ServerList};
-use relay::browse::query::EngineConfig;
+use relay::browse::EngineConfig;
 use tokio::net::UdpSocket;
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -39,7 +39,7 @@ async fn faulty_servers_are_classified() {
         "every kind of fault is present: {faults:?}"
     );
     let addrs: Vec<SocketAddrV4> = lab.servers.iter().map(|s| s.addr).collect();
-    let results = relay::browse::query::results::query(&addrs, EngineConfig::default())
+    let results = relay::browse::query_servers(&addrs, EngineConfig::default())
         .await
         .unwrap();
     assert_eq!(results.len(), 60, "one result per server, none lost");
@@ -134,7 +134,7 @@ async fn masters_are_merged_without_losing_a_server() {
         ("b".to_owned(), vec![b.master]),
         ("third".to_owned(), vec![third]),
     ];
-    let listing = relay::browse::query::results::masters(&names, EngineConfig::default())
+    let listing = relay::browse::query_masters(&names, EngineConfig::default())
         .await
         .unwrap();
     assert_eq!(listing.servers.len(), 55, "every server once");

@@ -7,9 +7,9 @@
 mod cluster;
 mod directory;
 mod feed;
-pub mod html;
-pub mod poller;
-pub mod query;
+pub(crate) mod html;
+pub(crate) mod poller;
+pub(crate) mod query;
 mod scrape;
 
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -26,7 +26,9 @@ use tokio::task::JoinSet;
 
 pub use directory::Directory;
 pub use feed::PageFeed;
-pub use poller::PollerConfig;
+pub use poller::{pending_server, PollerConfig};
+pub use query::results::{masters as query_masters, query as query_servers, scan};
+pub use query::EngineConfig;
 
 /// The stock master and the community UO masters.
 pub const DEFAULT_MASTERS: &[&str] = &[

@@ -13,9 +13,9 @@
 //!
 //! Without `--cluster` nothing here runs.
 
-pub mod budget;
-pub mod lease;
-pub mod records;
+pub(crate) mod budget;
+pub(crate) mod lease;
+pub(crate) mod records;
 mod scrape;
 
 use std::collections::BTreeMap;

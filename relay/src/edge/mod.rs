@@ -4,14 +4,14 @@
 //! WebSocket caps, `X-Forwarded-For` only from trusted proxies), and the shutdown signal every
 //! WebSocket handler takes (`socket.rs`).
 
-pub mod limits;
-pub mod listen;
-pub mod socket;
+pub(crate) mod limits;
+pub(crate) mod listen;
+pub(crate) mod socket;
 
 use std::net::IpAddr;
 use std::time::Duration;
 
-pub use socket::Closing;
+pub use socket::{Closing, SHUTDOWN_REASON};
 
 /// The edge's limits for `muster serve`.
 #[derive(clap::Args, Debug, Clone)]

@@ -5,10 +5,13 @@
 //! Routes: `GET /api/servers/{addr}/history[.svg]`, `GET /api/history[.svg]`,
 //! `GET /api/players`.
 
-pub mod chart;
-pub mod query;
+pub(crate) mod chart;
+pub(crate) mod query;
 mod scrape;
 mod writer;
+
+pub use chart::server as server_chart;
+pub use query::{seen, server_history as query_server_history};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -13,7 +13,7 @@
 //! a summary's quantiles do not), and no label per player or per client address.
 
 mod collect;
-pub mod exposition;
+pub(crate) mod exposition;
 mod process;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -24,6 +24,7 @@ use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
 
 pub use collect::{counter, family, gauge, load, Scrape, ScrapeResult, Sources};
+pub use exposition::parse as parse_exposition;
 
 /// One label, `outcome` or `reason` or `kind`: a word from a fixed set, never an address.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]

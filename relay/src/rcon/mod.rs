@@ -11,7 +11,7 @@
 //!   ([`lockout`]); the relay refuses a locked client before sending anything.
 //! - Every command and its outcome (never the password) is written to the audit log.
 
-pub mod exchange;
+pub(crate) mod exchange;
 mod lockout;
 mod scrape;
 mod socket;

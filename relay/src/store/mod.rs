@@ -7,18 +7,20 @@
 //! compactor ([`compact`]) packs each finished hour into its day's chunk of each series, folds
 //! it into the period's 5-minute and hourly chunks, and drops what is past its retention.
 
-pub mod compact;
-pub mod pack;
+pub(crate) mod compact;
+pub(crate) mod pack;
 mod postgres;
 mod sqlite;
 #[cfg(test)]
 mod suite;
-pub mod suite_support;
-pub mod worker;
+mod suite_support;
+pub(crate) mod worker;
 
 use std::path::PathBuf;
 
-pub use pack::{Bucket, Sample};
+pub use pack::{fold, pack_buckets, pack_samples, Bucket, Sample};
+/// For the PostgreSQL tests, here and in `relay/tests`.
+pub use suite_support::postgres_database;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

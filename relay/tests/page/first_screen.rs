@@ -10,7 +10,7 @@ use protocol::relay_api::Reachability;
 use super::*;
 
 const SIZES: [(u32, u32); 2] = [(390, 844), (1366, 850)];
-/// The first screen's rows (`relay::browse::html::FIRST_ROWS`).
+/// The first screen's rows (`FIRST_ROWS` in `relay/src/browse/html.rs`).
 const FIRST_ROWS: usize = 40;
 
 /// A lab of `n` servers, every one answering the relay.

@@ -7,5 +7,5 @@ pub mod engine;
 
 pub mod results;
 
-pub use driver::{collect, QueryHandle};
+pub use driver::collect;
 pub use engine::{EngineConfig, Event, MasterReply, Outcome, ServerReply};

@@ -38,6 +38,7 @@ pub mod wulfram;
 
 #[cfg(test)]
 mod layers;
+mod start;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -135,7 +136,7 @@ pub struct Relay {
 }
 
 impl Relay {
-    /// Binds the HTTP listener, then starts every capability and serves their routes.
+    /// Binds the HTTP listeners, then starts every capability and serves their routes.
     pub async fn start(config: ServeConfig) -> anyhow::Result<Self> {
         anyhow::ensure!(!config.listen.is_empty(), "no address to listen on");
         let mut listeners = Vec::new();
@@ -146,144 +147,31 @@ impl Relay {
             .iter()
             .map(TcpListener::local_addr)
             .collect::<std::io::Result<Vec<_>>>()?;
-        let addr = addrs[0];
-        let mut config = config;
-        let mut tasks = JoinSet::new();
+        let (edge, dist, origins) = (
+            config.edge.clone(),
+            config.dist.clone(),
+            config.allowed_origins.clone(),
+        );
         let metrics = metrics::Metrics::default();
-        config.poller.metrics = metrics.poll.clone();
-        if config.cluster.is_some()
-            && config
-                .history
-                .as_ref()
-                .is_some_and(|h| h.store.database.is_none())
-        {
-            anyhow::bail!(
-                "--cluster needs a shared history: --database postgres://... (or --no-history)"
-            );
-        }
-        // Each capability starts from what the ones before it started, and gives back its
-        // handle and its routes; its tasks join the relay's, which stop with it.
-        let (master, master_routes) =
-            master::start_for_relay(config.master.take(), &mut config.poller.masters).await?;
-        let (cluster, cluster_routes) = cluster::start(config.cluster.take(), addr).await?;
-        // In a cluster only the poller's lease holder writes history, with its token.
-        let fence = cluster.as_ref().map(|_| Arc::new(store::Fence::default()));
-        let directory = Arc::new(Directory::new(&config.poller.masters));
-        if let Some(started) = &master {
-            tasks.spawn(started.show_on(directory.clone()));
-        }
-        // History first: it puts the persisted directory back before the poller starts.
-        let refresh = config.poller.refresh_interval;
-        let history = history::start(
-            config.history.take(),
-            directory.clone(),
-            refresh,
-            fence.clone(),
-            metrics.store.clone(),
-        )
-        .await
-        .context("opening the history")?;
-        let (history, history_routes) = history.unzip();
-        let masters = config.poller.masters.clone();
-        let (feed, browse_routes) = browse::start(
-            browse::BrowseStart {
-                directory: directory.clone(),
-                poller: config.poller,
-                log: history
-                    .as_ref()
-                    .map(|h| h.log.clone() as Arc<dyn seams::PollLog>),
-                cluster: cluster.clone(),
-                fence,
-                dist: config.dist.clone(),
-            },
-            &mut tasks,
-        );
-        let wulfram_routes = wulfram::start(config.wulfram, directory.clone(), &mut tasks);
-        if let Some(recording) = &config.recording {
-            config.spectate.recordable = true;
-            config.spectate.taps.0.push(demos::tap(recording.clone()));
-        }
-        let (hubs, spectate_routes) =
-            spectate::start(config.spectate, directory.clone(), cluster.clone());
-        let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
-        let bridge_config = bridge::BridgeConfig {
-            masters,
-            ..config.bridge
-        };
-        let (bridge, bridge_routes) =
-            bridge::start(bridge_config, directory.clone(), cluster.clone());
-        let audit = history
-            .as_ref()
-            .map(|h| h.log.clone() as Arc<dyn seams::AuditLog>);
-        let (rcon, rcon_routes) =
-            rcon::start(config.rcon, directory.clone(), cluster.clone(), audit)?;
-        let mut scrapes: Vec<Arc<dyn metrics::Scrape>> =
-            vec![directory.clone(), feed, hubs.clone(), bridge, rcon];
-        if let Some(started) = &master {
-            scrapes.push(Arc::new(started.shared.clone()));
-        }
-        if let Some(cluster) = &cluster {
-            scrapes.push(cluster.clone());
-        }
-        if let Some(history) = &history {
-            scrapes.push(history.clone());
-        }
-        let scrape = metrics.registry(metrics::Sources(scrapes), history.is_some());
-        let mut routers = vec![
-            metrics::routes(scrape),
-            browse_routes,
-            spectate_routes,
-            demos_routes,
-            bridge_routes,
-            wulfram_routes,
-            master_routes,
-            cluster_routes,
-            rcon_routes,
-        ];
-        routers.extend(history_routes);
-        let guard = edge::limits::Guard::new(
-            &config.edge.limits,
-            config.edge.trusted_proxies.clone(),
-            metrics.http.clone(),
-        );
-        let app = http::assemble(routers, &config.dist, config.allowed_origins).layer(
-            axum::middleware::from_fn_with_state(guard.clone(), edge::limits::enforce),
-        );
-        tasks.spawn(async move {
-            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
-            loop {
-                every.tick().await;
-                guard.forget_idle();
-            }
-        });
-        let stop = tokio_util::sync::CancellationToken::new();
-        let goodbyes = tokio_util::task::TaskTracker::new();
-        let closing = edge::Closing::new(
-            stop.clone(),
-            goodbyes.clone(),
-            config.edge.limits.ws_ping_every,
-            config.edge.limits.ws_answer_within,
-        );
-        let server = tokio::spawn(edge::listen::serve(
-            listeners,
-            app,
-            config.edge.limits,
-            metrics.http.clone(),
-            closing,
-            stop.clone(),
-        ));
+        let mut tasks = JoinSet::new();
+        let started = start::capabilities(config, addrs[0], &metrics, &mut tasks).await?;
+        let scrape = metrics.registry(metrics::Sources(started.scrapes), started.history.is_some());
+        let mut routers = vec![metrics::routes(scrape)];
+        routers.extend(started.routers);
+        let app = http::assemble(routers, &dist, origins);
+        let serving = start::serve(listeners, app, edge, &metrics, &mut tasks);
         Ok(Self {
-            addr,
+            addr: addrs[0],
             addrs,
             metrics,
-            directory,
-            hubs,
-            master: master.map(|m| (m.shared, AbortOnDrop(m.task))),
-            history,
-            cluster,
-            stop,
-            goodbyes,
-            server,
+            directory: started.directory,
+            hubs: started.hubs,
+            master: started.master.map(|m| (m.shared, AbortOnDrop(m.task))),
+            history: started.history,
+            cluster: started.cluster,
+            stop: serving.stop,
+            goodbyes: serving.goodbyes,
+            server: serving.server,
             tasks,
         })
     }

@@ -1,0 +1,192 @@
+//! The order the relay's capabilities start in: each starts from what the ones before it
+//! started and gives back its handle and its routes; its tasks join the relay's, which stop
+//! with it. Then the edge serves their routes.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::{
+    bridge, browse, cluster, demos, edge, history, master, metrics, rcon, seams, spectate, store,
+    wulfram, Directory, ServeConfig,
+};
+
+/// What the capabilities gave back.
+pub(crate) struct Started {
+    pub master: Option<master::BesideRelay>,
+    pub cluster: Option<Arc<cluster::Cluster>>,
+    pub directory: Arc<Directory>,
+    pub history: Option<Arc<history::History>>,
+    pub hubs: Arc<spectate::Hubs>,
+    /// Each capability's figures for `/metrics`.
+    pub scrapes: Vec<Arc<dyn metrics::Scrape>>,
+    pub routers: Vec<Router>,
+}
+
+/// A cluster shares one history, so it needs the shared database.
+fn check(config: &ServeConfig) -> anyhow::Result<()> {
+    let local_history = config
+        .history
+        .as_ref()
+        .is_some_and(|h| h.store.database.is_none());
+    if config.cluster.is_some() && local_history {
+        anyhow::bail!(
+            "--cluster needs a shared history: --database postgres://... (or --no-history)"
+        );
+    }
+    Ok(())
+}
+
+/// Starts every capability, in order; `addr` names this relay to its cluster.
+pub(crate) async fn capabilities(
+    mut config: ServeConfig,
+    addr: SocketAddr,
+    metrics: &metrics::Metrics,
+    tasks: &mut JoinSet<()>,
+) -> anyhow::Result<Started> {
+    check(&config)?;
+    config.poller.metrics = metrics.poll.clone();
+    let (master, master_routes) =
+        master::start_for_relay(config.master.take(), &mut config.poller.masters).await?;
+    let (cluster, cluster_routes) = cluster::start(config.cluster.take(), addr).await?;
+    // In a cluster only the poller's lease holder writes history, with its token.
+    let fence = cluster.as_ref().map(|_| Arc::new(store::Fence::default()));
+    let directory = Arc::new(Directory::new(&config.poller.masters));
+    if let Some(started) = &master {
+        tasks.spawn(started.show_on(directory.clone()));
+    }
+    // History first: it puts the persisted directory back before the poller starts.
+    let history = history::start(
+        config.history.take(),
+        directory.clone(),
+        config.poller.refresh_interval,
+        fence.clone(),
+        metrics.store.clone(),
+    )
+    .await
+    .context("opening the history")?;
+    let (history, history_routes) = history.unzip();
+    let masters = config.poller.masters.clone();
+    let (feed, browse_routes) = browse::start(
+        browse::BrowseStart {
+            directory: directory.clone(),
+            poller: config.poller,
+            log: history
+                .as_ref()
+                .map(|h| h.log.clone() as Arc<dyn seams::PollLog>),
+            cluster: cluster.clone(),
+            fence,
+            dist: config.dist.clone(),
+        },
+        tasks,
+    );
+    let wulfram_routes = wulfram::start(config.wulfram, directory.clone(), tasks);
+    if let Some(recording) = &config.recording {
+        config.spectate.recordable = true;
+        config.spectate.taps.0.push(demos::tap(recording.clone()));
+    }
+    let (hubs, spectate_routes) =
+        spectate::start(config.spectate, directory.clone(), cluster.clone());
+    let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
+    let bridge_config = bridge::BridgeConfig {
+        masters,
+        ..config.bridge
+    };
+    let (bridge, bridge_routes) = bridge::start(bridge_config, directory.clone(), cluster.clone());
+    let audit = history
+        .as_ref()
+        .map(|h| h.log.clone() as Arc<dyn seams::AuditLog>);
+    let (rcon, rcon_routes) = rcon::start(config.rcon, directory.clone(), cluster.clone(), audit)?;
+    let mut scrapes: Vec<Arc<dyn metrics::Scrape>> =
+        vec![directory.clone(), feed, hubs.clone(), bridge, rcon];
+    if let Some(started) = &master {
+        scrapes.push(Arc::new(started.shared.clone()));
+    }
+    if let Some(cluster) = &cluster {
+        scrapes.push(cluster.clone());
+    }
+    if let Some(history) = &history {
+        scrapes.push(history.clone());
+    }
+    let mut routers = vec![
+        browse_routes,
+        spectate_routes,
+        demos_routes,
+        bridge_routes,
+        wulfram_routes,
+        master_routes,
+        cluster_routes,
+        rcon_routes,
+    ];
+    routers.extend(history_routes);
+    Ok(Started {
+        master,
+        cluster,
+        directory,
+        history,
+        hubs,
+        scrapes,
+        routers,
+    })
+}
+
+/// What the edge hands back: the signal that stops it, the sockets still saying goodbye, and
+/// the server's task.
+pub(crate) struct Serving {
+    pub stop: CancellationToken,
+    pub goodbyes: TaskTracker,
+    pub server: tokio::task::JoinHandle<()>,
+}
+
+/// Serves `app` on the listeners behind the edge's limits.
+pub(crate) fn serve(
+    listeners: Vec<TcpListener>,
+    app: Router,
+    config: edge::EdgeConfig,
+    metrics: &metrics::Metrics,
+    tasks: &mut JoinSet<()>,
+) -> Serving {
+    let guard = edge::limits::Guard::new(
+        &config.limits,
+        config.trusted_proxies.clone(),
+        metrics.http.clone(),
+    );
+    let app = app.layer(axum::middleware::from_fn_with_state(
+        guard.clone(),
+        edge::limits::enforce,
+    ));
+    tasks.spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            every.tick().await;
+            guard.forget_idle();
+        }
+    });
+    let stop = CancellationToken::new();
+    let goodbyes = TaskTracker::new();
+    let closing = edge::Closing::new(
+        stop.clone(),
+        goodbyes.clone(),
+        config.limits.ws_ping_every,
+        config.limits.ws_answer_within,
+    );
+    let server = tokio::spawn(edge::listen::serve(
+        listeners,
+        app,
+        config.limits,
+        metrics.http.clone(),
+        closing,
+        stop.clone(),
+    ));
+    Serving {
+        stop,
+        goodbyes,
+        server,
+    }
+}

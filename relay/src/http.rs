@@ -73,6 +73,9 @@ pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<Str
     routes
         .fallback(|request: Request| async move {
             let path = request.uri().path();
+            if path == "/api" || path.starts_with("/api/") {
+                return no_such_api(path);
+            }
             let serve = if content_hashed(path) {
                 files
             } else if path.starts_with(&format!("/{WATCH_PAGE}/")) {
@@ -87,6 +90,22 @@ pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<Str
             same_origin,
         ))
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY))
+}
+
+/// What a script gets for a path under `/api/` that no route serves: a JSON 404, never the
+/// page's HTML in a 200.
+#[derive(serde::Serialize)]
+struct NoSuchApi<'a> {
+    error: &'static str,
+    path: &'a str,
+}
+
+fn no_such_api(path: &str) -> Response {
+    let answer = NoSuchApi {
+        error: "no such API path",
+        path,
+    };
+    (StatusCode::NOT_FOUND, axum::Json(answer)).into_response()
 }
 
 /// The watch view's own page, beside the browser's in the build's output.
@@ -293,6 +312,38 @@ mod tests {
             let watch = call(&app, get_request(path)).await;
             assert_eq!(watch, (StatusCode::OK, "<p>watch</p>".into()), "{path}");
         }
+    }
+
+    #[tokio::test]
+    async fn an_api_path_no_route_serves_is_a_json_404_not_the_page() {
+        let dist = tempfile::tempdir().unwrap();
+        std::fs::write(dist.path().join("index.html"), "<p>the page</p>").unwrap();
+        let app = app(dist.path());
+        for path in [
+            "/api",
+            "/api/",
+            "/api/nonexistent",
+            "/api/thing/more",
+            "/api/spectate/1.2.3.4:28960/anything",
+        ] {
+            let response = app.clone().oneshot(get_request(path)).await.unwrap();
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+            assert_eq!(
+                response.headers()["content-type"],
+                "application/json",
+                "{path}"
+            );
+            let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+                .await
+                .unwrap();
+            let answer: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(answer["error"], "no such API path", "{path}");
+            assert_eq!(answer["path"], path);
+        }
+        // A page route that only starts with the letters is still the page.
+        let page = call(&app, get_request("/apiary")).await;
+        assert_eq!(page, (StatusCode::OK, "<p>the page</p>".into()));
+        assert_eq!(call(&app, get_request("/api/thing")).await.1, "thing");
     }
 
     #[tokio::test]

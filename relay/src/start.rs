@@ -175,6 +175,7 @@ pub(crate) fn serve(
         goodbyes.clone(),
         config.limits.ws_ping_every,
         config.limits.ws_answer_within,
+        metrics.http.clone(),
     );
     let server = tokio::spawn(edge::listen::serve(
         listeners,

@@ -374,6 +374,47 @@ async fn a_slow_or_oversized_request_head_is_cut_off() {
             .status(),
         200
     );
+    // Both refusals are counted, as every refusal is; a connection left idle after its
+    // answer (keep-alive ending at the same deadline) is not one.
+    let idle = reqwest::Client::new();
+    let url = format!("http://{}/api/servers", relay.addr);
+    assert_eq!(idle.get(&url).send().await.unwrap().status(), 200);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let metrics = get(&format!("http://{}/metrics", relay.addr), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    for reason in ["header_timeout", "header_size"] {
+        let line = format!("muster_http_limited_total{{reason=\"{reason}\"}} 1\n");
+        assert!(metrics.contains(&line), "{line}{metrics}");
+    }
+}
+
+#[tokio::test]
+async fn a_message_over_the_limit_is_refused_with_1009_and_a_reason_and_counted() {
+    let lab = Lab::start(common::lab_config(1, 10)).await.unwrap();
+    let relay = limited(&lab, Limits::none(), Vec::new()).await;
+    let mut page = open_feed(relay.addr).await.unwrap();
+    futures_util::SinkExt::send(&mut page, Message::text("x".repeat(8 * 1024)))
+        .await
+        .unwrap();
+    let (code, reason) = close_frame(&mut page)
+        .await
+        .expect("a close frame, not a dropped connection");
+    assert_eq!(
+        (code, reason.as_str()),
+        (CloseCode::Size, relay::edge::TOO_BIG_REASON)
+    );
+    let metrics = get(&format!("http://{}/metrics", relay.addr), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("muster_http_limited_total{reason=\"ws_message\"} 1\n"),
+        "{metrics}"
+    );
 }
 
 #[tokio::test]

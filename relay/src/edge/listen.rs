@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -38,6 +39,10 @@ struct Counted {
     stream: TcpStream,
     metrics: HttpMetrics,
     _slot: ConnectionSlot,
+    /// Whether the client sent bytes since the relay last wrote: a request head begun. A head
+    /// deadline that passes then is a slow head refused; one that passes on a connection idle
+    /// since its last answer is only keep-alive ending.
+    begun: Arc<AtomicBool>,
 }
 
 impl Drop for Counted {
@@ -57,6 +62,7 @@ impl AsyncRead for Counted {
         let read = buf.filled().len() - before;
         if read > 0 {
             self.metrics.bytes_received.inc_by(read as u64);
+            self.begun.store(true, Ordering::Relaxed);
         }
         polled
     }
@@ -71,6 +77,7 @@ impl AsyncWrite for Counted {
         let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = &polled {
             self.metrics.bytes_sent.inc_by(*n as u64);
+            self.begun.store(false, Ordering::Relaxed);
         }
         polled
     }
@@ -83,6 +90,7 @@ impl AsyncWrite for Counted {
         let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(n)) = &polled {
             self.metrics.bytes_sent.inc_by(*n as u64);
+            self.begun.store(false, Ordering::Relaxed);
         }
         polled
     }
@@ -111,6 +119,19 @@ fn poll_accept(
         }
     }
     Poll::Pending
+}
+
+/// The limit, if any, that ended a connection with this error: a request head over
+/// `--max-header-bytes` (hyper answers 431) or not finished within `--header-timeout`.
+fn refusal(error: &(dyn std::error::Error + 'static), head_begun: bool) -> Option<&'static str> {
+    let hyper = error.downcast_ref::<hyper::Error>()?;
+    if hyper.is_parse_too_large() {
+        Some("header_size")
+    } else if hyper.is_timeout() && head_begun {
+        Some("header_timeout")
+    } else {
+        None
+    }
 }
 
 /// How long the drain waits for plain HTTP requests in flight once the listeners close.
@@ -164,10 +185,12 @@ pub async fn serve(
         metrics.connections.inc();
         metrics.connections_accepted.inc();
         let slot = ConnectionSlot::default();
+        let begun = Arc::new(AtomicBool::new(false));
         let io = TokioIo::new(Counted {
             stream,
             metrics: metrics.clone(),
             _slot: slot.clone(),
+            begun: begun.clone(),
         });
         let (app, closing) = (app.clone(), closing.clone());
         let service = tower::service_fn(move |mut request: axum::extract::Request<_>| {
@@ -181,8 +204,13 @@ pub async fn serve(
             .serve_connection_with_upgrades(io, TowerToHyperService::new(service))
             .into_owned();
         let connection = graceful.watch(connection);
+        let metrics = metrics.clone();
         tokio::spawn(async move {
-            let _ = connection.await;
+            if let Err(e) = connection.await {
+                if let Some(reason) = refusal(e.as_ref(), begun.load(Ordering::Relaxed)) {
+                    metrics.limit(reason);
+                }
+            }
         });
     }
     drop(listeners);

@@ -11,7 +11,7 @@ pub(crate) mod socket;
 use std::net::IpAddr;
 use std::time::Duration;
 
-pub use socket::{Closing, SHUTDOWN_REASON};
+pub use socket::{Closing, SHUTDOWN_REASON, TOO_BIG_REASON};
 
 /// The edge's limits for `muster serve`.
 #[derive(clap::Args, Debug, Clone)]

@@ -8,10 +8,13 @@
 //! then sends no whole frame (its browser's automatic pong counts) within `--ws-answer-timeout` is
 //! dead, or is dribbling a frame that never ends, and its incoming half ends as if it had left.
 //! A socket the relay sends nothing to is never pinged and never timed out: it costs nothing.
+//!
+//! A message over the socket's limit ends its incoming half too, and the goodbye then says
+//! 1009 with a reason (RFC 6455), so the client can tell why; the refusal is counted.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
@@ -27,10 +30,16 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tokio_util::task::TaskTracker;
 
+use crate::metrics::HttpMetrics;
+
 /// WebSocket close code 1001: the endpoint is going away (RFC 6455 §7.4.1).
 pub const GOING_AWAY: u16 = 1001;
 /// What a page, a viewer or a bridge session is told when the relay shuts down.
 pub const SHUTDOWN_REASON: &str = "the relay is shutting down";
+/// WebSocket close code 1009: a message too big to process (RFC 6455 §7.4.1).
+pub const MESSAGE_TOO_BIG: u16 = 1009;
+/// What a client is told when it sends a message over its socket's limit.
+pub const TOO_BIG_REASON: &str = "message too big for this socket";
 
 /// The relay's shutdown signal as a WebSocket handler takes it (an extractor: the accept loop
 /// puts it on every request; in-process tests, which have no accept loop, get one that never
@@ -41,6 +50,8 @@ pub struct Closing {
     goodbyes: TaskTracker,
     ping_every: Duration,
     answer_within: Duration,
+    /// Counts the messages refused for their size.
+    metrics: HttpMetrics,
 }
 
 impl Default for Closing {
@@ -50,6 +61,7 @@ impl Default for Closing {
             TaskTracker::new(),
             PING_EVERY,
             ANSWER_WITHIN,
+            HttpMetrics::default(),
         )
     }
 }
@@ -79,6 +91,8 @@ struct Liveness {
     /// When the ping still unanswered went (ms since `epoch`, plus one); 0: none.
     unanswered_since: AtomicU64,
     last_ping: AtomicU64,
+    /// The client sent a message over the socket's limit: the goodbye says 1009.
+    too_big: AtomicBool,
 }
 
 impl Liveness {
@@ -89,6 +103,7 @@ impl Liveness {
             answer_within,
             unanswered_since: AtomicU64::new(0),
             last_ping: AtomicU64::new(0),
+            too_big: AtomicBool::new(false),
         }
     }
 
@@ -128,6 +143,16 @@ pub struct Incoming {
     live: Arc<Liveness>,
     /// Wakes the handler to check the answer's deadline even if nothing arrives.
     check: Pin<Box<Sleep>>,
+    metrics: HttpMetrics,
+}
+
+/// Whether a read failed because the message was over the socket's limit.
+fn too_big(error: &axum::Error) -> bool {
+    use std::error::Error;
+    error
+        .source()
+        .and_then(|e| e.downcast_ref::<tungstenite::Error>())
+        .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
 }
 
 impl Stream for Incoming {
@@ -135,8 +160,13 @@ impl Stream for Incoming {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if let Poll::Ready(item) = self.inner.poll_next_unpin(cx) {
-            if item.is_some() {
-                self.live.heard();
+            match &item {
+                Some(Err(e)) if too_big(e) => {
+                    self.live.too_big.store(true, Ordering::Relaxed);
+                    self.metrics.limit("ws_message");
+                }
+                Some(_) => self.live.heard(),
+                None => {}
             }
             return Poll::Ready(item);
         }
@@ -163,12 +193,14 @@ impl Closing {
         goodbyes: TaskTracker,
         ping_every: Duration,
         answer_within: Duration,
+        metrics: HttpMetrics,
     ) -> Self {
         Self {
             stop,
             goodbyes,
             ping_every,
             answer_within,
+            metrics,
         }
     }
 
@@ -180,6 +212,7 @@ impl Closing {
             inner: stream.take_until(Box::pin(self.stop.clone().cancelled_owned())),
             live: live.clone(),
             check: Box::pin(tokio::time::sleep(self.ping_every)),
+            metrics: self.metrics.clone(),
         };
         let sink = ClosingSink {
             inner: Some(sink),
@@ -220,10 +253,11 @@ impl Sink<Message> for ClosingSink {
     }
 
     /// A handler's own close, sent because shutdown ended its incoming half, carries the
-    /// shutdown's code and reason.
+    /// shutdown's code and reason; one after a message over the limit says so.
     fn start_send(mut self: Pin<&mut Self>, item: Message) -> Result<(), Self::Error> {
         let item = match item {
             Message::Close(_) if self.closing.stop.is_cancelled() => goodbye(),
+            Message::Close(_) if self.live.too_big.load(Ordering::Relaxed) => refusal(),
             other => other,
         };
         self.inner().start_send(item)
@@ -245,14 +279,25 @@ fn goodbye() -> Message {
     }))
 }
 
+fn refusal() -> Message {
+    Message::Close(Some(CloseFrame {
+        code: MESSAGE_TOO_BIG,
+        reason: TOO_BIG_REASON.into(),
+    }))
+}
+
 impl Drop for ClosingSink {
     fn drop(&mut self) {
         let Some(mut sink) = self.inner.take() else {
             return;
         };
-        if !self.closing.stop.is_cancelled() {
+        let last = if self.closing.stop.is_cancelled() {
+            goodbye()
+        } else if self.live.too_big.load(Ordering::Relaxed) {
+            refusal()
+        } else {
             return;
-        }
+        };
         if tokio::runtime::Handle::try_current().is_err() {
             return;
         }
@@ -260,7 +305,7 @@ impl Drop for ClosingSink {
         let goodbye = async move {
             let _open = open;
             // Fails harmlessly if the handler already closed (with the same frame).
-            let _ = sink.send(goodbye()).await;
+            let _ = sink.send(last).await;
             let _ = sink.close().await;
         };
         self.closing.goodbyes.spawn(goodbye);

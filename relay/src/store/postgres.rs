@@ -47,6 +47,10 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 ",
 ];
 
+/// How many schema versions this relay knows.
+#[cfg(test)]
+pub const VERSIONS: usize = MIGRATIONS.len();
+
 /// Every statement the backend runs more than once.
 const PREPARED: &[&str] = &[
     sql::CHUNKS,
@@ -100,13 +104,19 @@ impl Postgres {
     }
 }
 
-fn migrate(client: &mut Client) -> Result<()> {
-    client.batch_execute(
+/// The advisory lock migrations run under: any key of the relay's own, the same in every relay.
+const MIGRATION_LOCK: i64 = 0x6d75_7374_6572; // "muster"
+
+/// Brings the schema up to date in one transaction, under an advisory lock, so any number of
+/// relays starting together migrate one after the other (`CREATE TABLE IF NOT EXISTS` alone
+/// races: two creators collide on the table's row type) and a failed step leaves the store as
+/// it was.
+pub(super) fn migrate(client: &mut Client) -> Result<()> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+    tx.batch_execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_ms BIGINT NOT NULL)",
     )?;
-    let mut tx = client.transaction()?;
-    // Two relays starting at once migrate one after the other.
-    tx.batch_execute("LOCK TABLE schema_migrations IN EXCLUSIVE MODE")?;
     let found: Option<i64> = tx.query_one(sql::VERSION, &[])?.get(0);
     let found = found.unwrap_or(0);
     let known = MIGRATIONS.len() as i64;

@@ -290,6 +290,37 @@ fn postgres_passes_the_storage_suite() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
+fn relays_started_together_on_a_fresh_postgres_all_open_it() {
+    // A rollout of replicas: every relay migrates the same fresh database at the same moment.
+    const RELAYS: usize = 8;
+    for _ in 0..3 {
+        let url = postgres_database();
+        let start = std::sync::Arc::new(std::sync::Barrier::new(RELAYS));
+        let opened: Vec<_> = (0..RELAYS)
+            .map(|_| {
+                let (url, start) = (url.clone(), start.clone());
+                std::thread::spawn(move || {
+                    // Connected first, so they migrate as nearly at once as can be.
+                    let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
+                    start.wait();
+                    super::postgres::migrate(&mut client)
+                })
+            })
+            .collect();
+        for relay in opened {
+            relay.join().unwrap().expect("every relay opens the store");
+        }
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let versions: i64 = client
+            .query_one("SELECT count(*) FROM schema_migrations", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(versions, super::postgres::VERSIONS as i64, "each step once");
+    }
+}
+
+#[test]
 fn a_database_from_a_newer_relay_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let args = StoreArgs {

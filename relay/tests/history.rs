@@ -187,3 +187,119 @@ async fn a_killed_relay_restarts_with_its_last_list_and_history_on_postgres() {
     })
     .await;
 }
+
+/// The newest sample's time in a PostgreSQL database, read on a plain thread.
+async fn newest_sample_ms(url: &str) -> Option<u64> {
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut db = postgres::Client::connect(&url, postgres::NoTls).ok()?;
+        let newest: Option<i64> = db
+            .query_one("SELECT max(at_ms) FROM samples", &[])
+            .ok()?
+            .get(0);
+        newest.map(|ms| ms as u64)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL's server programs: `cargo xtask test` installs them"]
+async fn postgres_restarted_under_a_running_relay_is_connected_again_and_nothing_is_lost() {
+    let pg = tokio::task::spawn_blocking(common::engines::Postgres::start)
+        .await
+        .unwrap();
+    let lab = Lab::start(lab_config(3, 10)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let (_relay, url) = serve(&lab.master.to_string(), &["--database".into(), pg.url()]).await;
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while newest_sample_ms(&pg.url()).await.is_none() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no sample was written"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // A crash of the database (every connection cut), down for a few seconds.
+    let pg = tokio::task::spawn_blocking(move || {
+        pg.stop();
+        pg
+    })
+    .await
+    .unwrap();
+    let down_ms = relay::net::unix_ms();
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    let during = loop {
+        let response = reqwest::get(format!("{url}/api/history/store"))
+            .await
+            .unwrap();
+        let code = response.status();
+        let status: serde_json::Value = response.json().await.unwrap();
+        if status["writes"] == "failing" {
+            assert_eq!(code, 503, "{status}");
+            break status;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{status}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(during["error"].is_string(), "{during}");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let pg = tokio::task::spawn_blocking(move || {
+        pg.start_again();
+        pg
+    })
+    .await
+    .unwrap();
+    let up_ms = relay::net::unix_ms();
+
+    // The relay connects again by itself: the store answers, writes succeed, and the samples
+    // polled while the database was down reach it too (held, then written).
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    let status = loop {
+        let response = reqwest::get(format!("{url}/api/history/store"))
+            .await
+            .unwrap();
+        let code = response.status();
+        let status: serde_json::Value = response.json().await.unwrap();
+        let newest = newest_sample_ms(&pg.url()).await.unwrap_or(0);
+        if code == 200 && newest > up_ms {
+            break status;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{code} {status}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(status["writes"], "ok", "{status}");
+    assert_eq!(status["lost_samples"], 0, "{status}");
+    let held = {
+        let url = pg.url();
+        tokio::task::spawn_blocking(move || {
+            let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+            let n: i64 = db
+                .query_one(
+                    "SELECT count(*) FROM samples WHERE at_ms BETWEEN $1 AND $2",
+                    &[&(down_ms as i64 + 500), &(up_ms as i64 - 500)],
+                )
+                .unwrap()
+                .get(0);
+            n
+        })
+        .await
+        .unwrap()
+    };
+    assert!(held > 0, "no sample of the outage was written after it");
+    let metrics = reqwest::get(format!("{url}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("muster_history_writes_failing 0\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("muster_history_samples_lost_total 0\n"),
+        "{metrics}"
+    );
+}

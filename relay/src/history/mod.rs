@@ -351,33 +351,59 @@ async fn population_svg(State(h): State<Arc<History>>, Query(q): Query<RangeQuer
 }
 
 /// `GET /api/history/store`.
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct StoreStatus {
-    pub backend: &'static str,
+    pub backend: String,
     pub location: String,
-    pub size_bytes: u64,
+    /// The database's size; absent while it cannot be read.
+    pub size_bytes: Option<u64>,
+    /// `ok`, or `failing` while writes do not reach the database (they are held meanwhile).
+    pub writes: String,
+    /// Unix ms of the first failed write of the outage now.
+    pub failing_since_ms: Option<u64>,
+    /// Why the last write or read failed, while they fail.
+    pub error: Option<String>,
+    /// Samples an outage held past the writer's bound, dropped oldest first.
+    pub lost_samples: u64,
     pub dropped_records: u64,
     pub fenced_batches: u64,
 }
 
-/// The store as an operator checks it: which backend, where, its size, records dropped, and
-/// (in a cluster) batches refused for a stale fencing token.
+/// The store as an operator checks it: which backend, where, its size, whether writes reach
+/// it (and since when they do not), what outages lost, records dropped, and (in a cluster)
+/// batches refused for a stale fencing token. `503` while the store fails, with the same body.
 async fn store_status(State(h): State<Arc<History>>) -> Response {
+    use std::sync::atomic::Ordering::Relaxed;
     let size = h.readers.run(|store| store.size_bytes()).await;
-    match size {
-        Ok(size_bytes) => Json(StoreStatus {
-            backend: h.readers.backend(),
-            location: h.location.clone(),
-            size_bytes,
-            dropped_records: h.log.dropped.load(std::sync::atomic::Ordering::Relaxed),
-            fenced_batches: h.log.fenced.load(std::sync::atomic::Ordering::Relaxed),
-        })
-        .into_response(),
-        Err(e) => {
-            tracing::warn!("store status: {e}");
-            (StatusCode::SERVICE_UNAVAILABLE, "history is unavailable").into_response()
+    let health = &h.log.health;
+    let failing_since_ms = Some(health.failing_since_ms.load(Relaxed)).filter(|&ms| ms != 0);
+    let error = match &size {
+        Err(e) => Some(e.to_string()),
+        Ok(_) => health.last_error.locked().clone(),
+    };
+    let healthy = size.is_ok() && failing_since_ms.is_none();
+    let status = StoreStatus {
+        backend: h.readers.backend().to_owned(),
+        location: h.location.clone(),
+        size_bytes: size.ok(),
+        writes: if failing_since_ms.is_some() {
+            "failing"
+        } else {
+            "ok"
         }
-    }
+        .to_owned(),
+        failing_since_ms,
+        error,
+        lost_samples: health.lost_samples.load(Relaxed),
+        dropped_records: h.log.dropped.load(Relaxed),
+        fenced_batches: h.log.fenced.load(Relaxed),
+    };
+    let code = if healthy {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (code, Json(status)).into_response()
 }
 
 async fn players(State(h): State<Arc<History>>, Query(q): Query<NameQuery>) -> Response {

@@ -17,6 +17,7 @@ use crate::net::unix_ms;
 use crate::seams::PollLog;
 use crate::store::compact::{self, Retention};
 use crate::store::{self, AuditEntry, Batch, Fence, MapChange, Sample, Session, Store};
+use crate::sync::Locked;
 
 /// What the poller reports.
 pub enum Record {
@@ -47,6 +48,51 @@ pub struct Log {
     pub dropped: AtomicU64,
     /// Batches the database refused for a stale fencing token (cluster).
     pub fenced: Arc<AtomicU64>,
+    /// Whether writes reach the database now, and what an outage cost.
+    pub health: Arc<WriteHealth>,
+}
+
+/// The writer's state as an operator checks it (`/api/history/store`, `/metrics`). Through an
+/// outage (the database restarted or refusing, the disk full) every write is held and merged
+/// into the next, so nothing is lost until [`MAX_HELD`] samples wait; past that the oldest go,
+/// counted here.
+#[derive(Debug, Default)]
+pub struct WriteHealth {
+    /// Unix ms of the first failed write of the outage now; 0 while writes succeed.
+    pub failing_since_ms: AtomicU64,
+    /// Samples dropped because an outage held more than [`MAX_HELD`].
+    pub lost_samples: AtomicU64,
+    /// Why the last write failed, while writes fail.
+    pub last_error: std::sync::Mutex<Option<String>>,
+}
+
+impl WriteHealth {
+    fn failed(&self, error: &store::StoreError) {
+        if self.failing_since_ms.load(Ordering::Relaxed) == 0 {
+            self.failing_since_ms.store(unix_ms(), Ordering::Relaxed);
+            tracing::warn!("history writes are failing; holding them until they succeed: {error}");
+        } else {
+            tracing::debug!("history write failed again: {error}");
+        }
+        *self.last_error.locked() = Some(error.to_string());
+    }
+
+    fn succeeded(&self) {
+        let since = self.failing_since_ms.swap(0, Ordering::Relaxed);
+        if since != 0 {
+            *self.last_error.locked() = None;
+            tracing::info!(
+                "history writes succeed again after {} s; {} samples lost in all",
+                unix_ms().saturating_sub(since) / 1000,
+                self.lost_samples.load(Ordering::Relaxed)
+            );
+        }
+    }
+
+    /// Whether the last write failed.
+    pub fn failing(&self) -> bool {
+        self.failing_since_ms.load(Ordering::Relaxed) != 0
+    }
 }
 
 impl Log {
@@ -266,6 +312,8 @@ pub fn start(
 ) -> Arc<Log> {
     let fenced = Arc::new(AtomicU64::new(0));
     let fenced_count = fenced.clone();
+    let health = Arc::new(WriteHealth::default());
+    let writes = health.clone();
     // A server counts in the totals while its latest answer is at most two refreshes old.
     let fresh_ms = 2 * refresh.as_millis() as u64 + 10_000;
     let (tx, rx) = mpsc::sync_channel(QUEUE);
@@ -306,7 +354,7 @@ pub fn start(
                 }
                 if now >= next_flush || closed || synced.is_some() {
                     let token = fence.as_ref().and_then(|f| f.token());
-                    if flush(store.as_mut(), &mut state, token, &metrics) {
+                    if flush(store.as_mut(), &mut state, token, &metrics, &writes) {
                         fenced_count.fetch_add(1, Ordering::Relaxed);
                     }
                     next_flush = now + FLUSH_EVERY;
@@ -333,6 +381,7 @@ pub fn start(
         tx,
         dropped: AtomicU64::new(0),
         fenced,
+        health,
     })
 }
 
@@ -367,12 +416,13 @@ fn flush(
     state: &mut State,
     fence: Option<u64>,
     metrics: &StoreMetrics,
+    health: &WriteHealth,
 ) -> bool {
     if !state.audit.is_empty() {
         match store.put_audit(&state.audit) {
             Ok(()) => state.audit.clear(),
             Err(e) => {
-                tracing::warn!("rcon audit write failed, retrying: {e}");
+                health.failed(&e);
                 let excess = state.audit.len().saturating_sub(MAX_AUDIT_HELD);
                 state.audit.drain(..excess);
             }
@@ -390,10 +440,13 @@ fn flush(
         tracing::warn!("history {e}; this relay no longer holds the poller's lease");
         return true;
     }
-    if let Err(e) = result {
+    match &result {
+        Ok(()) => health.succeeded(),
+        Err(e) => health.failed(e),
+    }
+    if result.is_err() {
         // Kept for the next flush (merged ahead of what came since), so a passing fault
-        // loses nothing; a lasting one is logged every second.
-        tracing::warn!("history write failed, retrying: {e}");
+        // loses nothing.
         let newer = std::mem::replace(&mut state.batch, batch);
         let held = &mut state.batch;
         held.samples.extend(newer.samples);
@@ -401,6 +454,9 @@ fn flush(
         // Bounded: past a day of a big fleet's samples, the oldest go.
         let excess = held.samples.len().saturating_sub(MAX_HELD);
         held.samples.drain(..excess);
+        health
+            .lost_samples
+            .fetch_add(excess as u64, Ordering::Relaxed);
         for (addr, json) in std::mem::take(&mut held.servers) {
             state.servers.entry(addr).or_insert(json);
         }

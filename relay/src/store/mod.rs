@@ -36,6 +36,9 @@ pub enum StoreError {
     DataDir { path: String, error: std::io::Error },
     #[error("the store's threads have stopped")]
     Stopped,
+    /// The database went away; the backend connects again, backing off between attempts.
+    #[error("the database went away; connecting again (next attempt in {in_ms} ms)")]
+    Reconnecting { in_ms: u64 },
     #[error("--database must be a postgres:// or postgresql:// URL")]
     Url,
     /// A write carried a fencing token older than one already written: its writer's lease

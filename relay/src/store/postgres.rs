@@ -2,6 +2,7 @@
 //! one history). Statements are prepared once per connection.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Statement};
@@ -76,26 +77,73 @@ const PREPARED: &[&str] = &[
 ];
 
 pub struct Postgres {
+    url: String,
     client: Client,
     statements: HashMap<&'static str, Statement>,
     ids: HashMap<String, i64>,
+    /// When the next reconnection may be tried, and the wait after that one if it fails.
+    retry_at: Instant,
+    backoff: Duration,
+}
+
+/// The first wait between reconnection attempts, doubled after each failure up to
+/// [`MOST_BACKOFF`]: a restart is back within a second, a long outage costs one attempt a
+/// half-minute per connection.
+const LEAST_BACKOFF: Duration = Duration::from_millis(250);
+const MOST_BACKOFF: Duration = Duration::from_secs(30);
+
+/// A connection with its statements prepared, the schema brought up to date.
+fn connect(url: &str) -> Result<(Client, HashMap<&'static str, Statement>)> {
+    let mut client = Client::connect(url, NoTls)?;
+    // The server's notices ("already exists, skipping") are not the relay's to log.
+    client.batch_execute("SET client_min_messages TO WARNING")?;
+    migrate(&mut client)?;
+    let mut statements = HashMap::new();
+    for &query in PREPARED {
+        statements.insert(query, client.prepare(query)?);
+    }
+    Ok((client, statements))
 }
 
 impl Postgres {
     pub fn open(url: &str) -> Result<Self> {
-        let mut client = Client::connect(url, NoTls)?;
-        // The server's notices ("already exists, skipping") are not the relay's to log.
-        client.batch_execute("SET client_min_messages TO WARNING")?;
-        migrate(&mut client)?;
-        let mut statements = HashMap::new();
-        for &query in PREPARED {
-            statements.insert(query, client.prepare(query)?);
-        }
+        let (client, statements) = connect(url)?;
         Ok(Self {
+            url: url.to_owned(),
             client,
             statements,
             ids: HashMap::new(),
+            retry_at: Instant::now(),
+            backoff: LEAST_BACKOFF,
         })
+    }
+
+    /// Connects again once the server has gone away (restarted, failed over, the network
+    /// cut): the blocking client never does by itself, and every call on a closed one fails.
+    /// Attempts back off; between them a call fails at once without touching the network.
+    fn live(&mut self) -> Result<()> {
+        if !self.client.is_closed() {
+            return Ok(());
+        }
+        let now = Instant::now();
+        if now < self.retry_at {
+            return Err(StoreError::Reconnecting {
+                in_ms: (self.retry_at - now).as_millis() as u64,
+            });
+        }
+        match connect(&self.url) {
+            Ok((client, statements)) => {
+                tracing::info!("PostgreSQL: connected again");
+                (self.client, self.statements) = (client, statements);
+                self.backoff = LEAST_BACKOFF;
+                Ok(())
+            }
+            Err(e) => {
+                self.retry_at = now + self.backoff;
+                self.backoff = (self.backoff * 2).min(MOST_BACKOFF);
+                Err(e)
+            }
+        }
     }
 
     fn statement(&self, query: &'static str) -> Statement {
@@ -208,6 +256,7 @@ impl Store for Postgres {
     }
 
     fn write(&mut self, batch: &Batch) -> Result<()> {
+        self.live()?;
         let now = to_i64(crate::net::unix_ms());
         self.transaction(|tx| {
             if let Some(token) = batch.fence {
@@ -262,6 +311,7 @@ impl Store for Postgres {
     }
 
     fn saved(&mut self) -> Result<Saved> {
+        self.live()?;
         Ok(Saved {
             servers: self.pairs(sql::SERVERS)?,
             masters: self.pairs(sql::MASTERS)?,
@@ -274,6 +324,7 @@ impl Store for Postgres {
         from_ms: u64,
         to_ms: u64,
     ) -> Result<Vec<(SeriesName, Sample)>> {
+        self.live()?;
         let (from, to) = (to_i64(from_ms), to_i64(to_ms));
         let rows = match series {
             Some(series) => self
@@ -287,6 +338,7 @@ impl Store for Postgres {
     }
 
     fn oldest_sample(&mut self) -> Result<Option<u64>> {
+        self.live()?;
         let oldest: Option<i64> = self.client.query_one(sql::OLDEST_SAMPLE, &[])?.get(0);
         Ok(oldest.map(to_u64))
     }
@@ -298,6 +350,7 @@ impl Store for Postgres {
         from_ms: u64,
         to_ms: u64,
     ) -> Result<Vec<Chunk>> {
+        self.live()?;
         let rows = self.client.query(
             &self.statement(sql::CHUNKS),
             &[
@@ -319,6 +372,7 @@ impl Store for Postgres {
     }
 
     fn pack(&mut self, chunks: &[Chunk], packed_before: u64) -> Result<()> {
+        self.live()?;
         self.transaction(|tx| {
             for c in chunks {
                 let id = tx.series(&c.series)?;
@@ -334,6 +388,7 @@ impl Store for Postgres {
     }
 
     fn expire(&mut self, resolution: Resolution, before_ms: u64) -> Result<u64> {
+        self.live()?;
         let start_before = before_ms.saturating_sub(resolution.chunk_ms());
         Ok(self
             .client
@@ -341,18 +396,21 @@ impl Store for Postgres {
     }
 
     fn expire_sessions(&mut self, before_ms: u64) -> Result<u64> {
+        self.live()?;
         Ok(self
             .client
             .execute(sql::EXPIRE_SESSIONS, &[&to_i64(before_ms)])?)
     }
 
     fn expire_map_changes(&mut self, before_ms: u64) -> Result<u64> {
+        self.live()?;
         Ok(self
             .client
             .execute(sql::EXPIRE_MAP_CHANGES, &[&to_i64(before_ms)])?)
     }
 
     fn map_changes(&mut self, series: &str, from_ms: u64, to_ms: u64) -> Result<Vec<MapChange>> {
+        self.live()?;
         let rows = self.client.query(
             &self.statement(sql::MAP_CHANGES),
             &[&series, &to_i64(from_ms), &to_i64(to_ms)],
@@ -369,6 +427,7 @@ impl Store for Postgres {
     }
 
     fn find_players(&mut self, key_part: &str, limit: u32, sessions: u32) -> Result<Vec<Seen>> {
+        self.live()?;
         let rows = self.client.query(
             &self.statement(sql::FIND_PLAYERS),
             &[&super::like_pattern(key_part, false), &i64::from(limit)],
@@ -403,6 +462,7 @@ impl Store for Postgres {
     }
 
     fn series_names(&mut self, prefix: &str) -> Result<Vec<String>> {
+        self.live()?;
         let rows = self.client.query(
             &self.statement(sql::SERIES_NAMED),
             &[&super::like_pattern(prefix, true)],
@@ -411,6 +471,7 @@ impl Store for Postgres {
     }
 
     fn size_bytes(&mut self) -> Result<u64> {
+        self.live()?;
         let size: i64 = self
             .client
             .query_one("SELECT pg_database_size(current_database())", &[])?
@@ -419,6 +480,7 @@ impl Store for Postgres {
     }
 
     fn put_audit(&mut self, entries: &[AuditEntry]) -> Result<()> {
+        self.live()?;
         let put = self.statement(sql::PUT_AUDIT);
         let mut tx = self.client.transaction()?;
         for e in entries {
@@ -439,6 +501,7 @@ impl Store for Postgres {
     }
 
     fn audit(&mut self, server: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>> {
+        self.live()?;
         let limit = i64::from(limit);
         let rows = match server {
             Some(server) => self

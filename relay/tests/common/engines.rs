@@ -171,3 +171,157 @@ impl RelayProcess {
         assert!(status.success());
     }
 }
+
+/// Debian's PostgreSQL server programs (any version), which `cargo xtask test` installs.
+fn postgres_bin() -> PathBuf {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("PostgreSQL's server is not installed: `cargo xtask test` installs it")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("bin"))
+        .filter(|bin| bin.join("pg_ctl").is_file())
+        .collect();
+    found.sort();
+    found.pop().expect("pg_ctl is not installed")
+}
+
+/// A PostgreSQL server of the test's own in a throwaway directory, which the test can stop and
+/// start under a running relay (the shared test cluster serves other tests at once).
+pub struct Postgres {
+    pub port: u16,
+    dir: PathBuf,
+    as_root: bool,
+}
+
+impl Postgres {
+    pub fn start() -> Self {
+        let as_root = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| o.stdout.starts_with(b"0"));
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // As root the server runs as `postgres`, which must reach the folder.
+        let dir =
+            PathBuf::from("/tmp").join(format!("muster-test-pg-{}-{port}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("run")).unwrap();
+        let pg = Self { port, dir, as_root };
+        if as_root {
+            assert!(Command::new("chown")
+                .args(["-R", "postgres"])
+                .arg(&pg.dir)
+                .status()
+                .unwrap()
+                .success());
+        }
+        let data = pg.dir.join("data");
+        pg.run(
+            "initdb",
+            &[
+                "-D".as_ref(),
+                data.as_os_str(),
+                "-U".as_ref(),
+                "muster".as_ref(),
+                "--auth=trust".as_ref(),
+            ],
+        );
+        pg.start_again();
+        pg.run(
+            "createdb",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "-U",
+                "muster",
+                "muster",
+            ]
+            .map(std::ffi::OsStr::new),
+        );
+        pg
+    }
+
+    pub fn url(&self) -> String {
+        format!("postgres://muster@127.0.0.1:{}/muster", self.port)
+    }
+
+    fn run(&self, program: &str, args: &[&std::ffi::OsStr]) {
+        assert!(self.try_run(program, args), "{program} failed");
+    }
+
+    fn try_run(&self, program: &str, args: &[&std::ffi::OsStr]) -> bool {
+        let path = postgres_bin().join(program);
+        let mut command = if self.as_root {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&path);
+            c
+        } else {
+            Command::new(&path)
+        };
+        command
+            .args(args)
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// `pg_ctl -m immediate stop`: as a crash, every connection cut.
+    pub fn stop(&self) {
+        let data = self.dir.join("data");
+        self.run(
+            "pg_ctl",
+            &[
+                "-D".as_ref(),
+                data.as_os_str(),
+                "-m".as_ref(),
+                "immediate".as_ref(),
+                "stop".as_ref(),
+            ],
+        );
+    }
+
+    /// Starts it (again) on the same port and data.
+    pub fn start_again(&self) {
+        let data = self.dir.join("data");
+        let log = self.dir.join("run/server.log");
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.join("run").display()
+        );
+        self.run(
+            "pg_ctl",
+            &[
+                "-D".as_ref(),
+                data.as_os_str(),
+                "-l".as_ref(),
+                log.as_os_str(),
+                "-o".as_ref(),
+                options.as_ref(),
+                "-w".as_ref(),
+                "start".as_ref(),
+            ],
+        );
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let data = self.dir.join("data");
+        let stop = [
+            "-D".as_ref(),
+            data.as_os_str(),
+            "-m".as_ref(),
+            "immediate".as_ref(),
+            "stop".as_ref(),
+        ];
+        if data.join("postmaster.pid").exists() {
+            self.try_run("pg_ctl", &stop);
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -103,6 +103,8 @@ pub struct View {
     pub gametype: String,
     pub max_ping: Option<u32>,
     pub hide_unreachable: bool,
+    /// Also list servers down for so long the relay calls them [`Reachability::Gone`].
+    pub show_gone: bool,
     pub sort: Column,
     pub descending: bool,
 }
@@ -125,6 +127,7 @@ impl Default for View {
             gametype: String::new(),
             max_ping: None,
             hide_unreachable: false,
+            show_gone: false,
             sort: Column::Players,
             descending: true,
         }
@@ -165,6 +168,7 @@ impl View {
                 .max_ping
                 .is_none_or(|limit| server.ping_ms.is_some_and(|p| p <= limit))
             && (!self.hide_unreachable || server.reachability == Reachability::Online)
+            && (self.show_gone || server.reachability != Reachability::Gone)
             && text_matches(needle, text)
     }
 
@@ -250,6 +254,9 @@ impl View {
         if self.hide_unreachable {
             push("reachable", "1".into());
         }
+        if self.show_gone {
+            push("gone", "1".into());
+        }
         if self.sort != default.sort || self.descending != default.descending {
             push("sort", self.sort.as_str().into());
             push("order", if self.descending { "desc" } else { "asc" }.into());
@@ -264,6 +271,7 @@ impl View {
             !self.show_empty,
             !self.show_full,
             self.hide_unreachable,
+            self.show_gone,
             !self.gametype.is_empty(),
             self.max_ping.is_some(),
         ];
@@ -316,6 +324,7 @@ impl View {
                 "gametype" => view.gametype = value,
                 "ping" => view.max_ping = value.parse().ok(),
                 "reachable" => view.hide_unreachable = value == "1",
+                "gone" => view.show_gone = value == "1",
                 "sort" => view.sort = Column::parse(&value).unwrap_or(view.sort),
                 "order" => view.descending = value != "asc",
                 _ => {}
@@ -446,7 +455,7 @@ pub mod cells {
     /// The ping cell: the latest round trip, or why there is none.
     pub fn ping(server: &ServerInfo) -> String {
         match server.reachability {
-            Reachability::Unreachable => "down".into(),
+            Reachability::Unreachable | Reachability::Gone => "down".into(),
             Reachability::Malformed => "bad reply".into(),
             // What it said before the relay restarted; not asked again yet.
             Reachability::Stale => "stale".into(),
@@ -481,6 +490,7 @@ pub mod cells {
             Reachability::Unreachable => "unreachable",
             Reachability::Malformed => "malformed",
             Reachability::Stale => "stale",
+            Reachability::Gone => "gone",
         }
     }
 
@@ -665,6 +675,29 @@ mod tests {
         assert_eq!(view(|v| v.modded = Tri::No), ["3.3.3.3:3", "1.1.1.1:1"]);
         assert_eq!(view(|v| v.gametype = "SD".into()), ["3.3.3.3:3"]);
         assert_eq!(view(|v| v.max_ping = Some(100)), ["2.2.2.2:2", "1.1.1.1:1"]);
+    }
+
+    #[test]
+    fn servers_gone_for_long_are_out_of_the_default_view_and_a_filter_brings_them_back() {
+        let mut down = server("1.1.1.1:1", "Down an hour", 0, 16);
+        down.reachability = Reachability::Unreachable;
+        let mut gone = server("2.2.2.2:2", "Down for days", 3, 16);
+        gone.reachability = Reachability::Gone;
+        let up = server("3.3.3.3:3", "Up", 1, 16);
+        let all = [down, gone, up];
+        assert_eq!(
+            addrs(&View::default().apply(&all)),
+            ["3.3.3.3:3", "1.1.1.1:1"]
+        );
+        let shown = View::from_query("gone=1");
+        assert_eq!(shown.to_query(), "gone=1");
+        assert_eq!(shown.filters_label(), "Filters (1)");
+        assert_eq!(
+            addrs(&shown.apply(&all)),
+            ["2.2.2.2:2", "3.3.3.3:3", "1.1.1.1:1"]
+        );
+        assert_eq!(cells::ping(&all[1]), "down");
+        assert_eq!(cells::reachability_class(Reachability::Gone), "gone");
     }
 
     #[test]

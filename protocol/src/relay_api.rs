@@ -30,6 +30,9 @@ pub enum Reachability {
     /// What it last answered, kept: before the relay restarted and not asked again yet, or
     /// before the one refresh it has just missed.
     Stale,
+    /// Has not answered for longer than the operator's `hide-down-after`: kept (history and
+    /// a filter still show it) but out of the default list.
+    Gone,
 }
 
 /// One player as `getstatus` reports them.

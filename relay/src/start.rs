@@ -57,7 +57,9 @@ pub(crate) async fn capabilities(
     let (cluster, cluster_routes) = cluster::start(config.cluster.take(), addr).await?;
     // In a cluster only the poller's lease holder writes history, with its token.
     let fence = cluster.as_ref().map(|_| Arc::new(store::Fence::default()));
-    let directory = Arc::new(Directory::new(&config.poller.masters));
+    let directory = Arc::new(
+        Directory::new(&config.poller.masters).hiding_down_after(config.poller.hide_down_after),
+    );
     if let Some(started) = &master {
         tasks.spawn(started.show_on(directory.clone()));
     }

@@ -188,6 +188,79 @@ async fn a_killed_relay_restarts_with_its_last_list_and_history_on_postgres() {
     .await;
 }
 
+#[tokio::test]
+async fn servers_down_for_long_leave_the_default_list_and_stay_out_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags: Vec<String> = [
+        "--data-dir",
+        &dir.path().display().to_string(),
+        "--hide-down-after",
+        "3",
+    ]
+    .map(String::from)
+    .to_vec();
+    let lab = Lab::start(lab_config(3, 10)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let master = lab.master.to_string();
+    let (mut relay, url) = serve(&master, &flags).await;
+    let servers_in = |wanted: Reachability| {
+        let url = url.clone();
+        async move {
+            let deadline = tokio::time::Instant::now() + LIMIT;
+            loop {
+                let servers: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
+                if servers.len() == 3 && servers.iter().all(|s| s.reachability == wanted) {
+                    return servers;
+                }
+                assert!(tokio::time::Instant::now() < deadline, "{servers:?}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    servers_in(Reachability::Online).await;
+    drop(lab);
+    // Gone once three seconds pass without an answer: out of the first screen, back with the
+    // filter, and counted apart in the metrics.
+    servers_in(Reachability::Gone).await;
+    let rows = |html: &str| html.matches("data-testid=\"first-row\"").count();
+    let page = |query: &'static str| {
+        let url = url.clone();
+        async move {
+            reqwest::get(format!("{url}/{query}"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(rows(&page("").await), 0);
+    assert_eq!(rows(&page("?gone=1").await), 3);
+    let metrics = page("metrics").await;
+    assert!(
+        metrics.contains("muster_servers{reachability=\"gone\"} 3"),
+        "{metrics}"
+    );
+    relay.kill().await.unwrap();
+
+    // Started again with no fleet: what it persisted is still gone, not stale, from the first
+    // answer on; its history is kept.
+    let (relay, url) = serve(&master, &flags).await;
+    let servers: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
+    assert_eq!(servers.len(), 3);
+    assert!(
+        servers.iter().all(|s| s.reachability == Reachability::Gone),
+        "{servers:?}"
+    );
+    let history: ServerHistory = get(&format!(
+        "{url}/api/servers/{}/history?range=1h",
+        servers[0].addr
+    ))
+    .await;
+    assert!(!history.points.is_empty());
+    drop(relay);
+}
+
 /// The newest sample's time in a PostgreSQL database, read on a plain thread.
 async fn newest_sample_ms(url: &str) -> Option<u64> {
     let url = url.to_owned();

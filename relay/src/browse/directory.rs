@@ -58,9 +58,33 @@ struct State {
     /// said (the poller refreshes those servers as often as its own pages' ones).
     remote_watched: BTreeMap<String, (std::time::Instant, BTreeSet<String>)>,
     next_page: u64,
+    /// How long a server may go unanswered before it is [`Reachability::Gone`]; `None` keeps
+    /// every server in the default list.
+    hide_down_after_ms: Option<u64>,
+    /// When each server that has never answered was first listed, in Unix ms: the start of
+    /// its time down.
+    listed_ms: BTreeMap<String, u64>,
     pending: Pending,
     /// The feed's latest tick.
     seq: u64,
+}
+
+impl State {
+    /// Whether `server` is down and has been for longer than the operator allows: unanswered
+    /// since its last answer or, if it never answered, since it was first listed.
+    fn gone(&self, server: &ServerInfo, now_ms: u64) -> bool {
+        let Some(after) = self.hide_down_after_ms else {
+            return false;
+        };
+        let down = matches!(
+            server.reachability,
+            Reachability::Unreachable | Reachability::Malformed | Reachability::Stale
+        );
+        let since = server
+            .updated_ms
+            .or_else(|| self.listed_ms.get(&server.addr).copied());
+        down && since.is_some_and(|since| now_ms.saturating_sub(since) > after)
+    }
 }
 
 /// One tick of changes, for the feed to encode.
@@ -97,6 +121,13 @@ impl Directory {
             state: RwLock::new(state),
             changed: Notify::new(),
         }
+    }
+
+    /// Servers unanswered for longer than `after` leave the default list (see
+    /// [`Self::retire_gone`]); `None` keeps them all.
+    pub fn hiding_down_after(self, after: Option<std::time::Duration>) -> Self {
+        self.write().hide_down_after_ms = after.map(|a| a.as_millis() as u64);
+        self
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
@@ -250,8 +281,10 @@ impl Directory {
     }
 
     /// Puts back what a previous run persisted: each server as it last answered, marked stale
-    /// until it answers again, and the masters' last lists (configured masters only).
+    /// until it answers again (or gone, when its last answer is older than the operator
+    /// allows), and the masters' last lists (configured masters only).
     pub fn restore(&self, servers: Vec<ServerInfo>, masters: Vec<MasterStatus>) {
+        let now = crate::net::unix_ms();
         {
             let mut state = self.write();
             for mut server in servers {
@@ -259,6 +292,12 @@ impl Directory {
                     continue;
                 }
                 server.reachability = Reachability::Stale;
+                if server.updated_ms.is_none() {
+                    state.listed_ms.insert(server.addr.clone(), now);
+                }
+                if state.gone(&server, now) {
+                    server.reachability = Reachability::Gone;
+                }
                 server.ping_ms = None;
                 let addr = server.addr.clone();
                 let id = state.ids.len() as u32;
@@ -291,6 +330,14 @@ impl Directory {
                 let id = state.ids.len() as u32;
                 state.ids.insert(addr.clone(), id);
             }
+            if server.updated_ms.is_none() {
+                state
+                    .listed_ms
+                    .entry(addr.clone())
+                    .or_insert_with(crate::net::unix_ms);
+            } else {
+                state.listed_ms.remove(&addr);
+            }
             if state.servers.get(&addr) == Some(&server) {
                 return;
             }
@@ -301,7 +348,7 @@ impl Directory {
     }
 
     /// Marks a server that stopped answering (or answers only garbage), keeping what it last
-    /// said.
+    /// said. One long gone stays gone until it answers.
     pub fn mark(&self, addr: ServerAddr, reachability: Reachability) {
         let addr = addr.to_string();
         {
@@ -309,12 +356,37 @@ impl Directory {
             let Some(server) = state.servers.get_mut(&addr) else {
                 return;
             };
-            if server.reachability == reachability {
+            if server.reachability == reachability || server.reachability == Reachability::Gone {
                 return;
             }
             server.reachability = reachability;
             server.ping_ms = None;
             state.pending.servers.insert(addr);
+        }
+        self.changed.notify_one();
+    }
+
+    /// Marks [`Reachability::Gone`] every server that has not answered for longer than the
+    /// operator's `hide-down-after` (the poller calls this at each refresh).
+    pub fn retire_gone(&self, now_ms: u64) {
+        {
+            let mut state = self.write();
+            let gone: Vec<String> = state
+                .servers
+                .values()
+                .filter(|s| s.reachability != Reachability::Gone && state.gone(s, now_ms))
+                .map(|s| s.addr.clone())
+                .collect();
+            if gone.is_empty() {
+                return;
+            }
+            for addr in gone {
+                if let Some(server) = state.servers.get_mut(&addr) {
+                    server.reachability = Reachability::Gone;
+                    server.ping_ms = None;
+                }
+                state.pending.servers.insert(addr);
+            }
         }
         self.changed.notify_one();
     }
@@ -456,5 +528,107 @@ impl crate::seams::WulframBoard for Directory {
 impl crate::seams::OwnMasterBoard for Directory {
     fn post_own_master(&self, polled_as: &str, own: OwnMaster) {
         self.set_own_master(polled_as, own);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::browse::poller::pending_server;
+
+    const HOUR: u64 = 3_600_000;
+
+    fn answered(addr: &str, at_ms: u64) -> ServerInfo {
+        ServerInfo {
+            reachability: Reachability::Online,
+            updated_ms: Some(at_ms),
+            ..pending_server(addr.parse().unwrap(), vec!["operator".into()])
+        }
+    }
+
+    fn reachability(directory: &Directory, addr: &str) -> Reachability {
+        directory
+            .server(addr.parse().unwrap())
+            .unwrap()
+            .reachability
+    }
+
+    #[test]
+    fn a_server_down_longer_than_allowed_is_gone_until_it_answers() {
+        let directory = Directory::new(&[]).hiding_down_after(Some(Duration::from_secs(3600)));
+        let now = crate::net::unix_ms();
+        directory.upsert(answered("10.0.0.1:28960", now - 2 * HOUR));
+        directory.upsert(answered("10.0.0.2:28960", now - 2 * HOUR));
+        directory.mark("10.0.0.1:28960".parse().unwrap(), Reachability::Unreachable);
+        directory.retire_gone(now);
+        assert_eq!(
+            reachability(&directory, "10.0.0.1:28960"),
+            Reachability::Gone
+        );
+        // Answering at the latest refresh is not down, however old the record says it is.
+        assert_eq!(
+            reachability(&directory, "10.0.0.2:28960"),
+            Reachability::Online
+        );
+        // Another unanswered refresh does not bring it back into the list.
+        directory.mark("10.0.0.1:28960".parse().unwrap(), Reachability::Unreachable);
+        directory.mark("10.0.0.1:28960".parse().unwrap(), Reachability::Stale);
+        assert_eq!(
+            reachability(&directory, "10.0.0.1:28960"),
+            Reachability::Gone
+        );
+        directory.upsert(answered("10.0.0.1:28960", now));
+        assert_eq!(
+            reachability(&directory, "10.0.0.1:28960"),
+            Reachability::Online
+        );
+    }
+
+    #[test]
+    fn one_that_never_answered_is_down_from_when_it_was_first_listed() {
+        let directory = Directory::new(&[]).hiding_down_after(Some(Duration::from_secs(3600)));
+        let addr: std::net::SocketAddrV4 = "10.0.0.3:28960".parse().unwrap();
+        directory.upsert(pending_server(addr, vec!["lan".into()]));
+        directory.mark(addr.into(), Reachability::Unreachable);
+        let now = crate::net::unix_ms();
+        directory.retire_gone(now + HOUR / 2);
+        assert_eq!(
+            reachability(&directory, "10.0.0.3:28960"),
+            Reachability::Unreachable
+        );
+        directory.retire_gone(now + 2 * HOUR);
+        assert_eq!(
+            reachability(&directory, "10.0.0.3:28960"),
+            Reachability::Gone
+        );
+    }
+
+    #[test]
+    fn a_restart_puts_back_long_silent_servers_as_gone_and_the_rest_as_stale() {
+        let now = crate::net::unix_ms();
+        let saved = vec![
+            answered("10.0.0.4:28960", now - 3 * 24 * HOUR),
+            answered("10.0.0.5:28960", now - HOUR / 4),
+        ];
+        let directory = Directory::new(&[]).hiding_down_after(Some(Duration::from_secs(3600)));
+        directory.restore(saved.clone(), vec![]);
+        assert_eq!(
+            reachability(&directory, "10.0.0.4:28960"),
+            Reachability::Gone
+        );
+        assert_eq!(
+            reachability(&directory, "10.0.0.5:28960"),
+            Reachability::Stale
+        );
+        // An operator who keeps every server sees them all, stale.
+        let directory = Directory::new(&[]).hiding_down_after(None);
+        directory.restore(saved, vec![]);
+        directory.retire_gone(now + 365 * 24 * HOUR);
+        assert_eq!(
+            reachability(&directory, "10.0.0.4:28960"),
+            Reachability::Stale
+        );
     }
 }

@@ -64,6 +64,10 @@ pub struct BrowseArgs {
     /// Seconds between LAN scans.
     #[arg(long, default_value_t = 60)]
     pub lan_interval: u64,
+    /// Seconds a server may go unanswered before it leaves the default list (the page's "long
+    /// down" filter still shows it; its history is kept); 0 keeps every server listed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
+    pub hide_down_after: u64,
 }
 
 impl BrowseArgs {
@@ -85,6 +89,8 @@ impl BrowseArgs {
             master_interval: Duration::from_secs(self.master_interval.max(10)),
             refresh_interval: Duration::from_secs(self.refresh_interval.max(1)),
             lan_interval: Duration::from_secs(self.lan_interval.max(5)),
+            hide_down_after: (self.hide_down_after > 0)
+                .then(|| Duration::from_secs(self.hide_down_after)),
             ..PollerConfig::default()
         }
     }

@@ -34,6 +34,8 @@ pub struct PollerConfig {
     /// How often servers that a page shows in detail are refreshed.
     pub watch_interval: Duration,
     pub lan_interval: Duration,
+    /// How long a server may go unanswered before the directory calls it gone.
+    pub hide_down_after: Option<Duration>,
     pub engine: EngineConfig,
     /// Where the poller counts its queries, refreshes and traffic (`GET /metrics`).
     pub metrics: crate::metrics::PollMetrics,
@@ -49,6 +51,7 @@ impl Default for PollerConfig {
             refresh_interval: Duration::from_secs(20),
             watch_interval: Duration::from_secs(5),
             lan_interval: Duration::from_secs(60),
+            hide_down_after: Some(Duration::from_secs(24 * 3600)),
             engine: EngineConfig::default(),
             metrics: Default::default(),
         }
@@ -168,6 +171,7 @@ impl Poller {
     }
 
     fn refresh_all(&mut self) {
+        self.directory.retire_gone(unix_ms());
         self.cycle.clear();
         self.asked_again.clear();
         self.cycle_started = std::time::Instant::now();

@@ -16,6 +16,7 @@ impl Scrape for Directory {
             ("unreachable", 0),
             ("malformed", 0),
             ("stale", 0),
+            ("gone", 0),
         ];
         let mut players = 0u64;
         self.with_servers(|servers| {
@@ -26,6 +27,7 @@ impl Scrape for Directory {
                     Reachability::Unreachable => 2,
                     Reachability::Malformed => 3,
                     Reachability::Stale => 4,
+                    Reachability::Gone => 5,
                 };
                 by_state[index].1 += 1;
                 if server.reachability == Reachability::Online {

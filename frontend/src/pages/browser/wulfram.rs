@@ -29,7 +29,7 @@ pub fn WulframServers(feed: Feed) -> impl IntoView {
                                 .map(|w| {
                                     let (class, status) = match w.reachability {
                                         Reachability::Online => ("online", "online"),
-                                        Reachability::Unreachable => ("down", "unreachable"),
+                                        Reachability::Unreachable | Reachability::Gone => ("down", "unreachable"),
                                         Reachability::Malformed => ("down", "bad reply"),
                                         Reachability::Pending | Reachability::Stale => ("pending", "checking…"),
                                     };

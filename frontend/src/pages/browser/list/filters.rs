@@ -141,6 +141,7 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
             {check_box(view, "show-empty", "empty", |v| v.show_empty, |v, on| v.show_empty = on)}
             {check_box(view, "show-full", "full", |v| v.show_full, |v, on| v.show_full = on)}
             {check_box(view, "hide-unreachable", "answering only", |v| v.hide_unreachable, |v, on| v.hide_unreachable = on)}
+            {check_box(view, "show-gone", "long down", |v| v.show_gone, |v, on| v.show_gone = on)}
             {tri_select(view, "f-password", "Password", |v| v.password, |v, t| v.password = t)}
             {tri_select(view, "f-pure", "Pure", |v| v.pure, |v, t| v.pure = t)}
             {tri_select(view, "f-dedicated", "Dedicated", |v| v.dedicated, |v, t| v.dedicated = t)}

@@ -71,6 +71,7 @@ pub fn Row(
             class:unreachable=reachability(Reachability::Unreachable)
             class:malformed=reachability(Reachability::Malformed)
             class:stale=reachability(Reachability::Stale)
+            class:gone=reachability(Reachability::Gone)
             class:selected=is_selected
             class:changed=move || changed.get()
             data-testid="server-row"

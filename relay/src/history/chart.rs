@@ -13,8 +13,8 @@ use time::{OffsetDateTime, UtcOffset};
 /// stay about 10 CSS pixels tall.
 const W: f64 = 360.0;
 const H: f64 = 150.0;
-/// Room for the axis labels.
-const LEFT: f64 = 24.0;
+/// Room for the axis labels: the widest count (`1.5k`) at the axis' 12-unit type.
+const LEFT: f64 = 34.0;
 const BOTTOM: f64 = 16.0;
 
 const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
@@ -158,21 +158,35 @@ fn tick(t_ms: u64, tz: i32, long: bool) -> String {
     }
 }
 
+/// A count on the y axis in at most four characters: `500`, `1k`, `1.5k`.
+fn count(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{}k", v / 1000.0)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Time ticks along the x axis: four, so that four "Wed 19:25" fit the drawing's width with
+/// room between them at the axis' type size.
+const TICKS: u64 = 3;
+
 fn axes(svg: &mut String, f: &Frame, tz: i32, long: bool) {
     for v in [0.0, f.top / 2.0, f.top] {
         let y = f.y(v);
         let _ = write!(
             svg,
-            r#"<line class="grid" x1="{LEFT}" x2="{W}" y1="{y:.1}" y2="{y:.1}"/><text class="axis" x="{}" y="{:.1}" text-anchor="end">{v}</text>"#,
-            LEFT - 4.0,
-            y + 4.0
+            r#"<line class="grid" x1="{LEFT}" x2="{W}" y1="{y:.1}" y2="{y:.1}"/><text class="axis" x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LEFT - 3.0,
+            y + 4.0,
+            count(v)
         );
     }
-    for i in 0..=4u64 {
-        let t = f.from + (f.to - f.from) * i / 4;
+    for i in 0..=TICKS {
+        let t = f.from + (f.to - f.from) * i / TICKS;
         let anchor = match i {
             0 => "start",
-            4 => "end",
+            TICKS => "end",
             _ => "middle",
         };
         let _ = write!(
@@ -343,6 +357,64 @@ pub fn sparkline(population: &Population, tz_min: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each axis label's extent along the x axis, from the SVG, with a generous 0.6 em per
+    /// character at the stylesheet's 12-unit axis type (`svg .axis`).
+    fn label_extents(svg: &str) -> Vec<(f64, f64, f64, String)> {
+        let attr = |tag: &str, name: &str| -> Option<String> {
+            let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(tag[start..].split('"').next()?.to_owned())
+        };
+        svg.split(r#"<text class="axis""#)
+            .skip(1)
+            .map(|rest| {
+                let (tag, rest) = rest.split_once('>').unwrap();
+                let text = rest.split("</text>").next().unwrap().to_owned();
+                let x: f64 = attr(tag, "x").unwrap().parse().unwrap();
+                let y: f64 = attr(tag, "y").unwrap().parse().unwrap();
+                let width = text.chars().count() as f64 * 0.6 * 12.0;
+                let (a, b) = match attr(tag, "text-anchor").as_deref() {
+                    Some("end") => (x - width, x),
+                    Some("middle") => (x - width / 2.0, x + width / 2.0),
+                    _ => (x, x + width),
+                };
+                (a, b, y, text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn axis_labels_neither_overlap_nor_leave_the_drawing() {
+        for (span_h, long) in [(24, false), (48, false), (7 * 24, true), (365 * 24, true)] {
+            for top in [4.0, 64.0, 500.0, 1000.0, 3000.0] {
+                let f = Frame {
+                    from: 1_795_000_000_000,
+                    to: 1_795_000_000_000 + span_h * 3_600_000,
+                    top,
+                };
+                let mut svg = String::new();
+                axes(&mut svg, &f, 60, long);
+                let labels = label_extents(&svg);
+                for (a, b, _, text) in &labels {
+                    assert!(*a >= 0.0 && *b <= W, "{text:?} spans {a:.1}..{b:.1}");
+                }
+                let mut bottom: Vec<_> = labels.iter().filter(|l| l.2 >= H - 4.0).collect();
+                bottom.sort_by(|x, y| x.0.total_cmp(&y.0));
+                for pair in bottom.windows(2) {
+                    assert!(
+                        pair[0].1 + 4.0 <= pair[1].0,
+                        "{:?} runs into {:?} ({span_h} h)",
+                        pair[0].3,
+                        pair[1].3
+                    );
+                }
+                let left: Vec<_> = labels.iter().filter(|l| l.2 < H - 4.0).collect();
+                assert!(left.iter().all(|l| l.1 <= LEFT), "{left:?}");
+            }
+        }
+        assert_eq!(count(1500.0), "1.5k");
+        assert_eq!(count(16.0), "16");
+    }
 
     fn history(points: Vec<Point>) -> ServerHistory {
         ServerHistory {

@@ -22,6 +22,8 @@ const TEST_APT: &[(&str, &str)] = &[
     ("qstat", "quakestat"),
     // Prometheus's own checker of the text format, for `/metrics`.
     ("prometheus", "promtool"),
+    // In front of the relay, with the operator's guide's proxy block as written.
+    ("nginx", "nginx"),
 ];
 
 /// A real Quake III-family server (protocol 71) that heartbeats a master: the tests point it at
@@ -74,7 +76,8 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
         apt.extend(
             TEST_APT
                 .iter()
-                .filter(|(_, bin)| !on_path(bin))
+                // nginx lands in /usr/sbin, on root's PATH only.
+                .filter(|(_, bin)| !on_path(bin) && !Path::new("/usr/sbin").join(bin).is_file())
                 .map(|(package, _)| *package),
         );
         if !Path::new(OPENARENA_SERVER).is_file() {

@@ -431,21 +431,61 @@ async fn read_until(
     out
 }
 
+/// Pages on every relay once each lists the whole fleet.
+async fn pages_once_listed(lab: &Lab, relays: &[RelayProcess]) -> Vec<Page> {
+    for relay in relays {
+        eventually(LIMIT, "listed", || async {
+            all_online(lab, &listed(relay).await)
+        })
+        .await;
+    }
+    let mut pages = Vec::new();
+    for relay in relays {
+        pages.push(Page::open_at(relay.addr).await);
+    }
+    pages
+}
+
+/// Renames every lab server `{prefix} {i}` and waits until every page shows it.
+async fn renamed_on_every_page(lab: &Lab, pages: &mut [Page], prefix: &str) {
+    for (i, server) in lab.servers.iter().enumerate() {
+        server.profile.lock().unwrap().hostname = format!("{prefix} {i}");
+    }
+    wait_renamed(lab, pages, prefix).await;
+}
+
+async fn wait_renamed(lab: &Lab, pages: &mut [Page], prefix: &str) {
+    let renamed = |view: &common::PageView| {
+        lab.servers.iter().enumerate().all(|(i, s)| {
+            view.servers
+                .get(&s.addr.to_string())
+                .is_some_and(|info| info.hostname == format!("{prefix} {i}"))
+        })
+    };
+    for page in pages {
+        page.until(LIMIT, renamed).await;
+    }
+}
+
+/// Moves every lab server to `map` and waits until every page shows it.
+async fn map_on_every_page(lab: &Lab, pages: &mut [Page], map: &str) {
+    for server in &lab.servers {
+        server.profile.lock().unwrap().mapname = map.into();
+    }
+    for page in pages {
+        page.until(LIMIT, |view| {
+            view.servers.values().filter(|s| s.map == map).count() == lab.servers.len()
+        })
+        .await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn after_nats_restarts_every_relay_and_page_catches_up() {
     let (lab, mut nats, database) = site(common::lab_config(4, 10)).await;
     let relays = relays(2, &relay_args(&lab, &nats, &database, &[])).await;
-    for relay in &relays {
-        eventually(LIMIT, "listed", || async {
-            all_online(&lab, &listed(relay).await)
-        })
-        .await;
-    }
-    let mut pages = Vec::new();
-    for relay in &relays {
-        pages.push(Page::open_at(relay.addr).await);
-    }
+    let mut pages = pages_once_listed(&lab, &relays).await;
     nats.stop();
     // While NATS is away, every server is renamed.
     for (i, server) in lab.servers.iter().enumerate() {
@@ -453,16 +493,7 @@ async fn after_nats_restarts_every_relay_and_page_catches_up() {
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
     nats.restart();
-    let renamed = |view: &common::PageView| {
-        lab.servers.iter().enumerate().all(|(i, s)| {
-            view.servers
-                .get(&s.addr.to_string())
-                .is_some_and(|info| info.hostname == format!("renamed in the outage {i}"))
-        })
-    };
-    for page in &mut pages {
-        page.until(LIMIT, renamed).await;
-    }
+    wait_renamed(&lab, &mut pages, "renamed in the outage").await;
     for relay in &relays {
         eventually(LIMIT, "the relay reconnected", || async {
             relay.get("/api/cluster").await["connected"] == true
@@ -470,24 +501,45 @@ async fn after_nats_restarts_every_relay_and_page_catches_up() {
         .await;
     }
     // And the cluster goes on: a change after the restart reaches every page.
-    for server in &lab.servers {
-        server.profile.lock().unwrap().mapname = "mp_after_restart".into();
-    }
-    for page in &mut pages {
-        page.until(LIMIT, |view| {
-            view.servers
-                .values()
-                .filter(|s| s.map == "mp_after_restart")
-                .count()
-                == lab.servers.len()
-        })
-        .await;
-    }
+    map_on_every_page(&lab, &mut pages, "mp_after_restart").await;
     assert_eq!(
         holders(&relays, "poller").await.len(),
         1,
         "exactly one relay polls"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn while_nats_is_down_every_relay_polls_on_its_own_and_hands_back_when_it_returns() {
+    let (lab, mut nats, database) = site(common::lab_config(3, 10)).await;
+    let args = relay_args(&lab, &nats, &database, &["--refresh-interval", "1"]);
+    let relays = relays(2, &args).await;
+    let mut pages = pages_once_listed(&lab, &relays).await;
+    nats.stop();
+    // Longer than the lease: no relay holds it, yet a change reaches every page while NATS
+    // is still down, and each relay says it polls on its own.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    renamed_on_every_page(&lab, &mut pages, "renamed with NATS down").await;
+    for relay in &relays {
+        let status = relay.get("/api/cluster").await;
+        assert_eq!(status["polling_alone"], true, "{status}");
+        assert_eq!(status["connected"], false, "{status}");
+    }
+    assert!(holders(&relays, "poller").await.is_empty());
+
+    // NATS back: each stops polling alone and one poller serves the cluster again.
+    nats.restart();
+    for relay in &relays {
+        eventually(LIMIT, "the relay follows again", || async {
+            let status = relay.get("/api/cluster").await;
+            status["connected"] == true && status["polling_alone"] == false
+        })
+        .await;
+    }
+    wait_holder(&relays, "poller", LIMIT).await;
+    map_on_every_page(&lab, &mut pages, "mp_handed_back").await;
+    assert_eq!(holders(&relays, "poller").await.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]

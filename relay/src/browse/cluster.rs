@@ -8,6 +8,11 @@
 //! a new holder without a keyframe, or its own reconnection to NATS asks for a keyframe on
 //! [`RESYNC`], and the holder publishes its whole directory. Followers also say which servers
 //! their pages show in detail ([`WATCHED`]), so the holder refreshes those as often as its own.
+//!
+//! While NATS is unreachable no relay can hold the lease, and the list must not freeze: once a
+//! relay without the lease has been cut off for a lease's time, it polls on its own (its list
+//! fresh, no shared history written without the lease) and says so in `GET /api/cluster`;
+//! when NATS returns it stops and follows the one poller again.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -79,8 +84,11 @@ pub async fn run(cluster: Arc<Cluster>, polling: Polling) {
         polling.directory.clone(),
     )));
     let mut running: Option<(AbortOnDrop, AbortOnDrop)> = None;
+    let mut alone = Alone::default();
+    let mut check = tokio::time::interval(Duration::from_millis(500));
     loop {
         let revision = *held.borrow_and_update();
+        alone.check(&cluster, &polling, revision.is_some());
         if let (Some(revision), Some(fence)) = (revision, &polling.fence) {
             fence.hold(cluster.fencing_token(revision));
         }
@@ -112,8 +120,45 @@ pub async fn run(cluster: Arc<Cluster>, polling: Polling) {
             // Renewed, or still not ours.
             (Some(_), true) | (None, false) => {}
         }
-        if held.changed().await.is_err() {
+        tokio::select! {
+            changed = held.changed() => if changed.is_err() {
+                return;
+            },
+            _ = check.tick() => {}
+        }
+    }
+}
+
+/// The relay's own poller while NATS is unreachable.
+#[derive(Default)]
+struct Alone {
+    /// Since when this relay has found NATS unreachable.
+    cut_off_since: Option<Instant>,
+    poller: Option<AbortOnDrop>,
+}
+
+impl Alone {
+    fn check(&mut self, cluster: &Arc<Cluster>, polling: &Polling, holding: bool) {
+        if cluster.connected() {
+            self.cut_off_since = None;
+        }
+        if holding || cluster.connected() {
+            if self.poller.take().is_some() {
+                cluster.set_polling_alone(false);
+                tracing::info!("NATS is back: following the cluster's poller again");
+            }
             return;
+        }
+        let since = *self.cut_off_since.get_or_insert_with(Instant::now);
+        if self.poller.is_none() && since.elapsed() >= cluster.config.lease_ttl {
+            tracing::warn!("NATS is unreachable: polling on my own, writing no shared history");
+            cluster.set_polling_alone(true);
+            // No log: history is shared, and only the lease holder writes it.
+            self.poller = Some(AbortOnDrop(tokio::spawn(poller::run(
+                polling.directory.clone(),
+                polling.config.clone(),
+                None,
+            ))));
         }
     }
 }

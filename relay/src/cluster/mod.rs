@@ -96,6 +96,9 @@ pub struct Cluster {
     buckets: std::sync::Mutex<Option<Buckets>>,
     /// The leases this relay holds now, with their revisions (`GET /api/cluster`).
     held: std::sync::Mutex<BTreeMap<String, u64>>,
+    /// Whether this relay polls on its own because NATS is unreachable (no lease can be held,
+    /// and the list must not freeze).
+    polling_alone: std::sync::atomic::AtomicBool,
     /// The lease bucket's creation time (seconds since [`TOKEN_EPOCH`]) in the upper bits of a
     /// fencing token: a NATS whose store was lost numbers revisions from 1 again, in a bucket
     /// made later, and its tokens must still be above every one written before. (The tokens
@@ -167,6 +170,7 @@ impl Cluster {
             connections,
             buckets: std::sync::Mutex::new(None),
             held: std::sync::Mutex::default(),
+            polling_alone: Default::default(),
             token_base: AtomicU64::new(0),
             counters: Counters::default(),
         });
@@ -289,10 +293,21 @@ impl Cluster {
     pub fn status(&self) -> ClusterStatus {
         ClusterStatus {
             relay: self.relay.clone(),
-            connected: self.client.connection_state() == async_nats::connection::State::Connected,
+            connected: self.connected(),
             leases: self.held.locked().clone(),
+            polling_alone: self.polling_alone.load(Ordering::Relaxed),
             counters: serde_json::to_value(&self.counters).unwrap_or_default(),
         }
+    }
+
+    /// Whether NATS is reachable now.
+    pub fn connected(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
+    /// Says (in `GET /api/cluster`) whether this relay polls on its own.
+    pub fn set_polling_alone(&self, alone: bool) {
+        self.polling_alone.store(alone, Ordering::Relaxed);
     }
 
     /// Moves each time the connection to NATS is (re)made.
@@ -316,12 +331,14 @@ impl Cluster {
 }
 
 /// `GET /api/cluster`: this relay's name, whether it reaches NATS, the leases it holds
-/// (`poller`, `hub.ADDR`) with their revisions, and its [`Counters`].
+/// (`poller`, `hub.ADDR`) with their revisions, whether it polls on its own while NATS is
+/// unreachable, and its [`Counters`].
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ClusterStatus {
     pub relay: String,
     pub connected: bool,
     pub leases: BTreeMap<String, u64>,
+    pub polling_alone: bool,
     pub counters: serde_json::Value,
 }
 

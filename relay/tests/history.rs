@@ -46,6 +46,18 @@ async fn serve(master: &str, store: &[String]) -> (tokio::process::Child, String
     (child, url)
 }
 
+/// A registered lab fleet of `servers`, six players on each.
+async fn peopled_lab(servers: usize) -> Lab {
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(6),
+        ..lab_config(servers, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    lab
+}
+
 async fn get<T: serde::de::DeserializeOwned>(url: &str) -> T {
     reqwest::get(url).await.unwrap().json().await.unwrap()
 }
@@ -55,13 +67,7 @@ async fn killed_relay_comes_back(store: StoreArgs) {
         Some(url) => vec!["--database".into(), url.clone()],
         None => vec!["--data-dir".into(), store.data_dir.display().to_string()],
     };
-    let lab = Lab::start(lab::LabConfig {
-        players: Some(6),
-        ..lab_config(4, 10)
-    })
-    .await
-    .unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
+    let lab = peopled_lab(4).await;
     let master = lab.master.to_string();
     let (mut relay, url) = serve(&master, &flags).await;
     let deadline = tokio::time::Instant::now() + LIMIT;
@@ -375,4 +381,276 @@ async fn postgres_restarted_under_a_running_relay_is_connected_again_and_nothing
         metrics.contains("muster_history_samples_lost_total 0\n"),
         "{metrics}"
     );
+}
+
+/// Every row of every table of a SQLite file, as text, by table.
+fn rows_of(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<String>> {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    tables
+        .into_iter()
+        .map(|table| {
+            let mut stmt = conn.prepare(&format!("SELECT * FROM {table}")).unwrap();
+            let columns = stmt.column_count();
+            let mut rows: Vec<String> = stmt
+                .query_map([], |r| {
+                    (0..columns)
+                        .map(|i| {
+                            r.get::<_, rusqlite::types::Value>(i)
+                                .map(|v| format!("{v:?}"))
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(|v| v.join("|"))
+                })
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            rows.sort();
+            (table, rows)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn backups_taken_while_the_poller_writes_restore_every_row_elsewhere() {
+    let (live, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let data_dir = live.path().display().to_string();
+    let lab = peopled_lab(12).await;
+    let master = lab.master.to_string();
+    let (mut relay, url) = serve(&master, &["--data-dir".into(), data_dir.clone()]).await;
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while get::<Vec<ServerInfo>>(&format!("{url}/api/servers"))
+        .await
+        .iter()
+        .filter(|s| s.reachability == Reachability::Online)
+        .count()
+        < 12
+    {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Backups one after another while every poll of twelve servers is written: each is whole
+    // (checked by the tool), and holds no sample whose series or session whose name is missing.
+    let mut taken = Vec::new();
+    let mut samples_seen = Vec::new();
+    for i in 0..8 {
+        let to = live.path().join(format!("backup-{i}.db"));
+        let to_text = to.display().to_string();
+        let output = tokio::task::spawn_blocking({
+            let data_dir = data_dir.clone();
+            move || {
+                common::run_muster(
+                    &[
+                        "backup",
+                        "--data-dir",
+                        &data_dir,
+                        "--to",
+                        &to_text,
+                        "--json",
+                    ],
+                    "",
+                )
+            }
+        })
+        .await
+        .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        samples_seen.push(summary["tables"]["samples"].as_u64().unwrap());
+        let rows = rows_of(&to);
+        let series: Vec<&str> = rows["series"]
+            .iter()
+            .map(|r| r.split('|').next().unwrap())
+            .collect();
+        for sample in &rows["samples"] {
+            assert!(
+                series.contains(&sample.split('|').next().unwrap()),
+                "{sample}"
+            );
+        }
+        let players: Vec<&str> = rows["players"]
+            .iter()
+            .map(|r| r.split('|').next().unwrap())
+            .collect();
+        for session in &rows["sessions"] {
+            assert!(
+                players.contains(&session.split('|').next().unwrap()),
+                "{session}"
+            );
+        }
+        taken.push(to);
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    assert!(
+        samples_seen.windows(2).all(|w| w[0] <= w[1]) && samples_seen[7] > samples_seen[0],
+        "the backups followed the writes: {samples_seen:?}"
+    );
+    // Never over a file that exists.
+    let again = common::run_muster(
+        &[
+            "backup",
+            "--data-dir",
+            &data_dir,
+            "--to",
+            &taken[0].display().to_string(),
+        ],
+        "",
+    );
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("nothing was overwritten"));
+    relay.kill().await.unwrap();
+    drop(lab);
+
+    // Restored elsewhere: exactly the backup's rows.
+    let backup = taken.last().unwrap();
+    let restore = |dir: &std::path::Path| {
+        common::run_muster(
+            &[
+                "restore",
+                "--from",
+                &backup.display().to_string(),
+                "--data-dir",
+                &dir.display().to_string(),
+                "--json",
+            ],
+            "",
+        )
+    };
+    let output = restore(elsewhere.path());
+    assert!(output.status.success(), "{output:?}");
+    let held = rows_of(backup);
+    assert!(held["samples"].len() > 12 && !held["players"].is_empty());
+    assert_eq!(rows_of(&elsewhere.path().join("muster.db")), held);
+
+    // A relay on it serves what the backup held; while it runs, a restore is refused.
+    let servers_held = held["directory"].len();
+    let (relay, url) = serve(
+        &master,
+        &["--data-dir".into(), elsewhere.path().display().to_string()],
+    )
+    .await;
+    let servers: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
+    assert_eq!(servers.len(), servers_held);
+    let human = servers
+        .iter()
+        .flat_map(|s| &s.players)
+        .find(|p| !p.bot)
+        .expect("a human");
+    let plain = protocol::browse::plain_lower(&human.name);
+    let seen: Vec<PlayerSeen> = get(&format!("{url}/api/players?name={plain}")).await;
+    assert!(seen.iter().any(|p| p.name == human.name), "{seen:?}");
+    let history: ServerHistory = get(&format!(
+        "{url}/api/servers/{}/history?range=1h",
+        servers[0].addr
+    ))
+    .await;
+    assert!(history.points.iter().any(|p| p.max > 0), "{history:?}");
+    let refused = restore(elsewhere.path());
+    assert!(!refused.status.success());
+    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(error.contains("stop it first"), "{error}");
+    drop(relay);
+}
+
+/// Every row of every table of a PostgreSQL database, as text, by table.
+fn postgres_rows(url: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut db = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let tables: Vec<String> = db
+        .query(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    tables
+        .into_iter()
+        .map(|table| {
+            let query = format!("SELECT t::text FROM {table} t ORDER BY 1");
+            let rows = db.query(&query, &[]).unwrap();
+            (table, rows.iter().map(|r| r.get(0)).collect())
+        })
+        .collect()
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
+async fn the_documented_pg_dump_and_pg_restore_commands_keep_every_row() {
+    let (url, restored_url) = tokio::task::spawn_blocking(|| {
+        (
+            relay::store::postgres_database(),
+            relay::store::postgres_database(),
+        )
+    })
+    .await
+    .unwrap();
+    let lab = peopled_lab(4).await;
+    let (mut relay, _) = serve(&lab.master.to_string(), &["--database".into(), url.clone()]).await;
+    while newest_sample_ms(&url).await.is_none() {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // `muster backup` names the tools instead of pretending to be them.
+    let refused = common::run_muster(&["backup", "--database", &url, "--to", "x.dump"], "");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("pg_dump --format=custom"));
+    relay.kill().await.unwrap();
+
+    // As docs/operator.md writes them.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("muster.dump").display().to_string();
+    let run = |program: &str, args: &[&str]| {
+        let output = std::process::Command::new(program)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{program}: {e}"));
+        assert!(output.status.success(), "{program}: {output:?}");
+    };
+    run(
+        "pg_dump",
+        &["--format=custom", &format!("--file={file}"), &url],
+    );
+    run(
+        "pg_restore",
+        &["--no-owner", &format!("--dbname={restored_url}"), &file],
+    );
+    let (held, restored) = tokio::task::spawn_blocking(move || {
+        let rows = (postgres_rows(&url), postgres_rows(&restored_url));
+        // A relay opens the restored database and writes on (its sequences came along).
+        let mut store = StoreArgs {
+            data_dir: std::env::temp_dir(),
+            database: Some(restored_url),
+        }
+        .open()
+        .unwrap();
+        let sample = relay::store::Sample {
+            at_ms: relay::net::unix_ms(),
+            clients: 1,
+            bots: 0,
+            max_clients: 8,
+            up: true,
+        };
+        store
+            .write(&relay::store::Batch {
+                samples: vec![("10.9.8.7:28960".into(), sample)],
+                ..Default::default()
+            })
+            .unwrap();
+        rows
+    })
+    .await
+    .unwrap();
+    assert!(
+        held["samples"].len() > 4 && !held["players"].is_empty(),
+        "{held:?}"
+    );
+    assert_eq!(restored, held);
 }

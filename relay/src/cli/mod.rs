@@ -1,6 +1,7 @@
 //! The command-line tools, one module per subcommand, each with its `Args` and `run`. They use
 //! the capabilities; no capability uses them (a test below holds the line).
 
+pub mod backup;
 pub mod config;
 pub mod demo;
 pub mod history;
@@ -43,6 +44,8 @@ pub enum Command {
     Rcon(rcon::Args),
     History(history::HistoryArgs),
     Seen(history::SeenArgs),
+    Backup(backup::BackupArgs),
+    Restore(backup::RestoreArgs),
     /// Read demo files.
     Demo {
         #[command(subcommand)]
@@ -67,6 +70,8 @@ impl Command {
             Self::Rcon(args) => rcon::run(args).await,
             Self::History(args) => history::history(args),
             Self::Seen(args) => history::seen(args),
+            Self::Backup(args) => backup::backup(args).await,
+            Self::Restore(args) => backup::restore(args).await,
             Self::Demo { tool } => demo::run(tool),
         }
     }

@@ -93,6 +93,8 @@ pub struct History {
     readers: Workers,
     /// Where the store is (the file, or the PostgreSQL host and database; no password).
     location: String,
+    /// Held while the relay runs on an embedded store: no restore or second relay under it.
+    _lock: Option<crate::store::backup::DataDirLock>,
     directory: Arc<Directory>,
     /// Encoded answers by request, shared by every page that asks within [`CACHE_FOR`].
     cache: Mutex<HashMap<String, (Instant, Bytes)>>,
@@ -110,13 +112,17 @@ impl History {
     ) -> Result<Arc<Self>> {
         let store = config.store.clone();
         // Connections are made off the runtime (PostgreSQL's client blocks).
-        let (writer, readers, saved) = tokio::task::spawn_blocking(move || {
+        let (lock, writer, readers, saved) = tokio::task::spawn_blocking(move || {
+            let lock = match store.database {
+                None => Some(crate::store::backup::lock_data_dir(&store.data_dir)?),
+                Some(_) => None,
+            };
             let mut writer = store.open()?;
             let saved = writer.saved()?;
             let readers = (0..READERS)
                 .map(|_| store.open())
                 .collect::<Result<Vec<_>>>()?;
-            Ok::<_, crate::store::StoreError>((writer, readers, saved))
+            Ok::<_, crate::store::StoreError>((lock, writer, readers, saved))
         })
         .await
         .map_err(|_| crate::store::StoreError::Stopped)??;
@@ -148,6 +154,7 @@ impl History {
             log,
             readers: Workers::start(readers, "history-reader"),
             location,
+            _lock: lock,
             directory,
             cache: Mutex::new(HashMap::new()),
         }))

@@ -7,6 +7,7 @@
 //! compactor ([`compact`]) packs each finished hour into its day's chunk of each series, folds
 //! it into the period's 5-minute and hourly chunks, and drops what is past its retention.
 
+pub mod backup;
 pub(crate) mod compact;
 pub(crate) mod pack;
 mod postgres;
@@ -34,6 +35,14 @@ pub enum StoreError {
     TooNew { found: i64, known: i64 },
     #[error("cannot create the data directory {path}: {error}")]
     DataDir { path: String, error: std::io::Error },
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("a relay (process {pid}) is using {dir}: stop it first")]
+    InUse { dir: String, pid: String },
+    #[error("{path} is not a Muster store: {why}")]
+    NotAStore { path: String, why: String },
+    #[error("{path} exists; name a new file (nothing was overwritten)")]
+    Exists { path: String },
     #[error("the store's threads have stopped")]
     Stopped,
     /// The database went away; the backend connects again, backing off between attempts.

@@ -39,6 +39,9 @@ CREATE TABLE sessions (player INTEGER NOT NULL, series INTEGER NOT NULL, first_m
 CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 "];
 
+/// How many schema versions this relay knows.
+pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;
+
 pub struct Sqlite {
     conn: Connection,
     /// Series ids by name, as they are made.
@@ -68,9 +71,11 @@ impl Sqlite {
         let tx = self.conn.transaction()?;
         let found: Option<i64> = tx.query_row(sql::VERSION, [], |r| r.get(0))?;
         let found = found.unwrap_or(0);
-        let known = MIGRATIONS.len() as i64;
-        if found > known {
-            return Err(StoreError::TooNew { found, known });
+        if found > VERSIONS {
+            return Err(StoreError::TooNew {
+                found,
+                known: VERSIONS,
+            });
         }
         for (version, step) in MIGRATIONS.iter().enumerate().skip(found as usize) {
             tx.execute_batch(step)?;

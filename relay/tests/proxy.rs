@@ -62,14 +62,6 @@ impl Drop for Nginx {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test]
 #[ignore = "needs nginx: `cargo xtask test` installs it"]
 async fn the_documented_nginx_block_serves_the_page_and_its_sockets_on_any_port() {
@@ -84,7 +76,7 @@ async fn the_documented_nginx_block_serves_the_page_and_its_sockets_on_any_port(
     .await
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
+    let port = common::free_port();
     let _nginx = Nginx::start(dir.path(), &documented_block(port, relay.addr));
     let front = format!("127.0.0.1:{port}");
 

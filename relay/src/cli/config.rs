@@ -21,8 +21,10 @@ const URLS: &[&str] = &["database", "cluster"];
 /// Repeatable settings whose values hold commas themselves (an environment variable gives
 /// one of them).
 const COMMA_VALUES: &[&str] = &["overview"];
-/// `muster serve`'s own switches, which are not settings.
-const NOT_SETTINGS: &[&str] = &["config", "print-config", "help"];
+/// `muster serve`'s (and `muster doctor`'s) own switches, which are not settings.
+const NOT_SETTINGS: &[&str] = &["config", "print-config", "help", "json"];
+/// The subcommands that take the relay's settings: the relay, and the check of them.
+const TAKE_SETTINGS: &[&str] = &["serve", "doctor"];
 
 /// The environment variable of a flag: `--refresh-interval` is `MUSTER_REFRESH_INTERVAL`.
 pub fn env_name(long: &str) -> String {
@@ -32,29 +34,34 @@ pub fn env_name(long: &str) -> String {
 /// The command line, with every `muster serve` setting also read from its environment
 /// variable (a repeatable one as a comma-separated list).
 pub fn command() -> clap::Command {
-    Cli::command().mut_subcommand("serve", |serve| {
-        let ids: Vec<(String, String)> = serve
-            .get_arguments()
-            .filter_map(|a| Some((a.get_id().to_string(), a.get_long()?.to_owned())))
-            .collect();
-        ids.into_iter()
-            .filter(|(_, long)| !NOT_SETTINGS.contains(&long.as_str()))
-            .fold(serve, |serve, (id, long)| {
-                serve.mut_arg(id, |arg| {
-                    let repeatable = matches!(arg.get_action(), ArgAction::Append);
-                    let arg = if arg.get_env().is_none() {
-                        arg.env(env_name(&long))
-                    } else {
-                        arg
-                    };
-                    if repeatable && !COMMA_VALUES.contains(&long.as_str()) {
-                        arg.value_delimiter(',')
-                    } else {
-                        arg
-                    }
-                })
-            })
+    TAKE_SETTINGS.iter().fold(Cli::command(), |root, name| {
+        root.mut_subcommand(name, with_env)
     })
+}
+
+/// A settings-taking subcommand with each setting's environment variable.
+fn with_env(serve: clap::Command) -> clap::Command {
+    let ids: Vec<(String, String)> = serve
+        .get_arguments()
+        .filter_map(|a| Some((a.get_id().to_string(), a.get_long()?.to_owned())))
+        .collect();
+    ids.into_iter()
+        .filter(|(_, long)| !NOT_SETTINGS.contains(&long.as_str()))
+        .fold(serve, |serve, (id, long)| {
+            serve.mut_arg(id, |arg| {
+                let repeatable = matches!(arg.get_action(), ArgAction::Append);
+                let arg = if arg.get_env().is_none() {
+                    arg.env(env_name(&long))
+                } else {
+                    arg
+                };
+                if repeatable && !COMMA_VALUES.contains(&long.as_str()) {
+                    arg.value_delimiter(',')
+                } else {
+                    arg
+                }
+            })
+        })
 }
 
 /// Parses the command line, the environment and `--config`'s file; prints the effective
@@ -81,13 +88,16 @@ pub fn merged(
         .clone()
         .try_get_matches_from(&args)
         .unwrap_or_else(|e| e.exit());
-    let Some(("serve", serve)) = matches.subcommand() else {
+    let Some((name, serve)) = matches
+        .subcommand()
+        .filter(|(name, _)| TAKE_SETTINGS.contains(name))
+    else {
         return Ok((matches, Vec::new()));
     };
     let Some(path) = serve.get_one::<String>("config") else {
         return Ok((matches, Vec::new()));
     };
-    let (extra, from_file) = file_args(&command, serve, Path::new(path))?;
+    let (extra, from_file) = file_args(&command, name, serve, Path::new(path))?;
     if extra.is_empty() {
         return Ok((matches, from_file));
     }
@@ -110,6 +120,7 @@ fn serve_command(command: &clap::Command) -> &clap::Command {
 /// (they win).
 fn file_args(
     command: &clap::Command,
+    name: &str,
     given: &ArgMatches,
     path: &Path,
 ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
@@ -118,7 +129,9 @@ fn file_args(
     let table: toml::Table = text
         .parse()
         .with_context(|| format!("{}: not a TOML file", path.display()))?;
-    let serve = serve_command(command);
+    let serve = command
+        .find_subcommand(name)
+        .expect("a subcommand that takes settings");
     let (mut all, mut from_file) = (Vec::new(), Vec::new());
     for (key, value) in &table {
         let long = key.replace('_', "-");
@@ -142,7 +155,7 @@ fn file_args(
         let flag = matches!(arg.get_action(), ArgAction::SetTrue);
         let args = to_args(&long, value, flag).map_err(in_file)?;
         // Checked alone, so clap's complaint is about this key only.
-        let mut alone = vec!["muster".to_owned(), "serve".to_owned()];
+        let mut alone = vec!["muster".to_owned(), name.to_owned()];
         alone.extend(args.iter().cloned());
         if let Err(e) = command.clone().try_get_matches_from(alone) {
             let said = e.kind().as_str().unwrap_or("invalid value").to_owned();

@@ -64,7 +64,7 @@ fn saved_servers(store: &mut dyn Store) -> crate::store::Result<Vec<ServerInfo>>
         .collect())
 }
 
-fn time(t_ms: u64) -> String {
+pub(super) fn time(t_ms: u64) -> String {
     let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
     time::OffsetDateTime::from_unix_timestamp((t_ms / 1000) as i64)
         .ok()

@@ -4,6 +4,7 @@
 pub mod backup;
 pub mod config;
 pub mod demo;
+pub mod doctor;
 pub mod history;
 pub mod master;
 pub mod master_server;
@@ -46,6 +47,7 @@ pub enum Command {
     Seen(history::SeenArgs),
     Backup(backup::BackupArgs),
     Restore(backup::RestoreArgs),
+    Doctor(Box<doctor::DoctorArgs>),
     /// Read demo files.
     Demo {
         #[command(subcommand)]
@@ -72,6 +74,7 @@ impl Command {
             Self::Seen(args) => history::seen(args),
             Self::Backup(args) => backup::backup(args).await,
             Self::Restore(args) => backup::restore(args).await,
+            Self::Doctor(args) => doctor::run(*args).await,
             Self::Demo { tool } => demo::run(tool),
         }
     }

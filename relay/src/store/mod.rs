@@ -325,6 +325,35 @@ impl StoreArgs {
         }
     }
 
+    /// The store's schema version and the newest this relay knows, without migrating (for
+    /// `muster doctor`); `None` when there is no store yet. Waits at most `within` for a
+    /// PostgreSQL connection.
+    pub fn schema_version(&self, within: std::time::Duration) -> Result<(Option<i64>, i64)> {
+        match &self.database {
+            Some(url) => {
+                let mut config: ::postgres::Config = url.parse()?;
+                config.connect_timeout(within);
+                let mut client = config.connect(::postgres::NoTls)?;
+                let known = postgres::VERSIONS as i64;
+                let exists: bool = client
+                    .query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[])?
+                    .get(0);
+                if !exists {
+                    return Ok((None, known));
+                }
+                let found: Option<i64> = client.query_one(sql::VERSION, &[])?.get(0);
+                Ok((found, known))
+            }
+            None => {
+                let file = self.data_dir.join(backup::FILE);
+                if !file.exists() {
+                    return Ok((None, sqlite::VERSIONS));
+                }
+                Ok((Some(backup::check(&file)?.schema_version), sqlite::VERSIONS))
+            }
+        }
+    }
+
     /// Where it is, for messages.
     pub fn describe(&self) -> String {
         match &self.database {

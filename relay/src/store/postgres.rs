@@ -49,7 +49,6 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 ];
 
 /// How many schema versions this relay knows.
-#[cfg(test)]
 pub const VERSIONS: usize = MIGRATIONS.len();
 
 /// Every statement the backend runs more than once.

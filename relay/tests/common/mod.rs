@@ -46,6 +46,15 @@ pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
     }
 }
 
+/// A TCP port on 127.0.0.1 free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// The built page, for tests that load it; an empty directory for those that only use the API.
 pub fn dist() -> PathBuf {
     std::env::var_os("MUSTER_DIST")

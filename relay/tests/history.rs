@@ -383,40 +383,6 @@ async fn postgres_restarted_under_a_running_relay_is_connected_again_and_nothing
     );
 }
 
-/// Every row of every table of a SQLite file, as text, by table.
-fn rows_of(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<String>> {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    let tables: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    tables
-        .into_iter()
-        .map(|table| {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM {table}")).unwrap();
-            let columns = stmt.column_count();
-            let mut rows: Vec<String> = stmt
-                .query_map([], |r| {
-                    (0..columns)
-                        .map(|i| {
-                            r.get::<_, rusqlite::types::Value>(i)
-                                .map(|v| format!("{v:?}"))
-                        })
-                        .collect::<Result<Vec<_>, _>>()
-                        .map(|v| v.join("|"))
-                })
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            rows.sort();
-            (table, rows)
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn backups_taken_while_the_poller_writes_restore_every_row_elsewhere() {
     let (live, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -464,7 +430,7 @@ async fn backups_taken_while_the_poller_writes_restore_every_row_elsewhere() {
         assert!(output.status.success(), "{output:?}");
         let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         samples_seen.push(summary["tables"]["samples"].as_u64().unwrap());
-        let rows = rows_of(&to);
+        let rows = common::rows::sqlite(&to);
         let series: Vec<&str> = rows["series"]
             .iter()
             .map(|r| r.split('|').next().unwrap())
@@ -525,9 +491,12 @@ async fn backups_taken_while_the_poller_writes_restore_every_row_elsewhere() {
     };
     let output = restore(elsewhere.path());
     assert!(output.status.success(), "{output:?}");
-    let held = rows_of(backup);
+    let held = common::rows::sqlite(backup);
     assert!(held["samples"].len() > 12 && !held["players"].is_empty());
-    assert_eq!(rows_of(&elsewhere.path().join("muster.db")), held);
+    assert_eq!(
+        common::rows::sqlite(&elsewhere.path().join("muster.db")),
+        held
+    );
 
     // A relay on it serves what the backup held; while it runs, a restore is refused.
     let servers_held = held["directory"].len();
@@ -557,28 +526,6 @@ async fn backups_taken_while_the_poller_writes_restore_every_row_elsewhere() {
     let error = String::from_utf8_lossy(&refused.stderr);
     assert!(error.contains("stop it first"), "{error}");
     drop(relay);
-}
-
-/// Every row of every table of a PostgreSQL database, as text, by table.
-fn postgres_rows(url: &str) -> std::collections::BTreeMap<String, Vec<String>> {
-    let mut db = postgres::Client::connect(url, postgres::NoTls).unwrap();
-    let tables: Vec<String> = db
-        .query(
-            "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
-            &[],
-        )
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    tables
-        .into_iter()
-        .map(|table| {
-            let query = format!("SELECT t::text FROM {table} t ORDER BY 1");
-            let rows = db.query(&query, &[]).unwrap();
-            (table, rows.iter().map(|r| r.get(0)).collect())
-        })
-        .collect()
 }
 
 #[tokio::test]
@@ -623,7 +570,10 @@ async fn the_documented_pg_dump_and_pg_restore_commands_keep_every_row() {
         &["--no-owner", &format!("--dbname={restored_url}"), &file],
     );
     let (held, restored) = tokio::task::spawn_blocking(move || {
-        let rows = (postgres_rows(&url), postgres_rows(&restored_url));
+        let rows = (
+            common::rows::postgres(&url),
+            common::rows::postgres(&restored_url),
+        );
         // A relay opens the restored database and writes on (its sequences came along).
         let mut store = StoreArgs {
             data_dir: std::env::temp_dir(),

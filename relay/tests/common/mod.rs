@@ -6,6 +6,7 @@
 pub mod engines;
 pub mod openarena;
 pub mod rcon;
+pub mod rows;
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;

@@ -1,0 +1,170 @@
+//! Upgrades keep every row: a store of each schema version so far, written by the relay that
+//! shipped it (`fixtures/store/`, made by `make.sh`), opened by today's relay on both backends;
+//! every row survives the migration unchanged and still means what it meant. A migration that
+//! fails leaves the store as it was.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::rows::Rows;
+use protocol::relay_api::ServerInfo;
+use relay::store::{Store, StoreArgs};
+
+/// Schema versions that shipped; each has a fixture per backend.
+const SHIPPED: i64 = 3;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/store")
+        .join(name)
+}
+
+fn version(db: &std::path::Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row("SELECT MAX(version) FROM schema_migrations", [], |r| {
+            r.get(0)
+        })
+        .unwrap()
+}
+
+/// Every table the old store had keeps exactly its rows; the migrations table only grows.
+fn kept(before: &Rows, after: &Rows) {
+    for (table, rows) in before {
+        if table == "schema_migrations" {
+            assert!(rows.iter().all(|r| after[table].contains(r)), "{table}");
+        } else {
+            assert_eq!(&after[table], rows, "{table} changed in the migration");
+        }
+    }
+}
+
+/// What the rows mean, read through the store as the relay reads them.
+fn means_the_same(store: &mut dyn Store, before: &Rows) {
+    let saved = store.saved().unwrap();
+    assert_eq!(saved.servers.len(), before["directory"].len());
+    assert!(!saved.servers.is_empty());
+    for (addr, record) in &saved.servers {
+        let server: ServerInfo = serde_json::from_str(record)
+            .unwrap_or_else(|e| panic!("{addr}: an old record no longer reads: {e}"));
+        assert_eq!(&server.addr, addr);
+    }
+    let samples = store.samples(None, 0, u64::MAX / 2).unwrap();
+    assert_eq!(samples.len(), before["samples"].len());
+    assert!(samples.iter().any(|(_, s)| s.up && s.clients > 0));
+    let players = store.find_players("", 10_000, 1).unwrap();
+    assert_eq!(players.len(), before["players"].len());
+    assert!(!players.is_empty());
+    let series = &samples[0].0;
+    assert!(!store
+        .map_changes(series, 0, u64::MAX / 2)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn every_shipped_schema_version_has_a_fixture_on_both_backends() {
+    for v in 1..=SHIPPED {
+        assert!(
+            fixture(&format!("sqlite-v{v}.db")).is_file(),
+            "sqlite-v{v}.db"
+        );
+        assert!(
+            fixture(&format!("postgres-v{v}.sql")).is_file(),
+            "postgres-v{v}.sql"
+        );
+    }
+    // A new migration ships with its fixtures: the newest fixture is today's schema.
+    let dir = tempfile::tempdir().unwrap();
+    let args = StoreArgs {
+        data_dir: dir.path().to_owned(),
+        database: None,
+    };
+    drop(args.open().unwrap());
+    assert_eq!(
+        version(&dir.path().join("muster.db")),
+        SHIPPED,
+        "a new schema version needs its fixtures (relay/tests/fixtures/store/README.md)"
+    );
+}
+
+#[test]
+fn sqlite_stores_of_every_version_open_with_every_row() {
+    for v in 1..=SHIPPED {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("muster.db");
+        std::fs::copy(fixture(&format!("sqlite-v{v}.db")), &db).unwrap();
+        let before = common::rows::sqlite(&db);
+        assert_eq!(version(&db), v);
+        let mut store = StoreArgs {
+            data_dir: dir.path().to_owned(),
+            database: None,
+        }
+        .open()
+        .unwrap_or_else(|e| panic!("version {v}: {e}"));
+        let after = common::rows::sqlite(&db);
+        assert_eq!(version(&db), SHIPPED);
+        kept(&before, &after);
+        means_the_same(store.as_mut(), &before);
+    }
+}
+
+#[test]
+fn a_failed_migration_leaves_the_store_as_it_was() {
+    // A version 2 store where version 3's table already exists, as a hand edit would leave it.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("muster.db");
+    std::fs::copy(fixture("sqlite-v2.db"), &db).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE rcon_audit (note TEXT); INSERT INTO rcon_audit VALUES ('mine');",
+        )
+        .unwrap();
+    let before = common::rows::sqlite(&db);
+    let error = StoreArgs {
+        data_dir: dir.path().to_owned(),
+        database: None,
+    }
+    .open()
+    .err()
+    .expect("the migration fails");
+    assert!(error.to_string().contains("rcon_audit"), "{error}");
+    let after = common::rows::sqlite(&db);
+    assert_eq!(after, before, "a failed migration changed the store");
+    assert_eq!(version(&db), 2);
+}
+
+/// A fresh database holding a fixture dump (psql's own commands dropped).
+fn postgres_from(dump: &str) -> String {
+    let url = relay::store::postgres_database();
+    let sql: String = dump
+        .lines()
+        .filter(|l| !l.starts_with('\\'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client.batch_execute(&sql).unwrap();
+    url
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
+fn postgres_stores_of_every_version_open_with_every_row() {
+    for v in 1..=SHIPPED {
+        let dump = std::fs::read_to_string(fixture(&format!("postgres-v{v}.sql"))).unwrap();
+        let url = postgres_from(&dump);
+        let before = common::rows::postgres(&url);
+        let mut store = StoreArgs {
+            data_dir: std::env::temp_dir(),
+            database: Some(url.clone()),
+        }
+        .open()
+        .unwrap_or_else(|e| panic!("version {v}: {e}"));
+        let after = common::rows::postgres(&url);
+        kept(&before, &after);
+        means_the_same(store.as_mut(), &before);
+        assert_eq!(after["schema_migrations"].len() as i64, SHIPPED);
+    }
+}

@@ -58,6 +58,10 @@ async fn peopled_lab(servers: usize) -> Lab {
     lab
 }
 
+async fn text(url: &str) -> String {
+    reqwest::get(url).await.unwrap().text().await.unwrap()
+}
+
 async fn get<T: serde::de::DeserializeOwned>(url: &str) -> T {
     reqwest::get(url).await.unwrap().json().await.unwrap()
 }
@@ -367,12 +371,7 @@ async fn postgres_restarted_under_a_running_relay_is_connected_again_and_nothing
         .unwrap()
     };
     assert!(held > 0, "no sample of the outage was written after it");
-    let metrics = reqwest::get(format!("{url}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = text(&format!("{url}/metrics")).await;
     assert!(
         metrics.contains("muster_history_writes_failing 0\n"),
         "{metrics}"
@@ -603,4 +602,147 @@ async fn the_documented_pg_dump_and_pg_restore_commands_keep_every_row() {
         "{held:?}"
     );
     assert_eq!(restored, held);
+}
+
+/// A small tmpfs the test mounts (and unmounts when dropped), standing for a disk that fills.
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    /// `program` as root: directly when the tests run as root, else through `sudo -n`.
+    fn as_root(program: &str) -> std::process::Command {
+        let uid = std::process::Command::new("id").arg("-u").output().unwrap();
+        if uid.stdout.starts_with(b"0\n") {
+            std::process::Command::new(program)
+        } else {
+            let mut sudo = std::process::Command::new("sudo");
+            sudo.args(["-n", program]);
+            sudo
+        }
+    }
+
+    fn mount(dir: &std::path::Path, size: &str) -> Self {
+        // Mode 1777, as /tmp: the relay and the test write it whoever mounted it.
+        let status = Self::as_root("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=1777"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .status()
+            .expect("mount runs");
+        assert!(status.success(), "mounting a tmpfs needs root (or sudo)");
+        Self(dir.to_owned())
+    }
+
+    /// Fills what is free with one file; returns it.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let path = self.0.join("filler");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let block = vec![0u8; 4096];
+        while file.write_all(&block).is_ok() {}
+        let _ = file.sync_all();
+        path
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Self::as_root("umount").args(["-l"]).arg(&self.0).status();
+    }
+}
+
+/// `/api/history/store` until `done` says yes, within [`LIMIT`].
+async fn store_status_until(
+    url: &str,
+    done: impl Fn(u16, &serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    loop {
+        let response = reqwest::get(format!("{url}/api/history/store"))
+            .await
+            .unwrap();
+        let code = response.status().as_u16();
+        let status: serde_json::Value = response.json().await.unwrap();
+        if done(code, &status) {
+            return status;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{code} {status}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs root to mount a tmpfs: `cargo xtask test` runs it"]
+async fn a_full_disk_keeps_the_list_serving_and_the_store_recovers_whole_when_space_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = SmallDisk::mount(dir.path(), "4m");
+    let data = dir.path().join("data");
+    let lab = peopled_lab(4).await;
+    let (_relay, url) = serve(
+        &lab.master.to_string(),
+        &["--data-dir".into(), data.display().to_string()],
+    )
+    .await;
+    store_status_until(&url, |code, s| {
+        code == 200 && s["size_bytes"].as_u64() > Some(0)
+    })
+    .await;
+    let newest = |data: std::path::PathBuf| {
+        let conn = rusqlite::Connection::open_with_flags(
+            data.join("muster.db"),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        conn.query_row("SELECT max(at_ms) FROM samples", [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })
+        .unwrap()
+        .unwrap_or(0) as u64
+    };
+
+    // The disk fills: the store fails, and says so, while the page and the live list go on.
+    let filler = disk.fill();
+    let during = store_status_until(&url, |code, s| code == 503 && s["writes"] == "failing").await;
+    assert!(
+        during["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{during}"
+    );
+    for _ in 0..3 {
+        let servers: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
+        assert_eq!(servers.len(), 4);
+        assert!(servers
+            .iter()
+            .all(|s| s.reachability == Reachability::Online));
+        let page = reqwest::get(format!("{url}/")).await.unwrap();
+        assert_eq!(page.status(), 200);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let metrics = text(&format!("{url}/metrics")).await;
+    assert!(
+        metrics.contains("muster_history_writes_failing 1\n"),
+        "{metrics}"
+    );
+
+    // Space returns: the relay writes again by itself, what it held included, nothing corrupt.
+    let freed_ms = relay::net::unix_ms();
+    std::fs::remove_file(filler).unwrap();
+    let after = store_status_until(&url, |code, s| code == 200 && s["writes"] == "ok").await;
+    assert_eq!(after["lost_samples"], 0, "{after}");
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while newest(data.clone()) < freed_ms {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no sample after the space returned"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let integrity: String = rusqlite::Connection::open(data.join("muster.db"))
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok");
 }

@@ -34,8 +34,10 @@ pub struct RestoreArgs {
     pub json: bool,
 }
 
-/// What a PostgreSQL store's operator runs instead: the tools that know its format.
+/// What a PostgreSQL store's operator runs instead: the tools that know its format (the URL
+/// shown without its password).
 fn postgres_tools(url: &str) -> String {
+    let url = super::config::without_password(url);
     format!(
         "a PostgreSQL store is backed up with PostgreSQL's own tools: \
          pg_dump --format=custom --file=FILE '{url}', and restored into an empty database with \

@@ -201,7 +201,7 @@ fn to_args(long: &str, value: &toml::Value, flag: bool) -> Result<Vec<String>, S
 }
 
 /// Hides the password of `scheme://user:password@host`.
-fn without_password(url: &str) -> String {
+pub(super) fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

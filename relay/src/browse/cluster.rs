@@ -139,10 +139,11 @@ struct Alone {
 
 impl Alone {
     fn check(&mut self, cluster: &Arc<Cluster>, polling: &Polling, holding: bool) {
-        if cluster.connected() {
+        let connected = cluster.connected();
+        if connected {
             self.cut_off_since = None;
         }
-        if holding || cluster.connected() {
+        if holding || connected {
             if self.poller.take().is_some() {
                 cluster.set_polling_alone(false);
                 tracing::info!("NATS is back: following the cluster's poller again");

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -44,7 +44,10 @@ pub struct Restored {
 
 /// The data dir's lock, held while a relay (or a restore) uses the store.
 #[derive(Debug)]
-pub struct DataDirLock(#[allow(dead_code)] File);
+pub struct DataDirLock {
+    /// Held open: closing it releases the lock.
+    _file: File,
+}
 
 /// Takes the data dir's lock, or names the process holding it.
 pub fn lock_data_dir(dir: &Path) -> Result<DataDirLock> {
@@ -67,7 +70,7 @@ pub fn lock_data_dir(dir: &Path) -> Result<DataDirLock> {
         Ok(()) => {
             file.set_len(0).map_err(io)?;
             write!(file, "{}", std::process::id()).map_err(io)?;
-            Ok(DataDirLock(file))
+            Ok(DataDirLock { _file: file })
         }
         Err(std::fs::TryLockError::WouldBlock) => {
             let mut pid = String::new();
@@ -227,13 +230,7 @@ fn durable(path: &Path) -> Result<()> {
         path: path.display().to_string(),
         error,
     };
-    let mut file = File::options()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io)?;
-    file.rewind().map_err(io)?;
-    file.sync_all().map_err(io)
+    File::open(path).and_then(|f| f.sync_all()).map_err(io)
 }
 
 /// Flushes a directory entry (the rename itself).

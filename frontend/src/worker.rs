@@ -1,9 +1,12 @@
 //! The session worker (`session/`, built by Trunk beside the page): started for one Join check
 //! or one Watch directly, so its `cod::client` is downloaded only by a page that uses it.
 
-use session::Request;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use session::{Request, WorkerFailure};
 use wasm_bindgen::prelude::*;
-use web_sys::{MessageEvent, Worker};
+use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
 
 /// Trunk's loader for the worker, under the binary's own name: where a build left it so.
 const LOADER: &str = "./muster-session_loader.js";
@@ -23,31 +26,50 @@ fn loader() -> String {
 pub struct SessionWorker {
     worker: Worker,
     _on_reply: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(Event)>,
 }
 
 impl SessionWorker {
     /// Starts a worker on `request`, sent once the worker says it is ready (an empty message);
     /// each later reply goes to `on_reply`, of the type the request is answered in
-    /// (`BrowserReply` for Refresh now and Join check, `Reply` for the rest).
-    pub fn start<R: for<'de> serde::Deserialize<'de>>(
+    /// (`BrowserReply` for Refresh now and Join check, `Reply` for the rest). A worker whose
+    /// script does not load, or that stops on an error, answers its `Failed` reply, so the
+    /// page can say so rather than wait for ever.
+    pub fn start<R: for<'de> serde::Deserialize<'de> + WorkerFailure + 'static>(
         request: &Request,
-        mut on_reply: impl FnMut(R) + 'static,
+        on_reply: impl FnMut(R) + 'static,
     ) -> Result<Self, String> {
         let worker = Worker::new(&loader())
             .map_err(|e| format!("the session worker did not start: {e:?}"))?;
-        let (ready, request) = (worker.clone(), request.clone());
-        let on_reply = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let on_reply = Rc::new(RefCell::new(on_reply));
+        let (ready, request, replies) = (worker.clone(), request.clone(), on_reply.clone());
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
             if bytes.is_empty() {
                 post(&ready, &request);
             } else if let Some(reply) = session::decode(&bytes) {
-                on_reply(reply);
+                (replies.borrow_mut())(reply);
             }
         });
-        worker.set_onmessage(Some(on_reply.as_ref().unchecked_ref()));
+        let failed = worker.clone();
+        // A script that fails to load raises a plain `Event`; an uncaught error, an `ErrorEvent`.
+        let on_error = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            let why = event
+                .dyn_ref::<ErrorEvent>()
+                .map(ErrorEvent::message)
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| "its script did not load".to_owned());
+            failed.terminate();
+            (on_reply.borrow_mut())(R::worker_failed(format!(
+                "the session worker failed: {why}"
+            )));
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         Ok(Self {
             worker,
-            _on_reply: on_reply,
+            _on_reply: on_message,
+            _on_error: on_error,
         })
     }
 
@@ -65,5 +87,6 @@ impl Drop for SessionWorker {
     /// Replies after this are nobody's; the worker finishes (and closes) on its own.
     fn drop(&mut self) {
         self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
     }
 }

@@ -88,6 +88,9 @@ pub enum Reply {
     Recorded(Result<String, String>),
     /// Watch directly left its server cleanly after [`Request::Stop`]: the page may go.
     Left,
+    /// The worker itself failed (its script did not load, or it stopped on an error): no
+    /// other reply will come. Made by the page, never sent by the worker.
+    Failed(String),
 }
 
 /// What the session worker answers the server browser's page (Refresh now, Join check):
@@ -99,6 +102,26 @@ pub enum BrowserReply {
     Refreshed(Result<Box<ServerInfo>, String>),
     /// Join check's answer: its kind and what a player reads.
     Joined { kind: String, text: String },
+    /// As [`Reply::Failed`].
+    Failed(String),
+}
+
+/// The reply that stands for the worker's own failure, so every request's handler hears of it
+/// in the type it already takes.
+pub trait WorkerFailure {
+    fn worker_failed(why: String) -> Self;
+}
+
+impl WorkerFailure for Reply {
+    fn worker_failed(why: String) -> Self {
+        Self::Failed(why)
+    }
+}
+
+impl WorkerFailure for BrowserReply {
+    fn worker_failed(why: String) -> Self {
+        Self::Failed(why)
+    }
 }
 
 /// A message between the page and the worker, postcard-encoded.
@@ -307,7 +330,8 @@ const STEP: Duration = Duration::from_millis(50);
 /// The wait before a new session after one ended.
 const RETRY: Duration = Duration::from_secs(5);
 
-fn status(addr: &str, state: HubState) -> WatchMessage {
+/// What Watch directly shows of its own session, as a hub's status would say it.
+pub fn watch_status(addr: &str, state: HubState) -> WatchMessage {
     WatchMessage::Status(HubStatus {
         addr: addr.into(),
         state,
@@ -326,7 +350,7 @@ fn status(addr: &str, state: HubState) -> WatchMessage {
 /// cleanly); rejoins after a refusal or a lost session.
 pub async fn watch(url: &str, addr: &str, out: impl Fn(WatchMessage), open: impl Fn() -> bool) {
     while open() {
-        out(status(addr, HubState::Connecting));
+        out(watch_status(addr, HubState::Connecting));
         let (reason, connected) = match spectate(url, addr, &out, &open).await {
             Ok(()) => return,
             Err(ended) => ended,
@@ -337,7 +361,7 @@ pub async fn watch(url: &str, addr: &str, out: impl Fn(WatchMessage), open: impl
         } else {
             HubState::Refused { reason, retry_ms }
         };
-        out(status(addr, state));
+        out(watch_status(addr, state));
         sleep(RETRY).await;
     }
 }
@@ -367,7 +391,7 @@ async fn spectate(
             match event {
                 Event::State(State::Connected) => connected = true,
                 Event::State(State::Active) => {
-                    out(status(addr, HubState::Active));
+                    out(watch_status(addr, HubState::Active));
                 }
                 Event::Snapshot(_) => {
                     seq += 1;

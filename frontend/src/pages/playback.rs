@@ -86,10 +86,10 @@ fn Picker(source: RwSignal<Option<DemoSource>>) -> impl IntoView {
         }
     };
     let demos = RwSignal::new(None::<Result<Vec<RelayDemo>, String>>);
-    let lister = SessionWorker::start(&Request::Demos, move |reply: Reply| {
-        if let Reply::Demos(list) = reply {
-            demos.set(Some(list));
-        }
+    let lister = SessionWorker::start(&Request::Demos, move |reply: Reply| match reply {
+        Reply::Demos(list) => demos.set(Some(list)),
+        Reply::Failed(e) => demos.set(Some(Err(e))),
+        _ => {}
     });
     let lister = StoredValue::new_local(lister.ok());
     on_cleanup(move || drop(lister.try_update_value(Option::take)));

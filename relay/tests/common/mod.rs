@@ -65,12 +65,19 @@ pub fn dist() -> PathBuf {
 
 /// A relay that polls only the lab master (and, if given, the LAN at `lan`).
 pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Relay {
+    Relay::start(relay_config(lab, lan, refresh))
+        .await
+        .expect("relay starts")
+}
+
+/// [`start_relay`]'s settings.
+pub fn relay_config(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> ServeConfig {
     let masters = if lan.is_empty() {
         vec![lab.master.to_string()]
     } else {
         Vec::new()
     };
-    Relay::start(ServeConfig {
+    ServeConfig {
         dist: dist(),
         poller: PollerConfig {
             masters,
@@ -84,9 +91,7 @@ pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Re
             ..Default::default()
         },
         ..ServeConfig::default()
-    })
-    .await
-    .expect("relay starts")
+    }
 }
 
 /// What a page holds after applying the feed: the list as summaries and the players index,

@@ -41,9 +41,19 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
     click(&client, "[data-testid=record]").await;
     client.send_alert_text("operator-secret").await.unwrap();
     client.accept_alert().await.unwrap();
+    let hub = format!("http://{}/api/spectate/{addr}", relay.addr);
     eventually("the recording shows", async || {
         let state = text_of(&client, "[data-testid=record-state]").await?;
-        state.contains(".dm_3").then_some(()).ok_or(state)
+        if state.contains(".dm_3") {
+            return Ok(());
+        }
+        // The relay's own word tells a request that never came from a status never shown.
+        let said = match reqwest::get(&hub).await {
+            Ok(r) => r.text().await.unwrap_or_default(),
+            Err(e) => e.to_string(),
+        };
+        let said: String = said.chars().take(600).collect();
+        Err(format!("record state {state:?}; the relay says {said}"))
     })
     .await;
     screenshot(&client, "watch-recording.png").await;

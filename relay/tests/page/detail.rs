@@ -219,3 +219,64 @@ async fn join_check_reports_a_free_slot_a_full_server_and_a_password_from_the_pa
         "{bridge}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn join_check_says_so_when_the_session_worker_cannot_load() {
+    // The built page without its session worker's files, as a half-copied deploy leaves it.
+    let dist = tempfile::tempdir().unwrap();
+    copy_tree(&common::dist(), dist.path());
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dist.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("muster-session") && !name.contains("_loader") {
+            std::fs::remove_file(path).unwrap();
+            removed += 1;
+        }
+    }
+    assert!(
+        removed >= 2,
+        "the worker's script and wasm were in the page"
+    );
+    let lab = Lab::start(lab_config(1, 4)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let relay = relay::Relay::start(relay::ServeConfig {
+        dist: dist.path().to_owned(),
+        ..common::relay_config(&lab, vec![], Duration::from_secs(30))
+    })
+    .await
+    .unwrap();
+    common::wait_listed(&relay, &lab).await;
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    click(
+        &client,
+        &format!("tr[data-addr=\"{}\"]", lab.servers[0].addr),
+    )
+    .await;
+    click(&client, "[data-testid=join-check]").await;
+    let answer = eventually("Join check answers", async || {
+        text_of(&client, "[data-testid=join-answer]").await
+    })
+    .await;
+    assert!(answer.starts_with("the session worker failed"), "{answer}");
+    // The button is free again for a second try.
+    assert_eq!(
+        text_of(&client, "[data-testid=join-check]").await.unwrap(),
+        "Join check"
+    );
+    assert_eq!(lab.servers[0].connects(), 0);
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

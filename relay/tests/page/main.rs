@@ -179,9 +179,12 @@ pub async fn scoreboard_lists(
             .filter(|r| r.1 != "spectator")
             .map(|r| r.0.clone())
             .collect();
-        (&names == roster)
-            .then_some(rows)
-            .ok_or(format!("{names:?}"))
+        if &names == roster {
+            return Ok(rows);
+        }
+        // What the view says of its session tells a stalled join from a refused one.
+        let state = text_of(client, "[data-testid=watch-status]").await;
+        Err(format!("{names:?}, watch status {state:?}"))
     })
     .await
 }

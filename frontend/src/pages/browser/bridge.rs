@@ -35,10 +35,13 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
             url: bridge_url(&addr),
         };
         let started = SessionWorker::start(&request, move |reply: BrowserReply| {
-            if let BrowserReply::Joined { kind, text } = reply {
-                joined.set(Some((addr.clone(), (kind, text))));
-                joining.set(false);
-            }
+            let (kind, text) = match reply {
+                BrowserReply::Joined { kind, text } => (kind, text),
+                BrowserReply::Failed(e) => ("error".into(), e),
+                BrowserReply::Refreshed(_) => return,
+            };
+            joined.set(Some((addr.clone(), (kind, text))));
+            joining.set(false);
         });
         match started {
             // Kept until the next check: the worker closes itself once it has answered.
@@ -115,14 +118,17 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
         };
         let answered = addr.clone();
         let started = SessionWorker::start(&request, move |reply: BrowserReply| {
-            if let BrowserReply::Refreshed(result) = reply {
-                let text = result.as_deref().map(summary).map_err(Clone::clone);
-                outcome.set(Some((answered.clone(), text)));
-                if let Ok(server) = result {
-                    fresh.set(Some(*server));
-                }
-                busy.set(false);
+            let result = match reply {
+                BrowserReply::Refreshed(result) => result,
+                BrowserReply::Failed(e) => Err(e),
+                BrowserReply::Joined { .. } => return,
+            };
+            let text = result.as_deref().map(summary).map_err(Clone::clone);
+            outcome.set(Some((answered.clone(), text)));
+            if let Ok(server) = result {
+                fresh.set(Some(*server));
             }
+            busy.set(false);
         });
         match started {
             // Kept until the next refresh: the worker closes itself once it has answered.

@@ -53,7 +53,7 @@ impl DemoPlayer {
                     player.summary.set(Some(*summary));
                     player.control(true, 1.0);
                 }
-                Reply::DemoFailed(e) => player.error.set(Some(e)),
+                Reply::DemoFailed(e) | Reply::Failed(e) => player.error.set(Some(e)),
                 Reply::DemoAt { at_ms, playing } => {
                     player.at_ms.set(at_ms);
                     player.playing.set(playing);
@@ -249,13 +249,15 @@ pub fn RecordButton(
             on: recording().is_none(),
             token,
         };
-        let started = SessionWorker::start(&request, move |reply: Reply| {
-            if let Reply::Recorded(result) = reply {
+        let started = SessionWorker::start(&request, move |reply: Reply| match reply {
+            Reply::Recorded(result) => {
                 if matches!(&result, Err(e) if e.starts_with("401")) {
                     forget_token();
                 }
                 answer.set(result.err());
             }
+            Reply::Failed(e) => answer.set(Some(e)),
+            _ => {}
         });
         worker.set_value(started.ok());
     };

@@ -4,6 +4,7 @@
 //! own session (no broadcast delay, a server slot of one's own).
 
 use leptos::prelude::*;
+use protocol::relay_api::watch::HubState;
 use session::{Reply, Request};
 
 use super::live::Live;
@@ -25,9 +26,18 @@ pub fn follow(
         url: bridge_url(addr),
         addr: addr.to_owned(),
     };
+    let watched = addr.to_owned();
     SessionWorker::start(&request, move |reply: Reply| match reply {
         Reply::Watch(message) => live.update_value(|l| l.take(message)),
         Reply::Left => left.set(true),
+        Reply::Failed(reason) => {
+            let state = HubState::Refused {
+                reason,
+                retry_ms: 0,
+            };
+            live.update_value(|l| l.take(session::watch_status(&watched, state)));
+            left.set(true);
+        }
         _ => {}
     })
 }

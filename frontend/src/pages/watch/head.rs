@@ -106,6 +106,11 @@ fn state_text(status: &HubStatus, filling_s: u32) -> String {
             format!("delay filling: first picture in {filling_s} s")
         }
         HubState::Active => "live".into(),
+        // Watch directly's worker that failed does not retry.
+        HubState::Refused {
+            reason,
+            retry_ms: 0,
+        } => format!("refused: {reason}"),
         HubState::Refused { reason, retry_ms } => {
             format!("refused: {reason} (retrying in {} s)", retry_ms / 1000)
         }

@@ -220,9 +220,14 @@ fn toml_value(raw: &str) -> toml::Value {
         .unwrap_or_else(|_| toml::Value::String(raw.to_owned()))
 }
 
-/// The effective settings, as a file `--config` takes, with where each came from.
+/// The effective settings, as a file `--config` takes, with where each came from: each under
+/// its help, and commented out where it is the default, so the file pins only what was chosen
+/// and a later default reaches it (the Debian package's `/etc/muster/muster.toml` is this text).
 pub fn render(command: &clap::Command, serve: &ArgMatches, from_file: &[String]) -> String {
-    let mut out = String::from("# muster serve: the effective configuration\n");
+    let mut out = String::from(
+        "# muster serve: the effective configuration (`muster serve --print-config`).\n\
+         # A line commented out holds the default; uncomment it to change the setting.\n",
+    );
     for arg in serve_command(command).get_arguments() {
         let (Some(long), id) = (arg.get_long(), arg.get_id().as_str()) else {
             continue;
@@ -259,7 +264,17 @@ pub fn render(command: &clap::Command, serve: &ArgMatches, from_file: &[String])
                 _ => Some(toml_value(&raw[0])),
             }
         };
+        if let Some(help) = arg.get_help() {
+            let help = help.to_string();
+            out.push_str(&format!(
+                "\n# {}\n",
+                help.lines().next().unwrap_or_default()
+            ));
+        }
         match value {
+            Some(value) if source == "default" => {
+                out.push_str(&format!("# {long} = {value}  # default\n"))
+            }
             Some(value) => out.push_str(&format!("{long} = {value}  # {source}\n")),
             None => out.push_str(&format!("# {long} (unset)\n")),
         }
@@ -372,7 +387,14 @@ mod tests {
             printed.contains("refresh-interval = 11  # file"),
             "{printed}"
         );
-        assert!(printed.contains("lease-ttl = 6  # default"), "{printed}");
+        assert!(
+            printed.contains("\n# lease-ttl = 6  # default\n"),
+            "{printed}"
+        );
+        assert!(
+            printed.contains("\n# Seconds a lease (the poller's, a hub's) lives without renewal"),
+            "each setting under its help: {printed}"
+        );
         // Without the secrets, what is printed is a configuration that parses to the same.
         let reread: String = printed
             .lines()

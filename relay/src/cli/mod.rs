@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod history;
 pub mod master;
 pub mod master_server;
+pub mod notify;
 pub mod query;
 pub mod rcon;
 pub mod record;

@@ -110,8 +110,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     for addr in &relay.addrs {
         out(format_args!("muster: serving http://{addr}/"))?;
     }
+    super::notify::ready(&relay.addrs);
     let signal = stop_signal().await?;
     tracing::info!("{signal}: shutting down");
+    super::notify::stopping(signal);
     let report = relay.shutdown().await;
     tracing::info!(
         sockets_closed = report.sockets_closed,

@@ -5,6 +5,7 @@
 
 mod bench;
 mod chaos;
+mod deb;
 mod fuzz;
 mod nats;
 mod page;
@@ -34,6 +35,9 @@ commands:
   page                build the page as run and test do (Trunk, the session worker renamed
                       by its content, brotli and gzip); it replaces dist/ whole once built,
                       so a relay already running serves it at once
+  deb [--debug]       the Debian package, target/debian/muster_VERSION_ARCH.deb: the
+                      release binary, the page, /etc/muster/muster.toml and a hardened
+                      systemd unit (dpkg-deb; `cargo xtask test` installs and checks it)
   bench wire          fixed-Huffman throughput, ours beside q3huff2's; last line is JSON
   bench query         a 2,000-server lab refreshed by QStat and by muster query; last line JSON
   bench page          the page with 5,000 servers in Chromium: render, keystroke, size; JSON
@@ -73,6 +77,7 @@ fn main() -> Result<()> {
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("soak") => bench::soak(&root, &args[1..]),
         Some("page") => page::page(&root, Needs::Run),
+        Some("deb") => deb::run(&root, &args[1..]),
         Some("chaos") => chaos::run(&root, &args[1..]),
         Some("chaos-inside") => chaos::inside(&root, &args[1..]),
         _ => {

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use crate::status;
 use crate::tools::{self, Needs};
 
-use crate::{build_page, fuzz, nats, postgres};
+use crate::{build_page, deb, fuzz, nats, postgres};
 
 pub(crate) fn test(root: &Path) -> Result<()> {
     tools::ensure(root, Needs::Test)?;
@@ -57,6 +57,14 @@ pub(crate) fn test(root: &Path) -> Result<()> {
     )?;
     // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
     let postgres = postgres::Cluster::start()?;
+    // Every test built first, as the run below builds them, so the Debian package holds this
+    // run's own relay binary (relay/tests/deb.rs installs and checks it) at no second build.
+    status(
+        Command::new("cargo")
+            .args(["test", "--no-run"])
+            .env("CARGO_INCREMENTAL", "0"),
+    )?;
+    let deb = deb::package(root, &root.join("target/debug/muster"))?;
     let mut tests = Command::new("cargo");
     tests
         .args(["test", "--", "--include-ignored"])
@@ -69,6 +77,7 @@ pub(crate) fn test(root: &Path) -> Result<()> {
             nats::binary().context("nats-server is not installed")?,
         )
         .env("MUSTER_DIST", root.join("dist"))
+        .env("MUSTER_DEB", &deb)
         .env("MUSTER_NODE_BIN", tools::node_bin(root))
         .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));
     run_tests(&mut tests)

@@ -24,6 +24,11 @@ const TEST_APT: &[(&str, &str)] = &[
     ("prometheus", "promtool"),
     // In front of the relay, with the operator's guide's proxy block as written.
     ("nginx", "nginx"),
+    // Debian's checker of the package `cargo xtask deb` builds, the unit's checker, and what
+    // reads the binary's libraries and strips it.
+    ("lintian", "lintian"),
+    ("systemd", "systemd-analyze"),
+    ("binutils", "objdump"),
 ];
 
 /// A real Quake III-family server (protocol 71) that heartbeats a master: the tests point it at

@@ -7,6 +7,7 @@ mod columns;
 pub mod demos;
 pub mod feed;
 pub mod history;
+pub mod matches;
 pub mod proxy;
 pub mod rcon;
 pub mod watch;

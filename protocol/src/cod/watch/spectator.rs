@@ -150,6 +150,31 @@ impl MatchModel {
         self.players.get(&client).map(|p| p.name.as_str())
     }
 
+    /// A player as the match shows them now.
+    pub fn player(&self, client: u8) -> Option<&WatchPlayer> {
+        self.players.get(&client)
+    }
+
+    /// Every client the latest snapshot named, by client number.
+    pub fn players(&self) -> impl Iterator<Item = &WatchPlayer> {
+        self.players.values()
+    }
+
+    /// What changes only with the map: hostname, map, gametype, the level's start.
+    pub fn header(&self) -> &crate::relay_api::watch::Header {
+        &self.view.header
+    }
+
+    /// The team scores (axis, allies) as the server last gave them.
+    pub fn team_scores(&self) -> (i32, i32) {
+        (self.view.axis_score, self.view.allies_score)
+    }
+
+    /// This session's own client number.
+    pub fn own_client(&self) -> Option<u8> {
+        self.own_client
+    }
+
     /// The client the latest snapshot followed.
     pub fn followed(&self) -> Option<u8> {
         self.followed

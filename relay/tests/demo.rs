@@ -5,11 +5,11 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::truth::{lab_with_truth, soldiers, true_kills};
 use lab::{Lab, LabConfig};
 use protocol::cod::client::Event;
 use protocol::cod::demo::{Playback, Records, END_MARKER};
@@ -22,52 +22,6 @@ use relay::spectate::SpectateConfig;
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(30);
-
-fn lab_with_truth(truth: &Path) -> LabConfig {
-    LabConfig {
-        players: Some(10),
-        truth: Some(lab::Truth::create(truth).unwrap()),
-        ..common::lab_config(1, 10)
-    }
-}
-
-/// The truth file's kills: server time to (killer, victim) names.
-fn true_kills(path: &Path) -> BTreeMap<i32, Vec<(String, String)>> {
-    let mut kills = BTreeMap::new();
-    for line in std::fs::read_to_string(path).unwrap().lines() {
-        let v: Value = serde_json::from_str(line).unwrap();
-        let names: BTreeMap<u64, String> = v["soldiers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| {
-                (
-                    s["client"].as_u64().unwrap(),
-                    s["name"].as_str().unwrap().to_owned(),
-                )
-            })
-            .collect();
-        for k in v["kills"].as_array().into_iter().flatten() {
-            let name = |key: &str| names[&k[key].as_u64().unwrap()].clone();
-            kills
-                .entry(v["server_time"].as_i64().unwrap() as i32)
-                .or_insert_with(Vec::new)
-                .push((name("killer"), name("victim")));
-        }
-    }
-    kills
-}
-
-fn soldiers(path: &Path) -> std::collections::BTreeSet<String> {
-    let line = std::fs::read_to_string(path).unwrap();
-    let v: Value = serde_json::from_str(line.lines().last().unwrap()).unwrap();
-    v["soldiers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap().to_owned())
-        .collect()
-}
 
 /// Every session event as `muster spectate --json` prints it, from each of a demo's records.
 fn played_events(file: &[u8]) -> Vec<Vec<Line>> {

@@ -7,6 +7,7 @@ pub mod engines;
 pub mod openarena;
 pub mod rcon;
 pub mod rows;
+pub mod truth;
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;

@@ -1,0 +1,159 @@
+//! Matches told against the truth: a lab match, followed by a spectator session across a map
+//! change and recorded, is told by `cod::watch::match_log` from exactly what the session heard
+//! (the demo reads back to it: `demo.rs`), and its account must be the lab's own: every kill the
+//! lab made while watched, with its killer and victim, and none it did not; the roster; each
+//! map its own match, ended by the map change.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::truth::{lab_with_truth, soldiers, true_kills};
+use lab::Lab;
+use protocol::cod::client::Event;
+use protocol::cod::demo::{Playback, Records};
+use protocol::cod::stream::Heard;
+use protocol::cod::watch::match_log::MatchLog;
+use protocol::relay_api::matches::{KillKind, MatchEnd, MatchEvent, MatchKill, RosterChange};
+use relay::cli::spectate::SpectateOptions;
+use relay::demos::RecordTarget;
+
+/// How long after the lab makes a kill the spectator may first see its obituary.
+const SEEN_WITHIN_MS: i32 = 500;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let truth = dir.path().join("truth.jsonl");
+    let lab = Lab::start(lab::LabConfig {
+        map_time: Some(Duration::from_secs(6)),
+        ..lab_with_truth(&truth)
+    })
+    .await
+    .unwrap();
+    let out = dir.path().join("lab.dm_3");
+    let options = SpectateOptions {
+        duration: Some(Duration::from_secs(14)),
+        record: Some(RecordTarget {
+            dir: dir.path().into(),
+            server: "lab".into(),
+            out: Some(out.clone()),
+            max_bytes: 50_000_000,
+        }),
+        ..SpectateOptions::default()
+    };
+    let recorder =
+        relay::cli::spectate::spectate(SocketAddr::V4(lab.servers[0].addr), options, |_| Ok(()))
+            .await
+            .unwrap()
+            .unwrap();
+
+    // The session, as recorded (a file per map, as a stock client records), through one log.
+    let mut log = MatchLog::new();
+    let mut first = None;
+    let mut last = 0;
+    let files: Vec<Vec<u8>> = recorder
+        .written()
+        .iter()
+        .map(|w| std::fs::read(&w.path).unwrap())
+        .collect();
+    for record in files.iter().flat_map(|file| {
+        let mut playback = Playback::new();
+        Records::new(file)
+            .map(move |record| playback.read(&record.unwrap()).unwrap())
+            .collect::<Vec<_>>()
+    }) {
+        for heard in record {
+            if let Heard::Said(said) = heard {
+                let event = Event::from(said);
+                if let Event::Snapshot(s) = &event {
+                    first.get_or_insert(s.server_time);
+                    last = s.server_time;
+                }
+                log.handle(&event);
+            }
+        }
+    }
+    log.session_ended();
+    let told: Vec<MatchEvent> = std::iter::from_fn(|| log.poll_event()).collect();
+    let first = first.expect("snapshots");
+
+    // Each map its own match: began, ended by the map change, the next began; the last is
+    // unfinished when the session ends.
+    let began: Vec<_> = told
+        .iter()
+        .filter_map(|e| match e {
+            MatchEvent::Began(s) => Some(s.key.clone()),
+            _ => None,
+        })
+        .collect();
+    let ended: Vec<MatchEnd> = told
+        .iter()
+        .filter_map(|e| match e {
+            MatchEvent::Ended { why, .. } => Some(*why),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        began.len() >= 2,
+        "a map change in 14 s of 6 s maps: {began:?}"
+    );
+    assert_eq!(ended.len(), began.len());
+    assert!(ended[..ended.len() - 1]
+        .iter()
+        .all(|w| *w == MatchEnd::MapChange));
+    assert_eq!(ended.last(), Some(&MatchEnd::SessionLost));
+    assert!(began.windows(2).all(|w| w[0] != w[1]), "{began:?}");
+
+    // Kill for kill: each told kill is one the lab made just before, each used once, and every
+    // kill the lab made while the session watched (away from the edges) is told.
+    let mut made = true_kills(&truth);
+    let kills: Vec<&MatchKill> = told
+        .iter()
+        .filter_map(|e| match e {
+            MatchEvent::Kill(k) => Some(k),
+            _ => None,
+        })
+        .collect();
+    assert!(kills.len() >= 3, "{kills:?}");
+    for k in &kills {
+        assert_eq!(
+            k.kind,
+            KillKind::Kill,
+            "the lab's bots only kill opponents: {k:?}"
+        );
+        let pair = (k.attacker.clone().unwrap(), k.victim.clone());
+        let at = made
+            .range(k.server_time - SEEN_WITHIN_MS..=k.server_time)
+            .find(|(_, pairs)| pairs.contains(&pair))
+            .map(|(t, _)| *t)
+            .unwrap_or_else(|| panic!("{k:?} is not a kill the lab made"));
+        let pairs = made.get_mut(&at).unwrap();
+        let i = pairs.iter().position(|p| *p == pair).unwrap();
+        pairs.remove(i);
+    }
+    let missed: Vec<_> = made
+        .range(first + SEEN_WITHIN_MS..last - SEEN_WITHIN_MS)
+        .filter(|(_, pairs)| !pairs.is_empty())
+        .collect();
+    assert_eq!(
+        missed,
+        [] as [(&i32, &Vec<(String, String)>); 0],
+        "kills never told"
+    );
+
+    // Who played: the lab's soldiers joined the first match.
+    let joined: std::collections::BTreeSet<String> = told
+        .iter()
+        .take_while(|e| !matches!(e, MatchEvent::Ended { .. }))
+        .filter_map(|e| match e {
+            MatchEvent::Roster {
+                change: RosterChange::Joined { name, .. },
+                ..
+            } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(joined, soldiers(&truth));
+}

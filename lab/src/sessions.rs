@@ -381,6 +381,10 @@ impl Sessions {
     /// Loads `name` now (time up, or an operator's `map`): a new gamestate to every client.
     pub fn load_map(&mut self, now: u64, profile: &mut ServerProfile, name: &str) {
         profile.mapname = name.to_owned();
+        // A new level starts every score at zero, as stock's gametype scripts do.
+        for player in &mut profile.players {
+            player.score = 0;
+        }
         self.game = Match::new(profile, self.config.seed ^ now, self.game.time());
         let map = self.game.map(
             profile,

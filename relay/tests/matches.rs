@@ -106,9 +106,43 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
     assert_eq!(ended.last(), Some(&MatchEnd::SessionLost));
     assert!(began.windows(2).all(|w| w[0] != w[1]), "{began:?}");
 
+    // The scoreboard: in a match watched from its level start (after a map change), each
+    // player's score is the kills the lab made for them in it (a bot's kill scores one), up to
+    // the scoreboard, which may hold kills of frames after the last snapshot before it.
+    let made = true_kills(&truth);
+    let mut level_start = None;
+    let mut checked = 0;
+    for e in &told {
+        match e {
+            MatchEvent::Began(start) if start.key.level_start > 0 => {
+                level_start = Some(start.key.level_start)
+            }
+            MatchEvent::Ended { .. } => level_start = None,
+            MatchEvent::Scores(scores) => {
+                let Some(from) = level_start else { continue };
+                for row in &scores.players {
+                    let by = |until: i32| {
+                        made.range(from..=until)
+                            .flat_map(|(_, pairs)| pairs)
+                            .filter(|(killer, _)| *killer == row.name)
+                            .count() as i32
+                    };
+                    let (least, most) = (by(scores.server_time), by(scores.server_time + 1000));
+                    assert!(
+                        (least..=most).contains(&row.score),
+                        "{row:?}: the lab made {least} to {most} kills"
+                    );
+                    checked += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(checked > 0, "no scoreboard of a match seen from its start");
+
     // Kill for kill: each told kill is one the lab made just before, each used once, and every
     // kill the lab made while the session watched (away from the edges) is told.
-    let mut made = true_kills(&truth);
+    let mut made = made;
     let kills: Vec<&MatchKill> = told
         .iter()
         .filter_map(|e| match e {

@@ -9,15 +9,14 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::truth::{lab_with_truth, soldiers, true_kills};
+use common::truth::{lab_with_truth, recorded_session, soldiers, true_kills};
 use lab::{Lab, LabConfig};
 use protocol::cod::client::Event;
 use protocol::cod::demo::{Playback, Records, END_MARKER};
 use protocol::cod::stream::Heard;
 use protocol::cod::watch::timeline::Timeline;
-use relay::cli::spectate::{event_lines, Line, SpectateOptions};
+use relay::cli::spectate::{event_lines, Line};
 use relay::demos::RecordConfig;
-use relay::demos::RecordTarget;
 use relay::spectate::SpectateConfig;
 use serde_json::Value;
 
@@ -49,16 +48,7 @@ async fn a_recording_reads_back_to_what_the_session_heard_and_its_kills_are_the_
     let truth = dir.path().join("truth.jsonl");
     let lab = Lab::start(lab_with_truth(&truth)).await.unwrap();
     let out = dir.path().join("lab.dm_3");
-    let options = SpectateOptions {
-        duration: Some(Duration::from_secs(8)),
-        record: Some(RecordTarget {
-            dir: dir.path().into(),
-            server: "lab".into(),
-            out: Some(out.clone()),
-            max_bytes: 50_000_000,
-        }),
-        ..SpectateOptions::default()
-    };
+    let options = recorded_session(dir.path(), 8);
     let mut live = Vec::new();
     let recorder =
         relay::cli::spectate::spectate(SocketAddr::V4(lab.servers[0].addr), options, |line| {

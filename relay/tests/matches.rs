@@ -9,15 +9,13 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::truth::{lab_with_truth, soldiers, true_kills};
+use common::truth::{lab_with_truth, recorded_session, soldiers, true_kills};
 use lab::Lab;
 use protocol::cod::client::Event;
 use protocol::cod::demo::{Playback, Records};
 use protocol::cod::stream::Heard;
 use protocol::cod::watch::match_log::MatchLog;
 use protocol::relay_api::matches::{KillKind, MatchEnd, MatchEvent, MatchKill, RosterChange};
-use relay::cli::spectate::SpectateOptions;
-use relay::demos::RecordTarget;
 
 /// How long after the lab makes a kill the spectator may first see its obituary.
 const SEEN_WITHIN_MS: i32 = 500;
@@ -32,17 +30,7 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
     })
     .await
     .unwrap();
-    let out = dir.path().join("lab.dm_3");
-    let options = SpectateOptions {
-        duration: Some(Duration::from_secs(14)),
-        record: Some(RecordTarget {
-            dir: dir.path().into(),
-            server: "lab".into(),
-            out: Some(out.clone()),
-            max_bytes: 50_000_000,
-        }),
-        ..SpectateOptions::default()
-    };
+    let options = recorded_session(dir.path(), 14);
     let recorder =
         relay::cli::spectate::spectate(SocketAddr::V4(lab.servers[0].addr), options, |_| Ok(()))
             .await

@@ -5,7 +5,23 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use lab::LabConfig;
+use relay::cli::spectate::SpectateOptions;
+use relay::demos::RecordTarget;
 use serde_json::Value;
+
+/// A spectator session of `seconds`, recorded as `dir/lab.dm_3` (a later map adds `-MAP`).
+pub fn recorded_session(dir: &Path, seconds: u64) -> SpectateOptions {
+    SpectateOptions {
+        duration: Some(std::time::Duration::from_secs(seconds)),
+        record: Some(RecordTarget {
+            dir: dir.into(),
+            server: "lab".into(),
+            out: Some(dir.join("lab.dm_3")),
+            max_bytes: 50_000_000,
+        }),
+        ..SpectateOptions::default()
+    }
+}
 
 /// One server with ten players, writing its truth to `truth`.
 pub fn lab_with_truth(truth: &Path) -> LabConfig {

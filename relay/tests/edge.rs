@@ -114,14 +114,7 @@ fn ipv6_loopback() -> bool {
 
 #[tokio::test]
 async fn sigterm_stops_the_relay_with_status_0_after_serving_every_listener() {
-    let mut args = vec![
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--no-default-masters",
-        "--no-lan",
-        "--no-history",
-    ];
+    let mut args = common::SERVE_ALONE.to_vec();
     let v6 = ipv6_loopback();
     if v6 {
         args.extend(["--listen", "[::1]:0"]);

@@ -27,15 +27,8 @@ async fn serve_tells_systemd_it_is_ready_pings_the_watchdog_and_says_it_stops() 
     let path = dir.path().join("notify.sock");
     let socket = UnixDatagram::bind(&path).unwrap();
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_muster"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--no-default-masters",
-            "--no-lan",
-            "--no-history",
-            "--dist",
-        ])
+        .args(common::SERVE_ALONE)
+        .arg("--dist")
         .arg(dir.path())
         .env("NOTIFY_SOCKET", &path)
         .env("WATCHDOG_USEC", "400000")

@@ -253,6 +253,17 @@ pub async fn follow_until(
 }
 
 /// Runs the `muster` binary with `args`, feeding it `stdin`, and waits for it.
+/// `muster serve` on a free loopback port with no masters, no LAN and no history: a relay
+/// that reaches nothing but its own listener.
+pub const SERVE_ALONE: [&str; 6] = [
+    "serve",
+    "--listen",
+    "127.0.0.1:0",
+    "--no-default-masters",
+    "--no-lan",
+    "--no-history",
+];
+
 /// `muster ARGS` running beside the test, logging at info, with its stdout's lines to read
 /// (it logs there); killed when dropped.
 pub fn spawn_muster<S: AsRef<std::ffi::OsStr>>(

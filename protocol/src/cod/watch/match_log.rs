@@ -25,8 +25,9 @@ use crate::relay_api::matches::{
 };
 use crate::relay_api::watch::{FeedItem, Team};
 
-/// `pm_type` at intermission. Q3's numbering, which UO's spectator (4) and dead (6) values
-/// follow; not yet seen from a stock server: a guess.
+/// `pm_type` at intermission: `PM_TYPE_INTERMISSION` in the UO reconstruction's `pmType_t`
+/// (between spectator, 4, and dead, 6). That a spectator's own state shows it at the end of a
+/// match, as Q3 moves every client to intermission, is not yet seen from a stock server.
 pub const PM_INTERMISSION: u32 = 5;
 
 /// Turns one session's events into the match events of the matches it saw.

@@ -418,6 +418,14 @@ impl Match {
         step.kills.push((self.soldiers[killer].number, fallen));
     }
 
+    /// Advances the match's clock by one frame with play standing still (the intermission):
+    /// nobody moves or fires, and event entities expire as time passes.
+    pub fn hold(&mut self, frame_ms: i32) {
+        self.time += frame_ms;
+        let time = self.time;
+        self.temps.retain(|_, t| t.until > time);
+    }
+
     /// The server time of the latest frame.
     pub fn time(&self) -> i32 {
         self.time

@@ -52,6 +52,10 @@ pub struct LabConfig {
     pub faults: FaultPlan,
     /// How long a map runs while sessions watch; `None` keeps one map.
     pub map_time: Option<Duration>,
+    /// How long the intermission at a map's end lasts before the next map (stock's gametype
+    /// scripts wait 10 s): play stops, every client's state says intermission, and each
+    /// spectator gets the final scoreboard.
+    pub intermission: Duration,
     /// Also run a Wulfram II endpoint (TCP and UDP) on this port; 0 takes any free port.
     pub wulfram_port: Option<u16>,
     /// Fog: how far a spectator sees (configstring 13); 0 for a clear map.
@@ -137,6 +141,7 @@ impl Default for LabConfig {
             list_end: ListEnd::Eot,
             faults: FaultPlan::default(),
             map_time: Some(Duration::from_secs(600)),
+            intermission: Duration::from_secs(10),
             wulfram_port: None,
             visibility: sessions::DEFAULT_VISIBILITY,
             inactivity_spectator: None,
@@ -235,6 +240,7 @@ impl Lab {
                     .inactivity_spectator
                     .map_or(0, |d| d.as_millis() as u64),
                 truth: config.truth.clone(),
+                intermission_ms: config.intermission.as_millis() as u64,
                 ..SessionConfig::default()
             },
             rcon_password: config.rcon_password.clone(),

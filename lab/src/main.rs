@@ -34,6 +34,9 @@ struct Args {
     /// Seconds a map runs while sessions watch before the next loads (0 keeps one map).
     #[arg(long, default_value_t = 600.0)]
     map_time: f64,
+    /// Seconds of intermission at a map's end, before the next (stock: 10).
+    #[arg(long, default_value_t = 10.0)]
+    intermission: f64,
     /// Seconds between heartbeats to the master (stock: 180).
     #[arg(long, default_value_t = 180.0)]
     heartbeat: f64,
@@ -124,6 +127,7 @@ async fn main() -> anyhow::Result<()> {
         churn: (args.churn > 0.0).then(|| Duration::from_secs_f64(args.churn)),
         heartbeat: Duration::from_secs_f64(args.heartbeat.max(1.0)),
         map_time: (args.map_time > 0.0).then(|| Duration::from_secs_f64(args.map_time)),
+        intermission: Duration::from_secs_f64(args.intermission.max(0.0)),
         wulfram_port: args.wulfram_port,
         list_packet_size: args.list_packet_size,
         list_end: if args.list_eof {

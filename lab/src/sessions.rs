@@ -18,6 +18,7 @@ use protocol::cod::server::{Server, ServerConfig, ServerEvent};
 use protocol::cod::snapshot::Snapshot;
 use protocol::cod::tuning;
 use protocol::cod::usercmd::UserCmd;
+use protocol::cod::watch::match_log::PM_INTERMISSION;
 use protocol::cod::watch::spectator::{
     BUTTON_ADS, BUTTON_FIRE, BUTTON_MELEE, PM_SPECTATOR, PSF_FOLLOWABLE, PSF_FOLLOWING,
     PSF_FREELOOK,
@@ -74,6 +75,8 @@ pub struct SessionConfig {
     pub seed: u64,
     /// How long a map runs before the next one loads; `None` keeps one map.
     pub map_time_ms: Option<u64>,
+    /// How long the intermission after a map's time lasts, before the next map loads.
+    pub intermission_ms: u64,
     /// The opaque fog distance (configstring 13); 0 for a clear map.
     pub visibility: f32,
     /// `g_inactivityspectator` in ms; 0 never kicks.
@@ -90,6 +93,7 @@ impl Default for SessionConfig {
         Self {
             seed: 1,
             map_time_ms: None,
+            intermission_ms: 0,
             visibility: DEFAULT_VISIBILITY,
             inactivity_spectator_ms: 0,
             truth: None,
@@ -157,6 +161,8 @@ pub struct Sessions {
     game: Match,
     rng: SmallRng,
     map_started: u64,
+    /// The map's time is up: play stands still until the next map loads.
+    intermission: bool,
     last_frame: u64,
     watchers: BTreeMap<u8, Watcher>,
     private_clients: u8,
@@ -200,6 +206,7 @@ impl Sessions {
             server,
             game,
             map_started: now,
+            intermission: false,
             last_frame: now,
             watchers: BTreeMap::new(),
             private_clients: profile.private_clients.min(64) as u8,
@@ -242,8 +249,11 @@ impl Sessions {
     pub fn tick(&mut self, now: u64, profile: &mut ServerProfile) {
         let frame_ms = u64::from(tuning::server_frame_ms(SV_FPS));
         if let Some(limit) = self.config.map_time_ms {
-            if now.saturating_sub(self.map_started) >= limit {
+            let ran = now.saturating_sub(self.map_started);
+            if ran >= limit + self.config.intermission_ms {
                 self.next_map(now, profile);
+            } else if ran >= limit && !self.intermission {
+                self.begin_intermission(profile);
             }
         }
         // After a stretch with nobody watching, the match resumes rather than catching up.
@@ -252,6 +262,10 @@ impl Sessions {
         }
         while now.saturating_sub(self.last_frame) >= frame_ms {
             self.last_frame += frame_ms;
+            if self.intermission {
+                self.game.hold(frame_ms as i32);
+                continue;
+            }
             let taken: Vec<u8> = self.watchers.keys().copied().collect();
             let step = self.game.step(frame_ms as i32, profile, &taken);
             for command in step.commands {
@@ -278,9 +292,12 @@ impl Sessions {
             frame
                 .clients
                 .insert(number, client_state(&w.name, TEAM_SPECTATOR));
-            frame
-                .players
-                .insert(number, spectator_state(&self.game, number, w));
+            let state = if self.intermission {
+                intermission_state(&self.game, number)
+            } else {
+                spectator_state(&self.game, number, w)
+            };
+            frame.players.insert(number, state);
         }
         self.server.frame(now, &frame);
         self.events(now, profile);
@@ -322,6 +339,17 @@ impl Sessions {
             .iter()
             .map(|(&n, w)| (n, w.name.clone()))
             .collect()
+    }
+
+    /// The map's time is up: as stock's gametype scripts end a map, every client goes to the
+    /// intermission (spectators stop following) and is sent the final scoreboard.
+    fn begin_intermission(&mut self, profile: &ServerProfile) {
+        self.intermission = true;
+        let scores = self.game.scores(profile, &self.sessions_list());
+        let watchers: Vec<u8> = self.watchers.keys().copied().collect();
+        for client in watchers {
+            self.server.command(client, &scores);
+        }
     }
 
     fn scoreboard_to_followers(&mut self, victim: u8, profile: &ServerProfile) {
@@ -395,6 +423,7 @@ impl Sessions {
             .change_map(now, map, &profile.mapname, &profile.gametype);
         self.server.offer_file(README, readme(profile));
         self.map_started = now;
+        self.intermission = false;
         for w in self.watchers.values_mut() {
             w.mode = Mode::ARRIVAL;
         }
@@ -574,6 +603,14 @@ impl Sessions {
 
 /// A spectator's player state: the followed soldier's own (flagged as followed), or its own
 /// free-fly camera.
+/// A client's own state at intermission: at the spectators' spawn, following nobody.
+fn intermission_state(game: &Match, number: u8) -> PlayerState {
+    let mut ps = spectator_state(game, number, &Watcher::new(String::new(), 0));
+    ps.set(PlayerStateField::PM_TYPE, PM_INTERMISSION);
+    ps.set(PlayerStateField::PM_FLAGS, 0);
+    ps
+}
+
 fn spectator_state(game: &Match, number: u8, w: &Watcher) -> PlayerState {
     if let Mode::Follow(target) = w.mode {
         if let Some(mut ps) = game.soldier_state(target) {

@@ -2,7 +2,7 @@
 //! change and recorded, is told by `cod::watch::match_log` from exactly what the session heard
 //! (the demo reads back to it: `demo.rs`), and its account must be the lab's own: every kill the
 //! lab made while watched, with its killer and victim, and none it did not; the roster; each
-//! map its own match, ended by the map change.
+//! map its own match, finished at its intermission with its final scoreboard.
 
 mod common;
 
@@ -25,12 +25,14 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
     let dir = tempfile::tempdir().unwrap();
     let truth = dir.path().join("truth.jsonl");
     let lab = Lab::start(lab::LabConfig {
-        map_time: Some(Duration::from_secs(6)),
+        map_time: Some(Duration::from_secs(5)),
+        intermission: Duration::from_secs(2),
         ..lab_with_truth(&truth)
     })
     .await
     .unwrap();
-    let options = recorded_session(dir.path(), 14);
+    // Two maps of 5 s, each with 2 s of intermission, and 2 s of a third.
+    let options = recorded_session(dir.path(), 16);
     let recorder =
         relay::cli::spectate::spectate(SocketAddr::V4(lab.servers[0].addr), options, |_| Ok(()))
             .await
@@ -67,8 +69,8 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
     let told: Vec<MatchEvent> = std::iter::from_fn(|| log.poll_event()).collect();
     let first = first.expect("snapshots");
 
-    // Each map its own match: began, ended by the map change, the next began; the last is
-    // unfinished when the session ends.
+    // Each map its own match: began, finished at its intermission, the next began; the last
+    // is unfinished when the session ends.
     let began: Vec<_> = told
         .iter()
         .filter_map(|e| match e {
@@ -83,15 +85,15 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
             _ => None,
         })
         .collect();
-    assert!(
-        began.len() >= 2,
-        "a map change in 14 s of 6 s maps: {began:?}"
+    assert_eq!(began.len(), 3, "{began:?}");
+    assert_eq!(
+        ended,
+        [
+            MatchEnd::Intermission,
+            MatchEnd::Intermission,
+            MatchEnd::SessionLost
+        ]
     );
-    assert_eq!(ended.len(), began.len());
-    assert!(ended[..ended.len() - 1]
-        .iter()
-        .all(|w| *w == MatchEnd::MapChange));
-    assert_eq!(ended.last(), Some(&MatchEnd::SessionLost));
     assert!(began.windows(2).all(|w| w[0] != w[1]), "{began:?}");
 
     // The scoreboard: in a match watched from its level start (after a map change), each
@@ -99,14 +101,34 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
     // the scoreboard, which may hold kills of frames after the last snapshot before it.
     let made = true_kills(&truth);
     let mut level_start = None;
-    let mut checked = 0;
+    let (mut checked, mut finals) = (0, 0);
+    let mut final_scores: Option<protocol::relay_api::matches::MatchScores> = None;
     for e in &told {
         match e {
             MatchEvent::Began(start) if start.key.level_start > 0 => {
                 level_start = Some(start.key.level_start)
             }
+            // At intermission play stands still: the final scoreboard is exact.
+            MatchEvent::Ended {
+                why: MatchEnd::Intermission,
+                server_time,
+            } => {
+                if let (Some(from), Some(scores)) = (level_start, final_scores.take()) {
+                    for row in &scores.players {
+                        let made = made
+                            .range(from..=*server_time)
+                            .flat_map(|(_, pairs)| pairs)
+                            .filter(|(killer, _)| *killer == row.name)
+                            .count() as i32;
+                        assert_eq!(row.score, made, "{row:?} at the intermission");
+                        finals += 1;
+                    }
+                }
+                level_start = None;
+            }
             MatchEvent::Ended { .. } => level_start = None,
             MatchEvent::Scores(scores) => {
+                final_scores = Some(scores.clone());
                 let Some(from) = level_start else { continue };
                 for row in &scores.players {
                     let by = |until: i32| {
@@ -127,6 +149,10 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
         }
     }
     assert!(checked > 0, "no scoreboard of a match seen from its start");
+    assert!(
+        finals > 0,
+        "no final scoreboard of a match seen from its start"
+    );
 
     // Kill for kill: each told kill is one the lab made just before, each used once, and every
     // kill the lab made while the session watched (away from the edges) is told.

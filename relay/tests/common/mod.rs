@@ -43,6 +43,8 @@ pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
         list_end: lab::ListEnd::Eot,
         faults: lab::FaultPlan::default(),
         map_time: None,
+        // Tests that change maps want the next map at once; the matches test sets stock's.
+        intermission: Duration::ZERO,
         wulfram_port: None,
         ..LabConfig::default()
     }

@@ -52,9 +52,9 @@ pub struct LabConfig {
     pub faults: FaultPlan,
     /// How long a map runs while sessions watch; `None` keeps one map.
     pub map_time: Option<Duration>,
-    /// How long the intermission at a map's end lasts before the next map (stock's gametype
-    /// scripts wait 10 s): play stops, every client's state says intermission, and each
-    /// spectator gets the final scoreboard.
+    /// How long the intermission at a map's end lasts before the next map (10 s by default:
+    /// about what stock's gametype scripts wait, not measured): play stops, every client's
+    /// state says intermission, and each spectator gets the final scoreboard.
     pub intermission: Duration,
     /// Also run a Wulfram II endpoint (TCP and UDP) on this port; 0 takes any free port.
     pub wulfram_port: Option<u16>,

@@ -34,7 +34,7 @@ struct Args {
     /// Seconds a map runs while sessions watch before the next loads (0 keeps one map).
     #[arg(long, default_value_t = 600.0)]
     map_time: f64,
-    /// Seconds of intermission at a map's end, before the next (stock: 10).
+    /// Seconds of intermission at a map's end, before the next (stock's scripts: about 10).
     #[arg(long, default_value_t = 10.0)]
     intermission: f64,
     /// Seconds between heartbeats to the master (stock: 180).

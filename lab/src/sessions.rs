@@ -295,7 +295,7 @@ impl Sessions {
             let state = if self.intermission {
                 intermission_state(&self.game, number)
             } else {
-                spectator_state(&self.game, number, w)
+                spectator_state(&self.game, number, w.mode)
             };
             frame.players.insert(number, state);
         }
@@ -605,14 +605,14 @@ impl Sessions {
 /// free-fly camera.
 /// A client's own state at intermission: at the spectators' spawn, following nobody.
 fn intermission_state(game: &Match, number: u8) -> PlayerState {
-    let mut ps = spectator_state(game, number, &Watcher::new(String::new(), 0));
+    let mut ps = spectator_state(game, number, Mode::ARRIVAL);
     ps.set(PlayerStateField::PM_TYPE, PM_INTERMISSION);
     ps.set(PlayerStateField::PM_FLAGS, 0);
     ps
 }
 
-fn spectator_state(game: &Match, number: u8, w: &Watcher) -> PlayerState {
-    if let Mode::Follow(target) = w.mode {
+fn spectator_state(game: &Match, number: u8, mode: Mode) -> PlayerState {
+    if let Mode::Follow(target) = mode {
         if let Some(mut ps) = game.soldier_state(target) {
             ps.set(
                 PlayerStateField::PM_FLAGS,
@@ -621,7 +621,7 @@ fn spectator_state(game: &Match, number: u8, w: &Watcher) -> PlayerState {
             return ps;
         }
     }
-    let (origin, yaw) = match w.mode {
+    let (origin, yaw) = match mode {
         Mode::Free { origin, yaw } => (origin, yaw),
         Mode::Follow(_) => (SPECTATOR_SPAWN, 90.0),
     };

@@ -6,13 +6,12 @@
 //! `/var/lib/muster`. `Depends` is read off the binary: the libraries it links and the newest
 //! glibc symbol version it needs.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::status;
+use crate::{copy, copy_tree, files_under, status};
 
 /// Where the package's parts live in the repository.
 const PACKAGING: &str = "packaging/debian";
@@ -103,7 +102,14 @@ pub(crate) fn package(root: &Path, binary: &Path) -> Result<PathBuf> {
         copy(&packaging.join(script), &control.join(script))?;
     }
     write(&control.join("conffiles"), "/etc/muster/muster.toml\n")?;
-    write(&control.join("md5sums"), &md5sums(&stage)?)?;
+    // Every file the package installs, relative to the stage (nothing is under DEBIAN yet but
+    // the scripts and conffiles, which are not installed).
+    let installed: Vec<PathBuf> = files_under(&stage)?
+        .into_iter()
+        .map(|f| f.strip_prefix(&stage).map(Path::to_path_buf))
+        .filter(|f| !f.as_ref().is_ok_and(|f| f.starts_with("DEBIAN")))
+        .collect::<Result<_, _>>()?;
+    write(&control.join("md5sums"), &md5sums(&stage, &installed)?)?;
     let fields = format!(
         "Package: muster\nVersion: {version}\nArchitecture: {arch}\n\
          Maintainer: Muster maintainers <maintainers@muster.example>\n\
@@ -114,7 +120,7 @@ pub(crate) fn package(root: &Path, binary: &Path) -> Result<PathBuf> {
          and ping, watches matches live in the browser, records demos, keeps\n \
          history, and can stand in for the game's master server. This package\n \
          runs it as a hardened systemd service.\n",
-        size = installed_kib(&stage)?,
+        size = installed_kib(&stage, &installed)?,
         libs = depends(&bin)?,
     );
     write(&control.join("control"), &fields)?;
@@ -200,62 +206,20 @@ fn write_changelog(root: &Path, version: &str, to: &Path) -> Result<()> {
     status(Command::new("gzip").args(["-9nf"]).arg(&plain))
 }
 
-/// `md5sums`: every file the package installs but its conffile, as dpkg checks them.
-fn md5sums(stage: &Path) -> Result<String> {
-    let mut files = Vec::new();
-    collect(stage, &mut files)?;
-    let mut sums = String::new();
-    for file in files {
-        let relative = file.strip_prefix(stage)?;
-        if relative.starts_with("DEBIAN") || relative.starts_with("etc") {
-            continue;
-        }
-        let line = output(Command::new("md5sum").arg(relative).current_dir(stage))?;
-        writeln!(sums, "{line}")?;
-    }
-    Ok(sums)
+/// `md5sums`: every installed file but the conffile (`installed`, relative to `stage`), as
+/// dpkg checks them; one `md5sum` for them all.
+fn md5sums(stage: &Path, installed: &[PathBuf]) -> Result<String> {
+    let summed = installed.iter().filter(|f| !f.starts_with("etc"));
+    Ok(output(Command::new("md5sum").args(summed).current_dir(stage))? + "\n")
 }
 
 /// The installed size in KiB, as `Installed-Size` counts it.
-fn installed_kib(stage: &Path) -> Result<u64> {
-    let mut files = Vec::new();
-    collect(stage, &mut files)?;
+fn installed_kib(stage: &Path, installed: &[PathBuf]) -> Result<u64> {
     let mut bytes = 0;
-    for file in files {
-        if !file.strip_prefix(stage)?.starts_with("DEBIAN") {
-            bytes += std::fs::metadata(&file)?.len();
-        }
+    for file in installed {
+        bytes += std::fs::metadata(stage.join(file))?.len();
     }
     Ok(bytes.div_ceil(1024))
-}
-
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<std::io::Result<_>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        if entry.file_type()?.is_dir() {
-            collect(&entry.path(), files)?;
-        } else {
-            files.push(entry.path());
-        }
-    }
-    Ok(())
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    let mut files = Vec::new();
-    collect(from, &mut files)?;
-    for file in files {
-        copy(&file, &to.join(file.strip_prefix(from)?))?;
-    }
-    Ok(())
-}
-
-/// Copies a file, making its directory; the copy keeps the file's mode.
-fn copy(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to.parent().context("a file's directory")?)?;
-    std::fs::copy(from, to).with_context(|| format!("copying {}", from.display()))?;
-    Ok(())
 }
 
 fn write(to: &Path, text: &str) -> Result<()> {

@@ -100,17 +100,6 @@ fn files_in(dir: &Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| d.count())
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    if let Ok(entries) = std::fs::read_dir(from) {
-        for entry in entries {
-            let entry = entry?;
-            std::fs::copy(entry.path(), to.join(entry.file_name()))?;
-        }
-    }
-    Ok(())
-}
-
 /// Runs each of `targets` (all when empty) within `budget`; prints executions a second for
 /// each, and the totals as one JSON line.
 pub fn run_targets(
@@ -138,7 +127,10 @@ pub fn run_targets(
             Exploration::Smoke => {
                 let corpus = root.join("target/fuzz-smoke").join(target);
                 let _ = std::fs::remove_dir_all(&corpus);
-                copy_dir(&kept, &corpus)?;
+                std::fs::create_dir_all(&corpus)?;
+                if kept.is_dir() {
+                    crate::copy_tree(&kept, &corpus)?;
+                }
                 command.arg(&corpus).args(["--", "-seed=1"]);
             }
             Exploration::Search => {

@@ -99,6 +99,33 @@ pub fn free_port() -> Result<u16> {
         .local_addr()?
         .port())
 }
+/// Every file under `dir`, in name order, depth first.
+pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<std::io::Result<_>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        if entry.file_type()?.is_dir() {
+            files.extend(files_under(&entry.path())?);
+        } else {
+            files.push(entry.path());
+        }
+    }
+    Ok(files)
+}
+/// Copies every file under `from` to the same place under `to`.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    for file in files_under(from)? {
+        copy(&file, &to.join(file.strip_prefix(from)?))?;
+    }
+    Ok(())
+}
+/// Copies a file, making its directory; the copy keeps the file's mode.
+pub fn copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to.parent().context("a file's directory")?)?;
+    std::fs::copy(from, to).with_context(|| format!("copying {}", from.display()))?;
+    Ok(())
+}
 /// Runs a command to completion, failing with its name if it fails.
 pub fn status(command: &mut Command) -> Result<()> {
     let shown = format!("{command:?}");

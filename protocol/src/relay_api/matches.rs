@@ -140,3 +140,153 @@ pub enum MatchEvent {
         why: MatchEnd,
     },
 }
+
+/// A stored match, as lists show it (`GET /api/matches`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MatchSummary {
+    pub id: u64,
+    /// `ip:port`.
+    pub server: String,
+    pub hostname: String,
+    pub map: String,
+    pub gametype: String,
+    /// When the level started (Unix ms, from the relay's clock and the server's level start).
+    pub start_ms: u64,
+    /// When the match ended, or was last seen while unfinished.
+    pub end_ms: u64,
+    /// `None` while it is followed; [`MatchEnd::SessionLost`] marks an unfinished record.
+    pub ended: Option<MatchEnd>,
+    pub kills: u32,
+    pub players: u32,
+    /// The team scores at the end, in team gametypes.
+    pub axis: Option<i32>,
+    pub allies: Option<i32>,
+    /// `axis`, `allies`, `draw`, or the best name in free-for-all; once finished.
+    pub winner: Option<String>,
+    /// The demo of the match, when it was recorded (a file under `/demos/`).
+    pub demo: Option<String>,
+}
+
+/// One name in one match.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MatchPlayer {
+    pub name: String,
+    pub team: Team,
+    /// The stock scoreboard's score, when the server gave one with the name on it.
+    pub score: Option<i32>,
+    pub kills: u32,
+    pub deaths: u32,
+    pub suicides: u32,
+    pub team_kills: u32,
+    pub time_ms: u64,
+    /// 1 for the winners of a finished match.
+    pub place: Option<u32>,
+}
+
+/// A stored match whole (`GET /api/matches/ID`): kills carry the server time since the level
+/// started.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MatchDetail {
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub summary: MatchSummary,
+    pub level_start: i32,
+    /// The scoreboard, best first.
+    pub players: Vec<MatchPlayer>,
+    pub kills: Vec<MatchKill>,
+    /// Team scores as they changed: (server time, axis, allies).
+    pub team_scores: Vec<(i32, i32, i32)>,
+}
+
+/// A rating, as the Weng-Lin model (a Bayesian TrueSkill-like model) keeps it: `mu` is the
+/// estimate, `sigma` its uncertainty; lists rank by `mu - 3 sigma`.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Rating {
+    pub gametype: String,
+    pub mu: f64,
+    pub sigma: f64,
+    pub matches: u32,
+}
+
+/// A rating after one match.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RatingPoint {
+    pub at_ms: u64,
+    pub match_id: u64,
+    pub gametype: String,
+    pub mu: f64,
+    pub sigma: f64,
+}
+
+/// Figures added up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Totals {
+    pub kills: u64,
+    pub deaths: u64,
+    pub suicides: u64,
+    pub team_kills: u64,
+    pub time_ms: u64,
+    pub matches: u64,
+    pub wins: u64,
+    pub losses: u64,
+}
+
+/// A count by what (a weapon, a map, a server).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Count {
+    pub what: String,
+    pub count: u64,
+}
+
+/// One match of a player's, as their page lists it.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PlayedMatch {
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub summary: MatchSummary,
+    pub kills: u32,
+    pub deaths: u32,
+    pub score: Option<i32>,
+    pub place: Option<u32>,
+}
+
+/// A name's record (`GET /api/players/NAME/stats`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PlayerStats {
+    /// The name without colours, lower-case: what matches it.
+    pub key: String,
+    /// As last shown.
+    pub name: String,
+    pub totals: Totals,
+    pub weapons: Vec<Count>,
+    pub maps: Vec<Count>,
+    pub servers: Vec<Count>,
+    pub ratings: Vec<Rating>,
+    /// Oldest first.
+    pub rating_history: Vec<RatingPoint>,
+    /// Newest first.
+    pub recent: Vec<PlayedMatch>,
+    /// Where the name was last seen (history's last sighting).
+    pub last_seen_ms: Option<u64>,
+    pub last_server: Option<String>,
+}
+
+/// One row of a leaderboard (`GET /api/leaderboard`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LeaderRow {
+    pub rank: u32,
+    pub key: String,
+    pub name: String,
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub totals: Totals,
+    /// The gametype's rating, when the board is of one gametype.
+    pub rating: Option<Rating>,
+}

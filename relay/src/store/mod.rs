@@ -9,6 +9,7 @@
 
 pub mod backup;
 pub(crate) mod compact;
+pub mod matches;
 pub(crate) mod pack;
 mod postgres;
 mod sqlite;
@@ -290,6 +291,13 @@ pub trait Store: Send {
     fn put_audit(&mut self, entries: &[AuditEntry]) -> Result<()>;
     /// Audit entries of one server (or of all), newest first, at most `limit`.
     fn audit(&mut self, server: Option<&str>, limit: u32) -> Result<Vec<AuditEntry>>;
+    /// The connection, for what both backends run alike (the matches' tables).
+    fn exec(&mut self) -> Result<&mut dyn matches::exec::Exec>;
+    /// Runs `body` in one transaction, committed if it succeeds.
+    fn transact(
+        &mut self,
+        body: &mut dyn FnMut(&mut dyn matches::exec::Exec) -> Result<()>,
+    ) -> Result<()>;
 }
 
 /// Where the history lives (flattened into `muster serve`, `muster history`, `muster seen`).

@@ -46,6 +46,8 @@ CREATE INDEX players_key_trgm ON players USING gin (key gin_trgm_ops);
     command TEXT NOT NULL, outcome TEXT NOT NULL, round_trip_ms BIGINT NOT NULL);
 CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 ",
+    // Matches, what each name did in them, and ratings.
+    super::matches::POSTGRES_SCHEMA,
 ];
 
 /// How many schema versions this relay knows.
@@ -521,5 +523,20 @@ impl Store for Postgres {
                 round_trip_ms: to_u64(r.get(5)),
             })
             .collect())
+    }
+
+    fn exec(&mut self) -> Result<&mut dyn super::matches::exec::Exec> {
+        self.live()?;
+        Ok(&mut self.client)
+    }
+
+    fn transact(
+        &mut self,
+        body: &mut dyn FnMut(&mut dyn super::matches::exec::Exec) -> Result<()>,
+    ) -> Result<()> {
+        self.live()?;
+        let mut tx = self.client.transaction()?;
+        body(&mut tx)?;
+        Ok(tx.commit()?)
     }
 }

@@ -37,7 +37,9 @@ CREATE TABLE sessions (player INTEGER NOT NULL, series INTEGER NOT NULL, first_m
 "CREATE TABLE rcon_audit (at_ms INTEGER NOT NULL, client TEXT NOT NULL, server TEXT NOT NULL,
     command TEXT NOT NULL, outcome TEXT NOT NULL, round_trip_ms INTEGER NOT NULL);
 CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
-"];
+",
+// Matches, what each name did in them, and ratings.
+super::matches::SQLITE_SCHEMA];
 
 /// How many schema versions this relay knows.
 pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;
@@ -390,5 +392,18 @@ impl Store for Sqlite {
                 .collect::<std::result::Result<Vec<_>, _>>()?,
         };
         Ok(rows)
+    }
+
+    fn exec(&mut self) -> Result<&mut dyn super::matches::exec::Exec> {
+        Ok(&mut self.conn)
+    }
+
+    fn transact(
+        &mut self,
+        body: &mut dyn FnMut(&mut dyn super::matches::exec::Exec) -> Result<()>,
+    ) -> Result<()> {
+        let mut tx = self.conn.transaction()?;
+        body(&mut tx)?;
+        Ok(tx.commit()?)
     }
 }

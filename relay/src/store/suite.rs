@@ -216,6 +216,7 @@ pub fn run(open: impl Fn() -> Box<dyn Store>) {
     assert!(store.size_bytes().unwrap() > 0);
     fencing(store.as_mut(), day);
     audit(store.as_mut(), day);
+    super::matches::suite::run(store.as_mut(), day);
 }
 
 /// The admin console's audit: appended whatever the fence, read newest first, by server.

@@ -9,6 +9,7 @@
 //! - [`master`]: the replacement master and its federation;
 //! - [`history`]: population history, player sightings and the persisted directory, kept in
 //!   [`store`] (SQLite or PostgreSQL);
+//! - [`matches`]: followed matches kept as records, each name's figures and rating;
 //! - [`cluster`]: several relays as one site through NATS (one poller, one game slot per
 //!   match, shared budgets).
 //!
@@ -26,6 +27,7 @@ pub mod game_link;
 pub mod history;
 pub mod http;
 pub mod master;
+pub mod matches;
 pub mod metrics;
 pub mod net;
 pub mod rcon;
@@ -82,6 +84,8 @@ pub struct ServeConfig {
     pub cluster: Option<cluster::ClusterConfig>,
     /// The admin console.
     pub rcon: rcon::RconConfig,
+    /// Which matches are followed with nobody watching (their records need the history).
+    pub matches: matches::MatchesConfig,
 }
 
 impl Default for ServeConfig {
@@ -102,6 +106,7 @@ impl Default for ServeConfig {
             history: None,
             cluster: None,
             rcon: rcon::RconConfig::default(),
+            matches: matches::MatchesConfig::default(),
         }
     }
 }

@@ -63,6 +63,12 @@ pub trait AuditLog: Send + Sync {
     fn audit(&self, entry: crate::store::AuditEntry);
 }
 
+/// Where a followed match's parts are written (`history::writer::Log` implements it). Must
+/// not block.
+pub trait MatchLog: Send + Sync {
+    fn part(&self, part: crate::store::matches::MatchPart);
+}
+
 /// Something that follows a hub's game session turn by turn: the demo recorder today, match
 /// statistics and the rewind window next. The hub's task owns its taps and calls them on the
 /// relay holding the game slot only (a cluster's mirrors run no session), so a tap writes
@@ -97,7 +103,7 @@ pub trait HubFace {
 }
 
 /// Why a hub could not be joined or started.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JoinError {
     #[error("not a server in the directory")]
     Unknown,
@@ -114,6 +120,12 @@ impl axum::response::IntoResponse for JoinError {
         };
         (status, self.to_string()).into_response()
     }
+}
+
+/// What the matches capability asks of the spectator hubs: to follow a server's matches with
+/// nobody watching (`--follow`).
+pub trait FollowHubs: Send + Sync {
+    fn follow(self: Arc<Self>, server: ServerAddr) -> Result<(), JoinError>;
 }
 
 /// What the demos capability asks of the spectator hubs.

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::{
-    bridge, browse, cluster, demos, edge, history, master, metrics, rcon, seams, spectate, store,
-    wulfram, Directory, ServeConfig,
+    bridge, browse, cluster, demos, edge, history, master, matches, metrics, rcon, seams, spectate,
+    store, wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -93,8 +93,21 @@ pub(crate) async fn capabilities(
         config.spectate.recordable = true;
         config.spectate.taps.0.push(demos::tap(recording.clone()));
     }
+    // Every followed match is kept when there is a history to keep it in.
+    let mut matches_routes = None;
+    if let Some(history) = &history {
+        config
+            .spectate
+            .taps
+            .0
+            .push(matches::tap::tap(history.log.clone()));
+        matches_routes = Some(matches::api::routes(history.readers()));
+    } else if !config.matches.follow.is_empty() {
+        anyhow::bail!("--follow keeps match records in the history: drop --no-history");
+    }
     let (hubs, spectate_routes) =
         spectate::start(config.spectate, directory.clone(), cluster.clone());
+    matches::start(config.matches, hubs.clone(), tasks);
     let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
     let bridge_config = bridge::BridgeConfig {
         masters,
@@ -127,6 +140,7 @@ pub(crate) async fn capabilities(
         rcon_routes,
     ];
     routers.extend(history_routes);
+    routers.extend(matches_routes);
     Ok(Started {
         master,
         cluster,

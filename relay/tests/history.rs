@@ -13,39 +13,6 @@ use relay::store::StoreArgs;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// `muster serve` on a free port, polling `master` every second; returns it and its URL.
-async fn serve(master: &str, store: &[String]) -> (tokio::process::Child, String) {
-    let mut args = vec![
-        "serve".to_owned(),
-        "--listen".into(),
-        "127.0.0.1:0".into(),
-        "--master".into(),
-        master.into(),
-        "--no-default-masters".into(),
-        "--no-lan".into(),
-        "--refresh-interval".into(),
-        "1".into(),
-        "--dist".into(),
-        common::dist().display().to_string(),
-    ];
-    args.extend(common::NO_CLIENT_LIMITS.iter().map(|a| a.to_string()));
-    args.extend_from_slice(store);
-    let (child, mut lines) = common::spawn_muster(&args);
-    let url = tokio::time::timeout(LIMIT, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.strip_prefix("muster: serving ") {
-                return url.trim_end_matches('/').to_owned();
-            }
-        }
-        panic!("the relay exited before serving");
-    })
-    .await
-    .expect("the relay serves");
-    // Keep reading its output so it never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, url)
-}
-
 /// A registered lab fleet of `servers`, six players on each.
 async fn peopled_lab(servers: usize) -> Lab {
     let lab = Lab::start(lab::LabConfig {
@@ -73,7 +40,7 @@ async fn killed_relay_comes_back(store: StoreArgs) {
     };
     let lab = peopled_lab(4).await;
     let master = lab.master.to_string();
-    let (mut relay, url) = serve(&master, &flags).await;
+    let (mut relay, url) = common::serve_muster(&master, &flags).await;
     let deadline = tokio::time::Instant::now() + LIMIT;
     let before: Vec<ServerInfo> = loop {
         let servers: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
@@ -113,7 +80,7 @@ async fn killed_relay_comes_back(store: StoreArgs) {
     );
 
     // Restarted with its fleet gone: the last list at once, every server stale.
-    let (relay, url) = serve(&master, &flags).await;
+    let (relay, url) = common::serve_muster(&master, &flags).await;
     let after: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
     assert_eq!(after.len(), 4);
     for (old, new) in before.iter().zip(&after) {
@@ -212,7 +179,7 @@ async fn servers_down_for_long_leave_the_default_list_and_stay_out_after_a_resta
     let lab = Lab::start(lab_config(3, 10)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let master = lab.master.to_string();
-    let (mut relay, url) = serve(&master, &flags).await;
+    let (mut relay, url) = common::serve_muster(&master, &flags).await;
     let servers_in = |wanted: Reachability| {
         let url = url.clone();
         async move {
@@ -255,7 +222,7 @@ async fn servers_down_for_long_leave_the_default_list_and_stay_out_after_a_resta
 
     // Started again with no fleet: what it persisted is still gone, not stale, from the first
     // answer on; its history is kept.
-    let (relay, url) = serve(&master, &flags).await;
+    let (relay, url) = common::serve_muster(&master, &flags).await;
     let servers: Vec<ServerInfo> = get(&format!("{url}/api/servers")).await;
     assert_eq!(servers.len(), 3);
     assert!(
@@ -294,7 +261,8 @@ async fn postgres_restarted_under_a_running_relay_is_connected_again_and_nothing
         .unwrap();
     let lab = Lab::start(lab_config(3, 10)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
-    let (_relay, url) = serve(&lab.master.to_string(), &["--database".into(), pg.url()]).await;
+    let (_relay, url) =
+        common::serve_muster(&lab.master.to_string(), &["--database".into(), pg.url()]).await;
     let deadline = tokio::time::Instant::now() + LIMIT;
     while newest_sample_ms(&pg.url()).await.is_none() {
         assert!(
@@ -388,7 +356,8 @@ async fn backups_taken_while_the_poller_writes_restore_every_row_elsewhere() {
     let data_dir = live.path().display().to_string();
     let lab = peopled_lab(12).await;
     let master = lab.master.to_string();
-    let (mut relay, url) = serve(&master, &["--data-dir".into(), data_dir.clone()]).await;
+    let (mut relay, url) =
+        common::serve_muster(&master, &["--data-dir".into(), data_dir.clone()]).await;
     let deadline = tokio::time::Instant::now() + LIMIT;
     while get::<Vec<ServerInfo>>(&format!("{url}/api/servers"))
         .await
@@ -499,7 +468,7 @@ async fn backups_taken_while_the_poller_writes_restore_every_row_elsewhere() {
 
     // A relay on it serves what the backup held; while it runs, a restore is refused.
     let servers_held = held["directory"].len();
-    let (relay, url) = serve(
+    let (relay, url) = common::serve_muster(
         &master,
         &["--data-dir".into(), elsewhere.path().display().to_string()],
     )
@@ -539,7 +508,8 @@ async fn the_documented_pg_dump_and_pg_restore_commands_keep_every_row() {
     .await
     .unwrap();
     let lab = peopled_lab(4).await;
-    let (mut relay, _) = serve(&lab.master.to_string(), &["--database".into(), url.clone()]).await;
+    let (mut relay, _) =
+        common::serve_muster(&lab.master.to_string(), &["--database".into(), url.clone()]).await;
     while newest_sample_ms(&url).await.is_none() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -682,7 +652,7 @@ async fn a_full_disk_keeps_the_list_serving_and_the_store_recovers_whole_when_sp
     let disk = SmallDisk::mount(dir.path(), "4m");
     let data = dir.path().join("data");
     let lab = peopled_lab(4).await;
-    let (_relay, url) = serve(
+    let (_relay, url) = common::serve_muster(
         &lab.master.to_string(),
         &["--data-dir".into(), data.display().to_string()],
     )

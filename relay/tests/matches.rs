@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -204,4 +205,185 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
         })
         .collect();
     assert_eq!(joined, soldiers(&truth));
+}
+
+/// The relay's match records (`GET /api/matches`, newest first).
+async fn stored(url: &str) -> Vec<protocol::relay_api::matches::MatchSummary> {
+    reqwest::get(format!("{url}/api/matches?limit=100"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+async fn detail(url: &str, id: u64) -> protocol::relay_api::matches::MatchDetail {
+    reqwest::get(format!("{url}/api/matches/{id}"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// Polls the relay's records until `done` holds of them.
+async fn until_stored(
+    url: &str,
+    what: &str,
+    done: impl Fn(&[protocol::relay_api::matches::MatchSummary]) -> bool,
+) -> Vec<protocol::relay_api::matches::MatchSummary> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        let found = stored(url).await;
+        if done(&found) {
+            return found;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what}: never; the records: {found:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+fn finished(m: &protocol::relay_api::matches::MatchSummary) -> bool {
+    m.ended == Some(MatchEnd::Intermission)
+}
+
+/// The `muster` binary follows a lab server (`--follow`, nobody watching) and keeps each match:
+/// a match followed from its start has exactly the lab's kills, killer by victim, and its final
+/// scoreboard; a match the relay was SIGKILLed in and restarted during is one record, finished,
+/// with no kill twice and none the lab did not make.
+async fn followed_matches_are_kept_exact_across_a_sigkill(store: Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let truth = dir.path().join("truth.jsonl");
+    let lab = Lab::start(lab::LabConfig {
+        map_time: Some(Duration::from_secs(8)),
+        intermission: Duration::from_secs(2),
+        ..lab_with_truth(&truth)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(Duration::from_secs(30)).await.unwrap();
+    let server = lab.servers[0].addr.to_string();
+    let master = lab.master.to_string();
+    let mut flags = vec!["--follow".to_owned(), server.clone()];
+    flags.extend(store);
+    let (mut relay, url) = common::serve_muster(&master, &flags).await;
+
+    // Two matches finished (the second followed from its level start), then the relay is
+    // killed 3 s into the next.
+    let seen = until_stored(&url, "two finished matches", |m| {
+        m.iter().filter(|m| finished(m)).count() >= 2
+    })
+    .await;
+    let whole = seen
+        .iter()
+        .filter(|m| finished(m))
+        .min_by_key(|m| m.id)
+        .cloned();
+    let whole = seen
+        .iter()
+        .filter(|m| finished(m) && Some(m.id) != whole.as_ref().map(|w| w.id))
+        .min_by_key(|m| m.id)
+        .unwrap()
+        .clone();
+    let before: Vec<u64> = seen.iter().map(|m| m.id).collect();
+    let running = until_stored(&url, "the next match written", |m| {
+        m.iter()
+            .any(|m| !before.contains(&m.id) && m.ended.is_none() && m.kills >= 2)
+    })
+    .await;
+    let killed_in = running
+        .iter()
+        .find(|m| !before.contains(&m.id))
+        .unwrap()
+        .clone();
+    relay.kill().await.unwrap();
+    let (mut relay, url) = common::serve_muster(&master, &flags).await;
+    let after = until_stored(&url, "the killed match finished", |m| {
+        m.iter().any(|m| m.id == killed_in.id && finished(m))
+    })
+    .await;
+    // One record of it: no other record of the same map and level start.
+    let killed = detail(&url, killed_in.id).await;
+    let twins = after
+        .iter()
+        .filter(|m| {
+            m.map == killed.summary.map && m.start_ms.abs_diff(killed.summary.start_ms) < 2_000
+        })
+        .count();
+    assert_eq!(twins, 1, "{after:#?}");
+
+    // Kill for kill against the lab, per match: the lab's kills between its level start and the
+    // next match's.
+    let made = true_kills(&truth);
+    let starts: Vec<i32> = {
+        let mut starts = Vec::new();
+        for m in &after {
+            starts.push(detail(&url, m.id).await.level_start);
+        }
+        starts.sort();
+        starts
+    };
+    let window = |level_start: i32| {
+        let end = starts
+            .iter()
+            .copied()
+            .find(|s| *s > level_start)
+            .unwrap_or(i32::MAX);
+        let mut pairs: BTreeMap<(String, String), u32> = BTreeMap::new();
+        for (_, kills) in made.range(level_start..end) {
+            for pair in kills {
+                *pairs.entry(pair.clone()).or_default() += 1;
+            }
+        }
+        pairs
+    };
+    let told = |d: &protocol::relay_api::matches::MatchDetail| {
+        let mut pairs: BTreeMap<(String, String), u32> = BTreeMap::new();
+        for k in &d.kill_feed {
+            *pairs
+                .entry((k.attacker.clone().unwrap_or_default(), k.victim.clone()))
+                .or_default() += 1;
+        }
+        pairs
+    };
+    let whole = detail(&url, whole.id).await;
+    let truth_whole = window(whole.level_start);
+    assert!(truth_whole.values().sum::<u32>() >= 3, "{truth_whole:?}");
+    assert_eq!(told(&whole), truth_whole, "a match followed from its start");
+    for p in &whole.scoreboard {
+        let made: u32 = truth_whole
+            .iter()
+            .filter(|((killer, _), _)| *killer == p.name)
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(p.score, Some(made as i32), "{p:?}: the final scoreboard");
+    }
+    // Across the kill: every kill stored is one the lab made in the match, none twice.
+    let truth_killed = window(killed.level_start);
+    for (pair, n) in told(&killed) {
+        let most = truth_killed.get(&pair).copied().unwrap_or(0);
+        assert!(n <= most, "{pair:?} stored {n} times, the lab made {most}");
+    }
+    assert!(killed.kill_feed.len() >= 2);
+    relay.kill().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn followed_matches_are_kept_exact_across_a_sigkill_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    followed_matches_are_kept_exact_across_a_sigkill(vec![
+        "--data-dir".into(),
+        dir.path().display().to_string(),
+    ])
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
+async fn followed_matches_are_kept_exact_across_a_sigkill_on_postgres() {
+    let url = relay::store::postgres_database();
+    followed_matches_are_kept_exact_across_a_sigkill(vec!["--database".into(), url]).await;
 }

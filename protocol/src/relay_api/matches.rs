@@ -193,9 +193,10 @@ pub struct MatchDetail {
     #[cfg_attr(feature = "serde", serde(flatten))]
     pub summary: MatchSummary,
     pub level_start: i32,
-    /// The scoreboard, best first.
-    pub players: Vec<MatchPlayer>,
-    pub kills: Vec<MatchKill>,
+    /// Every name in the match, best first.
+    pub scoreboard: Vec<MatchPlayer>,
+    /// Every death, in order.
+    pub kill_feed: Vec<MatchKill>,
     /// Team scores as they changed: (server time, axis, allies).
     pub team_scores: Vec<(i32, i32, i32)>,
 }

@@ -12,6 +12,7 @@ use crate::demos::DemosArgs;
 use crate::edge::{EdgeArgs, EdgeConfig};
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
+use crate::matches::MatchesArgs;
 use crate::rcon::RconArgs;
 use crate::spectate::SpectateArgs;
 use crate::wulfram::WulframArgs;
@@ -71,6 +72,8 @@ pub struct Args {
     #[command(flatten)]
     history: HistoryArgs,
     #[command(flatten)]
+    matches: MatchesArgs,
+    #[command(flatten)]
     cluster: ClusterArgs,
     #[command(flatten)]
     rcon: RconArgs,
@@ -101,6 +104,7 @@ impl Args {
                 .map(|listen| self.master.listen(listen, self.allow_private)),
             history: self.history.config(),
             cluster: self.cluster.config(),
+            matches: self.matches.config(),
         })
     }
 }

@@ -57,6 +57,14 @@ pub struct HistoryArgs {
     /// Days map changes are kept (charts mark them up to the 7-day range). 0: for ever.
     #[arg(long, default_value_t = 30, value_name = "DAYS")]
     pub history_map_days: u64,
+    /// Days a followed match is kept with its kills; each name's figures and ratings are kept
+    /// for ever. 0: matches for ever.
+    #[arg(long, default_value_t = 365, value_name = "DAYS")]
+    pub history_matches_days: u64,
+    /// A name whose figures are not kept nor shown (its kills stay in the matches' records,
+    /// where the page names it); matched without colours and case. Repeat for more.
+    #[arg(long = "stats-exclude", value_name = "NAME")]
+    pub stats_exclude: Vec<String>,
 }
 
 impl HistoryArgs {
@@ -70,7 +78,13 @@ impl HistoryArgs {
                 hour_ms: days(self.history_hourly_days),
                 sessions_ms: days(self.history_sessions_days),
                 map_changes_ms: days(self.history_map_days),
+                matches_ms: days(self.history_matches_days),
             },
+            hidden_names: self
+                .stats_exclude
+                .iter()
+                .map(|n| crate::store::name_key(n))
+                .collect(),
         })
     }
 }
@@ -79,6 +93,8 @@ impl HistoryArgs {
 pub struct HistoryConfig {
     pub store: StoreArgs,
     pub retention: Retention,
+    /// Name keys given no figures (`--stats-exclude`).
+    pub hidden_names: Vec<String>,
 }
 
 /// Connections that answer pages.
@@ -148,7 +164,17 @@ impl History {
             writer.backend(),
             servers.len()
         );
-        let log = writer::start(writer, &servers, config.retention, refresh, fence, metrics);
+        let log = writer::start(
+            writer,
+            &servers,
+            writer::Settings {
+                retention: config.retention,
+                hidden_names: config.hidden_names,
+                refresh,
+            },
+            fence,
+            metrics,
+        );
         directory.restore(servers, masters);
         Ok(Arc::new(Self {
             log,
@@ -195,6 +221,12 @@ impl History {
         }
         cache.insert(key, (Instant::now(), body.clone()));
         Ok(Some(body))
+    }
+
+    /// The connections that answer pages, for the capabilities that read what the history's
+    /// writer keeps (matches).
+    pub fn readers(&self) -> Workers {
+        self.readers.clone()
     }
 
     /// Where names like `name` were seen, the ones playing now first.
@@ -465,6 +497,7 @@ mod tests {
                 database: None,
             },
             retention: Retention::default(),
+            hidden_names: Vec::new(),
         };
         let history = History::start(
             config,

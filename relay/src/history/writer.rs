@@ -16,6 +16,7 @@ use crate::metrics::StoreMetrics;
 use crate::net::unix_ms;
 use crate::seams::PollLog;
 use crate::store::compact::{self, Retention};
+use crate::store::matches::MatchPart;
 use crate::store::{self, AuditEntry, Batch, Fence, MapChange, Sample, Session, Store};
 use crate::sync::Locked;
 
@@ -27,6 +28,8 @@ pub enum Record {
     Master(MasterStatus),
     /// An admin console command.
     Audit(AuditEntry),
+    /// A part of a followed match.
+    Match(Box<MatchPart>),
     /// Write what is pending now, then say so (shutdown).
     Sync(tokio::sync::oneshot::Sender<()>),
 }
@@ -158,6 +161,8 @@ struct State {
     sessions: BTreeMap<(String, String, u64), Session>,
     /// Admin console commands not yet written.
     audit: Vec<AuditEntry>,
+    /// Parts of matches not yet written, merged per match.
+    matches: BTreeMap<(String, String, i32), MatchPart>,
 }
 
 impl State {
@@ -190,12 +195,22 @@ impl State {
             }
             Record::Listed(server) => self.persist(&server),
             Record::Audit(entry) => self.audit.push(entry),
+            Record::Match(part) => self.add_part(*part),
             // Handled by the writer's loop before records are applied.
             Record::Sync(_) => {}
             Record::Master(status) => {
                 if let Ok(json) = serde_json::to_string(&status) {
                     self.masters.insert(status.addr, json);
                 }
+            }
+        }
+    }
+
+    fn add_part(&mut self, part: MatchPart) {
+        match self.matches.entry(part.key()) {
+            std::collections::btree_map::Entry::Occupied(mut held) => held.get_mut().merge(part),
+            std::collections::btree_map::Entry::Vacant(new) => {
+                new.insert(part);
             }
         }
     }
@@ -299,17 +314,30 @@ impl State {
     }
 }
 
+/// How the writer keeps what it writes.
+pub struct Settings {
+    pub retention: Retention,
+    /// Name keys given no figures (`--stats-exclude`).
+    pub hidden_names: Vec<String>,
+    /// How often the totals are tallied.
+    pub refresh: Duration,
+}
+
 /// Starts the writer thread; it stops (after a last write) when every [`Log`] is dropped.
 /// In a cluster (`fence`), only the lease holder tallies totals and compacts, and every batch
 /// carries the holder's token.
 pub fn start(
     mut store: Box<dyn Store>,
     seed: &[ServerInfo],
-    retention: Retention,
-    refresh: Duration,
+    settings: Settings,
     fence: Option<Arc<Fence>>,
     metrics: StoreMetrics,
 ) -> Arc<Log> {
+    let Settings {
+        retention,
+        hidden_names,
+        refresh,
+    } = settings;
     let fenced = Arc::new(AtomicU64::new(0));
     let fenced_count = fenced.clone();
     let health = Arc::new(WriteHealth::default());
@@ -354,6 +382,7 @@ pub fn start(
                 }
                 if now >= next_flush || closed || synced.is_some() {
                     let token = fence.as_ref().and_then(|f| f.token());
+                    write_matches(store.as_mut(), &mut state, &hidden_names, &writes);
                     if flush(store.as_mut(), &mut state, token, &metrics, &writes) {
                         fenced_count.fetch_add(1, Ordering::Relaxed);
                     }
@@ -407,6 +436,33 @@ fn compact_now(
         compact::expire(store, now_ms, retention)?;
     }
     Ok(())
+}
+
+/// Writes the parts of matches pending, in one transaction apart from the poller's batch: a
+/// match is written by the relay whose hub follows it (one per match in a cluster), not by
+/// the poller's lease holder. A failed write is kept whole for the next.
+fn write_matches(
+    store: &mut dyn Store,
+    state: &mut State,
+    hidden: &[String],
+    health: &WriteHealth,
+) {
+    if state.matches.is_empty() {
+        return;
+    }
+    let parts: Vec<MatchPart> = std::mem::take(&mut state.matches).into_values().collect();
+    let hidden = |key: &str| hidden.iter().any(|h| h == key);
+    let written = store.transact(&mut |db| store::matches::write_parts(db, &parts, &hidden));
+    if let Err(e) = written {
+        health.failed(&e);
+        for part in parts {
+            let newer = state.matches.remove(&part.key());
+            state.add_part(part);
+            if let Some(newer) = newer {
+                state.add_part(newer);
+            }
+        }
+    }
 }
 
 /// Writes what is pending; true when the database refused it for a stale token (the batch is
@@ -471,6 +527,13 @@ fn flush(
         }
     }
     false
+}
+
+impl crate::seams::MatchLog for Log {
+    /// Sent to the writer with the poller's records: it never blocks the hub.
+    fn part(&self, part: MatchPart) {
+        self.send(Record::Match(Box::new(part)));
+    }
 }
 
 impl crate::seams::AuditLog for Log {

@@ -54,6 +54,8 @@ pub(super) struct Shared {
     pub(super) status_sent_at: Instant,
     /// The operator asked for a recording; it keeps the hub joined without viewers.
     pub(super) record_wanted: bool,
+    /// The operator follows the server's matches (`--follow`): the hub stays joined.
+    pub(super) followed: bool,
     /// The demo file being written.
     pub(super) record_path: Option<PathBuf>,
     /// This hub took over another relay's (cluster): its first release is a whole keyframe.
@@ -140,6 +142,7 @@ impl Hub {
                 idle_since: Some(Instant::now()),
                 status_sent_at: Instant::now(),
                 record_wanted: false,
+                followed: false,
                 record_path: None,
                 restart: false,
             }),
@@ -266,7 +269,7 @@ impl Hub {
             return None;
         }
         let shared = self.lock();
-        if shared.record_wanted {
+        if shared.record_wanted || shared.followed {
             return None;
         }
         shared.idle_since.map(|at| at.elapsed())
@@ -284,6 +287,15 @@ impl Hub {
 
     pub fn record_wanted(&self) -> bool {
         self.lock().record_wanted
+    }
+
+    /// Keeps the hub joined without viewers, or lets it retire after the grace period.
+    pub fn set_followed(&self, on: bool) {
+        let mut shared = self.lock();
+        if shared.followed && !on && self.viewers() == 0 {
+            shared.idle_since = Some(Instant::now());
+        }
+        shared.followed = on;
     }
 
     /// The demo file being written, which is not to be served yet.

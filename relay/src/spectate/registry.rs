@@ -14,7 +14,7 @@ use super::hub::{Hub, ViewerGuard};
 use super::replica::Replica;
 use super::task::HubTask;
 use crate::net::ServerAddr;
-use crate::seams::{JoinError, Known, RecordingHubs};
+use crate::seams::{FollowHubs, JoinError, Known, RecordingHubs};
 use crate::sync::Locked;
 
 /// The hubs by server, locked.
@@ -78,6 +78,13 @@ impl Hubs {
     pub fn record(self: &Arc<Self>, addr: impl Into<ServerAddr>) -> Result<Arc<Hub>, JoinError> {
         let (hub, _hubs) = self.hub_for(addr.into())?;
         hub.set_recording(true);
+        Ok(hub)
+    }
+
+    /// Follows a server's matches with nobody watching, starting its hub if need be.
+    pub fn follow(self: &Arc<Self>, addr: ServerAddr) -> Result<Arc<Hub>, JoinError> {
+        let (hub, _hubs) = self.hub_for(addr)?;
+        hub.set_followed(true);
         Ok(hub)
     }
 
@@ -147,6 +154,12 @@ impl Hubs {
         } else {
             false
         }
+    }
+}
+
+impl FollowHubs for Hubs {
+    fn follow(self: Arc<Self>, server: ServerAddr) -> Result<(), JoinError> {
+        Hubs::follow(&self, server).map(drop)
     }
 }
 

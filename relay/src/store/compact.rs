@@ -16,12 +16,14 @@ pub struct Retention {
     pub hour_ms: Option<u64>,
     pub sessions_ms: Option<u64>,
     pub map_changes_ms: Option<u64>,
+    /// Matches with their kills (each name's figures and ratings stay for ever).
+    pub matches_ms: Option<u64>,
 }
 
 impl Default for Retention {
     /// Raw samples a week, 5-minute buckets 400 days, hours for ever, sessions 90 days (names
     /// keep their last sighting for ever), map changes a month (a busy server changes map 50
-    /// to 70 times a day).
+    /// to 70 times a day), matches a year.
     fn default() -> Self {
         Self {
             raw_ms: Some(7 * DAY_MS),
@@ -29,6 +31,7 @@ impl Default for Retention {
             hour_ms: None,
             sessions_ms: Some(90 * DAY_MS),
             map_changes_ms: Some(30 * DAY_MS),
+            matches_ms: Some(365 * DAY_MS),
         }
     }
 }
@@ -127,6 +130,9 @@ pub fn expire(store: &mut dyn Store, now_ms: u64, retention: &Retention) -> Resu
     }
     if let Some(keep) = retention.map_changes_ms {
         dropped += store.expire_map_changes(now_ms.saturating_sub(keep))?;
+    }
+    if let Some(keep) = retention.matches_ms {
+        dropped += super::matches::expire(store.exec()?, now_ms.saturating_sub(keep))?;
     }
     Ok(dropped)
 }

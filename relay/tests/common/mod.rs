@@ -288,6 +288,39 @@ pub fn spawn_muster<S: AsRef<std::ffi::OsStr>>(
     (child, tokio::io::BufReader::new(stdout).lines())
 }
 
+/// `muster serve` on a free port, polling `master` every second; returns it and its URL.
+pub async fn serve_muster(master: &str, store: &[String]) -> (tokio::process::Child, String) {
+    let mut args = vec![
+        "serve".to_owned(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+        "--master".into(),
+        master.into(),
+        "--no-default-masters".into(),
+        "--no-lan".into(),
+        "--refresh-interval".into(),
+        "1".into(),
+        "--dist".into(),
+        dist().display().to_string(),
+    ];
+    args.extend(NO_CLIENT_LIMITS.iter().map(|a| a.to_string()));
+    args.extend_from_slice(store);
+    let (child, mut lines) = spawn_muster(&args);
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.strip_prefix("muster: serving ") {
+                return url.trim_end_matches('/').to_owned();
+            }
+        }
+        panic!("the relay exited before serving");
+    })
+    .await
+    .expect("the relay serves");
+    // Keep reading its output so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
+
 pub fn run_muster(args: &[&str], stdin: &str) -> std::process::Output {
     use std::io::Write;
     use std::process::{Command, Stdio};

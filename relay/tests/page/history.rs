@@ -25,6 +25,7 @@ async fn the_chart_shows_the_series_the_api_returns_and_offline_players_are_foun
             database: None,
         },
         retention: Default::default(),
+        hidden_names: Vec::new(),
     });
     let relay = relay::Relay::start(config).await.unwrap();
     let server = lab.servers[0].addr.to_string();

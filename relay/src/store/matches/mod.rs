@@ -547,7 +547,7 @@ pub fn detail(db: &mut dyn Exec, id: u64) -> Result<Option<MatchDetail>> {
     let record =
         Record::decode(row[15].blob()).map_err(|_| super::StoreError::Corrupt("a match record"))?;
     let name = |id: u32| record.names[id as usize].clone();
-    let kills = record
+    let kill_feed = record
         .kills
         .iter()
         .map(|k| MatchKill {
@@ -562,7 +562,7 @@ pub fn detail(db: &mut dyn Exec, id: u64) -> Result<Option<MatchDetail>> {
             victim_origin: k.victim_at,
         })
         .collect();
-    let mut players: Vec<MatchPlayer> = record
+    let mut scoreboard: Vec<MatchPlayer> = record
         .figures(finished)
         .into_values()
         .map(|f| MatchPlayer {
@@ -577,7 +577,7 @@ pub fn detail(db: &mut dyn Exec, id: u64) -> Result<Option<MatchDetail>> {
             place: f.outcome,
         })
         .collect();
-    players.sort_by_key(|p| {
+    scoreboard.sort_by_key(|p| {
         (
             std::cmp::Reverse(p.score.unwrap_or(p.kills as i32)),
             p.deaths,
@@ -586,8 +586,8 @@ pub fn detail(db: &mut dyn Exec, id: u64) -> Result<Option<MatchDetail>> {
     Ok(Some(MatchDetail {
         summary,
         level_start: row[14].int() as i32,
-        players,
-        kills,
+        scoreboard,
+        kill_feed,
         team_scores: record.team_scores,
     }))
 }

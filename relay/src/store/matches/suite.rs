@@ -123,9 +123,9 @@ pub fn run(store: &mut dyn Store, day: u64) {
         (detail.summary.axis, detail.summary.allies),
         (Some(2), Some(1))
     );
-    assert_eq!(detail.kills.len(), 4);
-    assert_eq!(detail.players[0].name, "^1AxAnn");
-    assert_eq!(detail.players[0].place, Some(1));
+    assert_eq!(detail.kill_feed.len(), 4);
+    assert_eq!(detail.scoreboard[0].name, "^1AxAnn");
+    assert_eq!(detail.scoreboard[0].place, Some(1));
     let ann = super::player(store.exec().unwrap(), "axann", 10)
         .unwrap()
         .unwrap();

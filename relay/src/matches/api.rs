@@ -1,0 +1,160 @@
+//! The matches' routes, read from the store on the history's reader connections.
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use protocol::relay_api::matches::{MatchEnd, MatchSummary};
+
+use crate::net::unix_ms;
+use crate::store::matches::{self, MatchFilter};
+use crate::store::worker::Workers;
+use crate::store::{name_key, Result, DAY_MS};
+
+/// A match neither ended nor written to for this long is no longer followed: it is shown
+/// unfinished (a relay killed mid-match continues it if it comes back to the same match).
+pub const STALE_MS: u64 = 60_000;
+/// Names with fewer matches than this in the period are left off a leaderboard unless the
+/// request names its own minimum.
+pub const MIN_MATCHES: u32 = 3;
+const MOST: u32 = 500;
+
+/// A match record as shown: one nobody writes to any more is unfinished.
+pub fn shown(mut summary: MatchSummary, now_ms: u64) -> MatchSummary {
+    if summary.ended.is_none() && now_ms.saturating_sub(summary.end_ms) > STALE_MS {
+        summary.ended = Some(MatchEnd::SessionLost);
+    }
+    summary
+}
+
+#[derive(serde::Deserialize, Default)]
+pub struct ListQuery {
+    pub server: Option<String>,
+    pub player: Option<String>,
+    /// Unix ms.
+    pub since: Option<u64>,
+    pub limit: Option<u32>,
+}
+
+impl ListQuery {
+    pub fn filter(&self) -> MatchFilter {
+        MatchFilter {
+            server: self.server.clone().filter(|s| !s.is_empty()),
+            player: self
+                .player
+                .as_deref()
+                .map(name_key)
+                .filter(|k| !k.is_empty()),
+            since_ms: self.since.unwrap_or(0),
+            limit: self.limit.unwrap_or(50).min(MOST),
+        }
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+pub struct BoardQuery {
+    pub server: Option<String>,
+    pub gametype: Option<String>,
+    /// `week`, `month` or `all` (the default).
+    pub period: Option<String>,
+    pub min: Option<u32>,
+    pub limit: Option<u32>,
+}
+
+impl BoardQuery {
+    /// The board asked for, or why it cannot be.
+    pub fn board(&self, now_ms: u64) -> std::result::Result<matches::Board, String> {
+        let since_ms = match self.period.as_deref().unwrap_or("all") {
+            "week" => now_ms.saturating_sub(7 * DAY_MS),
+            "month" => now_ms.saturating_sub(30 * DAY_MS),
+            "all" => 0,
+            other => return Err(format!("period must be week, month or all, not {other:?}")),
+        };
+        Ok(matches::Board {
+            server: self.server.clone().filter(|s| !s.is_empty()),
+            gametype: self.gametype.clone().filter(|s| !s.is_empty()),
+            since_ms,
+            min_matches: self.min.unwrap_or(MIN_MATCHES),
+            limit: self.limit.unwrap_or(100).min(MOST),
+        })
+    }
+}
+
+pub fn routes(readers: Workers) -> Router {
+    Router::new()
+        .route("/api/matches", get(list))
+        .route("/api/matches/{id}", get(detail))
+        .route("/api/players/{name}/stats", get(player))
+        .route("/api/leaderboard", get(leaderboard))
+        .with_state(readers)
+}
+
+fn answer<T: serde::Serialize>(result: Result<Option<T>>, missing: &'static str) -> Response {
+    match result {
+        Ok(Some(found)) => Json(found).into_response(),
+        Ok(None) => (StatusCode::NOT_FOUND, missing).into_response(),
+        Err(e) => {
+            tracing::warn!("matches: {e}");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "match records are unavailable",
+            )
+                .into_response()
+        }
+    }
+}
+
+async fn list(State(readers): State<Workers>, Query(q): Query<ListQuery>) -> Response {
+    let filter = q.filter();
+    let found = readers
+        .run(move |store| matches::list(store.exec()?, &filter))
+        .await
+        .map(|list| {
+            let now = unix_ms();
+            Some(list.into_iter().map(|m| shown(m, now)).collect::<Vec<_>>())
+        });
+    answer(found, "")
+}
+
+async fn detail(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
+    let found = readers
+        .run(move |store| matches::detail(store.exec()?, id))
+        .await
+        .map(|m| {
+            m.map(|mut m| {
+                m.summary = shown(m.summary, unix_ms());
+                m
+            })
+        });
+    answer(found, "no such match")
+}
+
+async fn player(State(readers): State<Workers>, Path(name): Path<String>) -> Response {
+    let key = name_key(&name);
+    let found = readers
+        .run(move |store| matches::player(store.exec()?, &key, 20))
+        .await
+        .map(|p| {
+            p.map(|mut p| {
+                let now = unix_ms();
+                for m in &mut p.recent {
+                    m.summary = shown(m.summary.clone(), now);
+                }
+                p
+            })
+        });
+    answer(found, "no followed match has this name")
+}
+
+async fn leaderboard(State(readers): State<Workers>, Query(q): Query<BoardQuery>) -> Response {
+    let board = match q.board(unix_ms()) {
+        Ok(board) => board,
+        Err(why) => return (StatusCode::BAD_REQUEST, why).into_response(),
+    };
+    let found = readers
+        .run(move |store| matches::leaderboard(store.exec()?, &board))
+        .await
+        .map(Some);
+    answer(found, "")
+}

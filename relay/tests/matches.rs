@@ -268,7 +268,7 @@ async fn followed_matches_are_kept_exact_across_a_sigkill(store: Vec<String>) {
     let server = lab.servers[0].addr.to_string();
     let master = lab.master.to_string();
     let mut flags = vec!["--follow".to_owned(), server.clone()];
-    flags.extend(store);
+    flags.extend(store.iter().cloned());
     let (mut relay, url) = common::serve_muster(&master, &flags).await;
 
     // Two matches finished (the second followed from its level start), then the relay is
@@ -368,7 +368,63 @@ async fn followed_matches_are_kept_exact_across_a_sigkill(store: Vec<String>) {
         assert!(n <= most, "{pair:?} stored {n} times, the lab made {most}");
     }
     assert!(killed.kill_feed.len() >= 2);
+
+    // Each name's figures hold the whole match's kills; the leaderboard ranks them.
+    let best = &whole.scoreboard[0];
+    let stats: protocol::relay_api::matches::PlayerStats =
+        reqwest::get(format!("{url}/api/players/{}/stats", best.name))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    assert!(stats.totals.kills >= u64::from(best.kills), "{stats:?}");
+    assert!(
+        stats.totals.matches >= 2 && !stats.ratings.is_empty(),
+        "{stats:?}"
+    );
+    assert!(stats
+        .recent
+        .iter()
+        .any(|m| m.summary.id == whole.summary.id));
+    let board: Vec<protocol::relay_api::matches::LeaderRow> = reqwest::get(format!(
+        "{url}/api/leaderboard?period=week&min=1&gametype={}",
+        whole.summary.gametype
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(board.len(), 10, "{board:?}");
+    assert!(board.iter().all(|r| r.rating.is_some()));
+    let bad = reqwest::get(format!("{url}/api/leaderboard?period=decade"))
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
     relay.kill().await.unwrap();
+
+    // The same from the command line, off the store the relay left.
+    let with_store = |args: &[&str]| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(store.iter().map(String::as_str));
+        let output = common::run_muster(&all, "");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let listed: Vec<protocol::relay_api::matches::MatchSummary> =
+        serde_json::from_str(&with_store(&["matches", "--json", "--limit", "100"])).unwrap();
+    assert!(listed.iter().any(|m| m.id == killed_in.id && finished(m)));
+    let one = with_store(&["matches", &whole.summary.id.to_string()]);
+    assert!(
+        one.contains("finished") && one.contains(&whole.summary.map),
+        "{one}"
+    );
+    let cli: protocol::relay_api::matches::PlayerStats =
+        serde_json::from_str(&with_store(&["stats", &best.name, "--json"])).unwrap();
+    assert_eq!(cli.totals, stats.totals);
+    let text = with_store(&["leaderboard", "--min-matches", "1"]);
+    assert!(text.contains("1. "), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

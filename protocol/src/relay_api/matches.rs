@@ -249,7 +249,7 @@ pub struct Count {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PlayedMatch {
-    #[cfg_attr(feature = "serde", serde(flatten))]
+    #[cfg_attr(feature = "serde", serde(rename = "match"))]
     pub summary: MatchSummary,
     pub kills: u32,
     pub deaths: u32,

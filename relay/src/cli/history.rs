@@ -38,7 +38,7 @@ pub struct SeenArgs {
 }
 
 /// Runs `job` on one connection of `store`, on a thread of its own.
-fn with_store<T: Send + 'static>(
+pub(super) fn with_store<T: Send + 'static>(
     store: &StoreArgs,
     job: impl FnOnce(&mut dyn Store) -> crate::store::Result<T> + Send + 'static,
 ) -> anyhow::Result<T> {

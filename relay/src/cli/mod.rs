@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod history;
 pub mod master;
 pub mod master_server;
+pub mod matches;
 pub mod notify;
 pub mod query;
 pub mod rcon;
@@ -46,6 +47,9 @@ pub enum Command {
     Rcon(rcon::Args),
     History(history::HistoryArgs),
     Seen(history::SeenArgs),
+    Matches(matches::MatchesArgs),
+    Stats(matches::StatsArgs),
+    Leaderboard(matches::LeaderboardArgs),
     Backup(backup::BackupArgs),
     Restore(backup::RestoreArgs),
     Doctor(Box<doctor::DoctorArgs>),
@@ -73,6 +77,9 @@ impl Command {
             Self::Rcon(args) => rcon::run(args).await,
             Self::History(args) => history::history(args),
             Self::Seen(args) => history::seen(args),
+            Self::Matches(args) => matches::list(args),
+            Self::Stats(args) => matches::stats(args),
+            Self::Leaderboard(args) => matches::leaderboard(args),
             Self::Backup(args) => backup::backup(args).await,
             Self::Restore(args) => backup::restore(args).await,
             Self::Doctor(args) => doctor::run(*args).await,

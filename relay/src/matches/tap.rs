@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use protocol::cod::client::{Client, Event};
 use protocol::cod::watch::match_log::MatchLog;
 use protocol::relay_api::matches::{MatchEnd, MatchEvent, RosterChange};
+use protocol::relay_api::watch::Team;
 
 use crate::net::ServerAddr;
 use crate::seams::{HubFace, HubTap, TapMaker};
@@ -61,6 +62,12 @@ impl Open {
     fn stay(&mut self, name: &str, from: i32, to: i32) {
         let id = self.part.record.name(name);
         self.part.record.stays.push(Stay { name: id, from, to });
+    }
+
+    fn leave(&mut self, name: &str, t: i32) {
+        if let Some(from) = self.present.remove(name) {
+            self.stay(name, from, t);
+        }
     }
 
     /// The part so far, with every stay up to `t`; the next part starts empty.
@@ -144,23 +151,33 @@ impl MatchTap {
                 change,
             } => {
                 open.last_t = open.last_t.max(t);
+                // Time played is time on a side: a spectator (this relay's own client too)
+                // plays no part.
+                let playing = |team: &Team| *team != Team::Spectator;
                 let (name, change) = match change {
                     RosterChange::Joined { name, team } => {
-                        open.present.entry(name.clone()).or_insert(t);
+                        if playing(&team) {
+                            open.present.entry(name.clone()).or_insert(t);
+                        }
                         (name, Change::Joined(team))
                     }
                     RosterChange::Left { name } => {
-                        if let Some(from) = open.present.remove(&name) {
-                            open.stay(&name, from, t);
-                        }
+                        open.leave(&name, t);
                         (name, Change::Left)
                     }
-                    RosterChange::Team { name, team } => (name, Change::Team(team)),
-                    RosterChange::Renamed { from, to } => {
-                        if let Some(since) = open.present.remove(&from) {
-                            open.stay(&from, since, t);
+                    RosterChange::Team { name, team } => {
+                        if playing(&team) {
+                            open.present.entry(name.clone()).or_insert(t);
+                        } else {
+                            open.leave(&name, t);
                         }
-                        open.present.insert(to.clone(), t);
+                        (name, Change::Team(team))
+                    }
+                    RosterChange::Renamed { from, to } => {
+                        if open.present.contains_key(&from) {
+                            open.leave(&from, t);
+                            open.present.insert(to.clone(), t);
+                        }
                         let to = open.part.record.name(&to);
                         (from, Change::RenamedTo(to))
                     }

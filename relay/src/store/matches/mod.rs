@@ -396,6 +396,9 @@ fn write_part(db: &mut dyn Exec, part: &MatchPart, hidden: &dyn Fn(&str) -> bool
     Ok(())
 }
 
+/// A rated name: its player id, its rating before the match, its matches rated so far.
+type Member = (i64, WengLinRating, i64);
+
 /// Rates a finished match once: each side a team (in free-for-all each name its own), ranked
 /// by place. Weng-Lin (the Bayesian approximation behind OpenSkill) takes teams of any size
 /// and any number of them in one update, so one model serves both kinds of gametype, and
@@ -411,8 +414,8 @@ fn rate(
     let teams = figures
         .values()
         .any(|f| matches!(f.team, Team::Axis | Team::Allies));
-    // Team (or name) -> (place, [(player, rating, matches)]).
-    let mut sides: BTreeMap<String, (u32, Vec<(i64, WengLinRating, i64)>)> = BTreeMap::new();
+    // Team (or name) -> (place, its members).
+    let mut sides: BTreeMap<String, (u32, Vec<Member>)> = BTreeMap::new();
     for (key, f) in figures {
         let (Some(place), Some(&player)) = (f.outcome, ids.get(key)) else {
             continue;

@@ -253,6 +253,9 @@ impl Record {
         }
         if let Some(board) = &self.board {
             for &(id, team, score, _) in &board.rows {
+                if team == Team::Spectator && !out.contains_key(&key(id)) {
+                    continue;
+                }
                 let f = entry(&mut out, names, id);
                 f.score = Some(score);
                 f.team = team;

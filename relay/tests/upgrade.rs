@@ -12,7 +12,7 @@ use protocol::relay_api::ServerInfo;
 use relay::store::{Store, StoreArgs};
 
 /// Schema versions that shipped; each has a fixture per backend.
-const SHIPPED: i64 = 3;
+const SHIPPED: i64 = 4;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -61,6 +61,47 @@ fn means_the_same(store: &mut dyn Store, before: &Rows) {
         .map_changes(series, 0, u64::MAX / 2)
         .unwrap()
         .is_empty());
+    if before.contains_key("matches") {
+        matches_mean_the_same(store, before);
+    }
+}
+
+/// Matches (version 4 on): each record decodes whole, and each name's figures still add up.
+fn matches_mean_the_same(store: &mut dyn Store, before: &Rows) {
+    use relay::store::matches;
+    let filter = matches::MatchFilter {
+        limit: 1000,
+        ..Default::default()
+    };
+    let list = matches::list(store.exec().unwrap(), &filter).unwrap();
+    assert_eq!(list.len(), before["matches"].len());
+    assert!(!list.is_empty());
+    let mut kills = 0;
+    for m in &list {
+        let detail = matches::detail(store.exec().unwrap(), m.id)
+            .unwrap()
+            .unwrap();
+        assert_eq!(detail.kill_feed.len() as u32, m.kills, "match {}", m.id);
+        kills += m.kills;
+        assert!(!detail.scoreboard.is_empty());
+    }
+    assert!(kills > 0);
+    assert!(list.iter().any(|m| m.winner.is_some()));
+    let board = matches::Board {
+        limit: 1000,
+        ..Default::default()
+    };
+    let rows = matches::leaderboard(store.exec().unwrap(), &board).unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r.totals.kills).sum::<u64>(),
+        u64::from(kills),
+        "figures add up to the records' kills"
+    );
+    let best = &rows[0];
+    let stats = matches::player(store.exec().unwrap(), &best.key, 10)
+        .unwrap()
+        .unwrap();
+    assert_eq!(stats.totals, best.totals);
 }
 
 #[test]

@@ -139,6 +139,9 @@ impl HubTask {
             // The goodbye ends a recording: its file gets its end marker.
             self.turn_taps();
         }
+        // The session is over: taps see it gone (a followed match is left unfinished).
+        self.session = None;
+        self.turn_taps();
         if !handing_over {
             self.hub.set_status(|s| s.state = HubState::Closed);
         }

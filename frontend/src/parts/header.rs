@@ -32,6 +32,8 @@ pub fn PageHeader(
                 <a href="/tuning/" class:current=link(Page::Tuning)>"Tuning"</a>
                 // In the demo player this changes only the hash: it does not load anew.
                 <a href="/playback/#/demos" class:current=link(Page::Demos)>"Demos"</a>
+                // The relay's own pages: matches followed, players, leaderboards.
+                <a href="/matches">"Matches"</a>
             </nav>
         </header>
     }

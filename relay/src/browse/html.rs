@@ -223,6 +223,7 @@ fn header(masters: &[MasterStatus], total: usize) -> Markup {
                 a href="/" class="current" { "Servers" }
                 a href="/tuning/" { "Tuning" }
                 a href="/playback/#/demos" { "Demos" }
+                a href="/matches" { "Matches" }
             }
         }
         details class="sources" {

@@ -87,6 +87,14 @@ pub fn routes(readers: Workers) -> Router {
         .route("/api/matches/{id}", get(detail))
         .route("/api/players/{name}/stats", get(player))
         .route("/api/leaderboard", get(leaderboard))
+        .route("/api/matches/{id}/score.svg", get(super::html::score_svg))
+        .route(
+            "/api/matches/{id}/heatmap.svg",
+            get(super::html::heatmap_svg),
+        )
+        .route("/matches", get(super::html::recent))
+        .route("/matches/{id}", get(super::html::one))
+        .route("/players/{name}", get(super::html::player))
         .with_state(readers)
 }
 

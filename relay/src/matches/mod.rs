@@ -4,10 +4,13 @@
 //! for the servers the operator names (`--follow`). The tap ([`tap`]) sends the match in parts
 //! to the history's writer; the routes ([`api`]) read them back.
 //!
-//! Routes: `GET /api/matches`, `GET /api/matches/{id}`, `GET /api/players/{name}/stats`,
-//! `GET /api/leaderboard`.
+//! Routes: `GET /api/matches`, `GET /api/matches/{id}` (and its `score.svg`, `heatmap.svg`),
+//! `GET /api/players/{name}/stats`, `GET /api/leaderboard`; the pages `/matches`,
+//! `/matches/{id}` and `/players/{name}` ([`html`]).
 
 pub mod api;
+pub mod chart;
+pub mod html;
 pub mod tap;
 
 use std::sync::Arc;

@@ -110,6 +110,11 @@ fn ServerDetail(server: ServerInfo, personal: Personal, asked: Asked) -> impl In
         <p class="join">
             <JoinCheck addr=server.addr.clone() asked=asked />
         </p>
+        <p class="matches">
+            <a href=format!("/matches?server={}", server.addr) data-testid="recent-matches">
+                "Recent matches and leaderboard"
+            </a>
+        </p>
         <h3>{format!("Players ({})", players.len())}</h3>
         <table data-testid="players-table">
             <thead>

@@ -1,0 +1,451 @@
+//! The matches' pages as HTML from the relay: `/matches` (recent matches and the leaderboard),
+//! `/matches/{id}` (scoreboard, score over time, kill matrix, weapons, where kills happened, the
+//! kill feed) and `/players/{name}` (figures, ratings, favourites, recent matches). They need
+//! no code: a pasted link reads at once, a text browser or a search engine reads them whole,
+//! and their Open Graph tags make a card of a link pasted into a chat.
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+use protocol::cod::text::{spans, strip};
+use protocol::relay_api::matches::{
+    Count, KillKind, LeaderRow, MatchDetail, MatchEnd, MatchSummary, PlayerStats,
+};
+
+use super::api::shown;
+use super::chart;
+use crate::net::unix_ms;
+use crate::store::matches::{self, MatchFilter};
+use crate::store::worker::Workers;
+use crate::store::{name_key, DAY_MS};
+
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:1rem auto;max-width:64rem;\
+padding:0 .75rem;color:#222}h1{font-size:1.3rem;margin:.2rem 0}h2{font-size:1.05rem;margin-top:1.6rem}\
+table{border-collapse:collapse}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}\
+td.n,th.n{text-align:right}nav{display:flex;gap:1.2rem;margin-bottom:.8rem}.sub{color:#666}\
+.charts{display:flex;flex-wrap:wrap;gap:1rem}.charts svg{max-width:100%;width:30rem;height:auto}\
+.heat svg{width:20rem}.matrix td{text-align:center;min-width:1.6rem}.matrix td.z{color:#ccc}\
+.c0{color:#000}.c1{color:#c00}.c2{color:#080}.c3{color:#b90}.c4{color:#00c}.c5{color:#088}\
+.c6{color:#a0a}.c7{color:#222}.c8{color:#b60}.c9{color:#777}";
+
+/// A name in its `^N` colours.
+fn coloured(name: &str) -> Markup {
+    html! { @for s in spans(name) { span class=(format!("c{}", s.colour)) { (s.text) } } }
+}
+
+/// A path segment with everything but letters, digits and `-_.~` percent-encoded.
+pub fn segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn player_link(name: &str) -> Markup {
+    html! { a href=(format!("/players/{}", segment(&name_key(name)))) { (coloured(name)) } }
+}
+
+fn page(title: &str, description: &str, body: Markup) -> Response {
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Muster" }
+                meta name="description" content=(description);
+                meta property="og:site_name" content="Muster";
+                meta property="og:type" content="website";
+                meta property="og:title" content=(title);
+                meta property="og:description" content=(description);
+                meta name="twitter:card" content="summary";
+                link rel="icon" href="data:,";
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                nav aria-label="Pages" {
+                    a href="/" { "Servers" }
+                    a href="/matches" { "Matches" }
+                }
+                (body)
+            }
+        }
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "max-age=10"),
+        ],
+        page.into_string(),
+    )
+        .into_response()
+}
+
+fn unavailable(e: crate::store::StoreError) -> Response {
+    tracing::warn!("matches: {e}");
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "match records are unavailable",
+    )
+        .into_response()
+}
+
+fn not_found(what: &str) -> Response {
+    let body = html! { h1 { (what) } p { a href="/matches" { "Recent matches" } } };
+    let mut response = page(what, what, body);
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+/// Time on a side: `m:ss`, or hours and minutes.
+fn played(ms: u64) -> String {
+    let secs = ms / 1000;
+    if secs >= 3600 {
+        format!("{} h {:02} min", secs / 3600, secs / 60 % 60)
+    } else {
+        format!("{}:{:02}", secs / 60, secs % 60)
+    }
+}
+
+fn ended(m: &MatchSummary) -> &'static str {
+    match m.ended {
+        None => "being followed",
+        Some(MatchEnd::Intermission) => "finished",
+        Some(MatchEnd::MapChange) => "ended by a map change",
+        Some(MatchEnd::MapRestart) => "ended by a map restart",
+        Some(MatchEnd::SessionLost) => "unfinished (followed in part)",
+    }
+}
+
+fn when(ms: u64) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
+    time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)
+        .ok()
+        .and_then(|t| t.format(&format).ok())
+        .unwrap_or_default()
+}
+
+fn result(m: &MatchSummary) -> String {
+    match (m.axis, m.allies, &m.winner) {
+        (Some(axis), Some(allies), _) => format!("Axis {axis} – {allies} Allies"),
+        (_, _, Some(winner)) => format!("won by {}", strip(winner)),
+        _ => String::new(),
+    }
+}
+
+fn match_rows(list: &[MatchSummary]) -> Markup {
+    html! {
+        table {
+            thead { tr { th { "When" } th { "Map" } th { "Mode" } th { "Server" } th { "Result" } th class="n" { "Kills" } th { "" } } }
+            tbody {
+                @for m in list {
+                    tr {
+                        td { a href=(format!("/matches/{}", m.id)) { (when(m.start_ms)) } }
+                        td { (m.map) }
+                        td { (m.gametype) }
+                        td { (coloured(&m.hostname)) }
+                        td { (result(m)) }
+                        td class="n" { (m.kills) }
+                        td class="sub" { (ended(m)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+pub struct RecentQuery {
+    /// One server's matches and leaderboard (`ip:port`).
+    server: Option<String>,
+}
+
+/// `/matches[?server=ADDR]`: the latest matches, and this week's leaderboard, of every
+/// server or of one.
+pub async fn recent(
+    State(readers): State<Workers>,
+    axum::extract::Query(q): axum::extract::Query<RecentQuery>,
+) -> Response {
+    let now = unix_ms();
+    let server = q.server.filter(|s| !s.is_empty());
+    let of = server.clone();
+    let read = readers
+        .run(move |store| {
+            let list = matches::list(
+                store.exec()?,
+                &MatchFilter {
+                    server: of.clone(),
+                    limit: 50,
+                    ..Default::default()
+                },
+            )?;
+            let board = matches::leaderboard(
+                store.exec()?,
+                &matches::Board {
+                    server: of,
+                    since_ms: now.saturating_sub(7 * DAY_MS),
+                    min_matches: super::api::MIN_MATCHES,
+                    limit: 20,
+                    ..Default::default()
+                },
+            )?;
+            Ok((list, board))
+        })
+        .await;
+    let (list, board) = match read {
+        Ok(read) => read,
+        Err(e) => return unavailable(e),
+    };
+    let list: Vec<MatchSummary> = list.into_iter().map(|m| shown(m, now)).collect();
+    let title = match &server {
+        Some(server) => format!("Matches on {server}"),
+        None => "Matches".to_owned(),
+    };
+    let body = html! {
+        h1 { (title) }
+        p class="sub" { "Every match this relay followed, newest first. A match is followed while someone watches it, and always on the servers the operator follows." }
+        @if list.is_empty() { p { "No match followed yet." } } @else { (match_rows(&list)) }
+        h2 { "This week's most kills" }
+        (leaders(&board))
+    };
+    page(
+        &title,
+        &format!("{} recent matches followed by this relay", list.len()),
+        body,
+    )
+}
+
+fn leaders(board: &[LeaderRow]) -> Markup {
+    html! {
+        @if board.is_empty() { p class="sub" { "Nobody has played " (super::api::MIN_MATCHES) " matches this week yet." } }
+        @else {
+            table {
+                thead { tr { th class="n" { "#" } th { "Name" } th class="n" { "Kills" } th class="n" { "Deaths" } th class="n" { "K/D" } th class="n" { "Matches" } } }
+                tbody { @for r in board {
+                    tr {
+                        td class="n" { (r.rank) }
+                        td { (player_link(&r.name)) }
+                        td class="n" { (r.totals.kills) }
+                        td class="n" { (r.totals.deaths) }
+                        td class="n" { (format!("{:.2}", r.totals.kills as f64 / r.totals.deaths.max(1) as f64)) }
+                        td class="n" { (r.totals.matches) }
+                    }
+                } }
+            }
+        }
+    }
+}
+
+/// `/matches/{id}`.
+pub async fn one(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
+    let found = readers
+        .run(move |store| matches::detail(store.exec()?, id))
+        .await;
+    let mut m = match found {
+        Ok(Some(m)) => m,
+        Ok(None) => return not_found("No such match"),
+        Err(e) => return unavailable(e),
+    };
+    m.summary = shown(m.summary, unix_ms());
+    let s = &m.summary;
+    let title = format!("{} on {}: {}", s.map, strip(&s.hostname), result(s));
+    let description = format!(
+        "{} {}, {} kills by {} names; {}",
+        s.gametype,
+        when(s.start_ms),
+        s.kills,
+        s.players,
+        ended(s)
+    );
+    page(&title, &description, match_body(&m))
+}
+
+fn match_body(m: &MatchDetail) -> Markup {
+    let s = &m.summary;
+    let names: Vec<&str> = m.scoreboard.iter().map(|p| p.name.as_str()).collect();
+    let mut matrix: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+    let mut weapons: BTreeMap<&str, u32> = BTreeMap::new();
+    for k in &m.kill_feed {
+        if let (Some(a), KillKind::Kill | KillKind::TeamKill) = (&k.attacker, k.kind) {
+            *matrix.entry((a.as_str(), k.victim.as_str())).or_default() += 1;
+        }
+        if k.kind == KillKind::Kill {
+            *weapons.entry(k.weapon.as_str()).or_default() += 1;
+        }
+    }
+    let mut weapons: Vec<(&str, u32)> = weapons.into_iter().collect();
+    weapons.sort_by_key(|(w, n)| (std::cmp::Reverse(*n), *w));
+    let clock = |t: i32| {
+        let secs = (t - m.level_start).max(0) / 1000;
+        format!("{}:{:02}", secs / 60, secs % 60)
+    };
+    html! {
+        h1 { (s.map) " · " (s.gametype) " · " (coloured(&s.hostname)) }
+        p class="sub" data-testid="match-summary" {
+            (when(s.start_ms)) " · " (s.server) " · " (result(s)) " · " (ended(s))
+            @if let Some(demo) = &s.demo { " · " a href=(format!("/demos/{}", segment(demo))) { "demo" } }
+        }
+        h2 { "Scoreboard" }
+        table data-testid="scoreboard" {
+            thead { tr { th { "Name" } th { "Side" } th class="n" { "Score" } th class="n" { "Kills" } th class="n" { "Deaths" } th class="n" { "Suicides" } th class="n" { "Team kills" } th class="n" { "Time" } } }
+            tbody { @for p in &m.scoreboard {
+                tr {
+                    td { (player_link(&p.name)) }
+                    td { (format!("{:?}", p.team).to_lowercase()) }
+                    td class="n" { (p.score.map(|v| v.to_string()).unwrap_or_default()) }
+                    td class="n" { (p.kills) }
+                    td class="n" { (p.deaths) }
+                    td class="n" { (p.suicides) }
+                    td class="n" { (p.team_kills) }
+                    td class="n" { (played(p.time_ms)) }
+                }
+            } }
+        }
+        div class="charts" {
+            figure { (PreEscaped(chart::score(m))) figcaption class="sub" { "The score over the match" } }
+            figure class="heat" { (PreEscaped(chart::heatmap(m))) figcaption class="sub" { "Kills made (red) and deaths (blue), seen from above" } }
+        }
+        h2 { "Who killed whom" }
+        table class="matrix" data-testid="kill-matrix" {
+            thead { tr { th { "killer ↓ victim →" } @for (i, _) in names.iter().enumerate() { th title=(strip(names[i])) { (i + 1) } } } }
+            tbody { @for (i, a) in names.iter().enumerate() {
+                tr {
+                    th { (i + 1) ". " (coloured(a)) }
+                    @for v in &names {
+                        @let n = matrix.get(&(*a, *v)).copied().unwrap_or(0);
+                        td class=[(n == 0).then_some("z")] { (n) }
+                    }
+                }
+            } }
+        }
+        h2 { "Weapons" }
+        table data-testid="weapons" {
+            thead { tr { th { "Weapon" } th class="n" { "Kills" } } }
+            tbody { @for (w, n) in &weapons { tr { td { (w) } td class="n" { (n) } } } }
+        }
+        h2 { "Kill feed" }
+        table data-testid="kill-feed" {
+            tbody { @for k in &m.kill_feed {
+                tr {
+                    td class="n" { (clock(k.server_time)) }
+                    td { @if let Some(a) = &k.attacker { (player_link(a)) } }
+                    td class="sub" { (k.weapon) @if k.kind != KillKind::Kill { " (" (matches::kind_name(k.kind)) ")" } }
+                    td { (player_link(&k.victim)) }
+                }
+            } }
+        }
+    }
+}
+
+fn counts(title: &str, counts: &[Count]) -> Markup {
+    html! {
+        div {
+            h2 { (title) }
+            table { tbody { @for c in counts.iter().take(10) { tr { td { (c.what) } td class="n" { (c.count) } } } } }
+        }
+    }
+}
+
+/// `/players/{name}`.
+pub async fn player(State(readers): State<Workers>, Path(name): Path<String>) -> Response {
+    let key = name_key(&name);
+    let found = readers
+        .run(move |store| matches::player(store.exec()?, &key, 20))
+        .await;
+    let p = match found {
+        Ok(Some(p)) => p,
+        Ok(None) => return not_found("No followed match has this name"),
+        Err(e) => return unavailable(e),
+    };
+    let t = &p.totals;
+    let title = strip(&p.name);
+    let rating = p
+        .ratings
+        .first()
+        .map(|r| {
+            format!(
+                "; rated {:.1} ± {:.1} in {}",
+                r.mu,
+                3.0 * r.sigma,
+                r.gametype
+            )
+        })
+        .unwrap_or_default();
+    let description = format!(
+        "{} kills, {} deaths in {} matches ({} won){rating}",
+        t.kills, t.deaths, t.matches, t.wins
+    );
+    page(&title, &description, player_body(&p))
+}
+
+fn player_body(p: &PlayerStats) -> Markup {
+    let t = &p.totals;
+    let now = unix_ms();
+    let recent: Vec<MatchSummary> = p
+        .recent
+        .iter()
+        .map(|m| shown(m.summary.clone(), now))
+        .collect();
+    html! {
+        h1 { (coloured(&p.name)) }
+        @if let (Some(at), Some(server)) = (p.last_seen_ms, &p.last_server) {
+            p class="sub" { "Last seen " (when(at)) " on " (server) }
+        }
+        table data-testid="totals" {
+            tbody {
+                tr { th { "Kills" } td class="n" { (t.kills) } th { "Deaths" } td class="n" { (t.deaths) } th { "K/D" } td class="n" { (format!("{:.2}", t.kills as f64 / t.deaths.max(1) as f64)) } }
+                tr { th { "Suicides" } td class="n" { (t.suicides) } th { "Team kills" } td class="n" { (t.team_kills) } th { "Time played" } td class="n" { (played(t.time_ms)) } }
+                tr { th { "Matches" } td class="n" { (t.matches) } th { "Won" } td class="n" { (t.wins) } th { "Lost" } td class="n" { (t.losses) } }
+            }
+        }
+        h2 { "Ratings" }
+        @if p.ratings.is_empty() { p class="sub" { "Rated after a finished match." } }
+        @else {
+            table data-testid="ratings" {
+                thead { tr { th { "Mode" } th class="n" { "Rating" } th class="n" { "± 3σ" } th class="n" { "Ranked as" } th class="n" { "Rated matches" } } }
+                tbody { @for r in &p.ratings { tr {
+                    td { (r.gametype) }
+                    td class="n" { (format!("{:.1}", r.mu)) }
+                    td class="n" { (format!("{:.1}", 3.0 * r.sigma)) }
+                    td class="n" { (format!("{:.1}", r.mu - 3.0 * r.sigma)) }
+                    td class="n" { (r.matches) }
+                } } }
+            }
+            div class="charts" { figure { (PreEscaped(chart::rating(&p.rating_history))) figcaption class="sub" { "Rating after each rated match; lists rank by the lower line" } } }
+        }
+        div class="charts" {
+            (counts("Weapons", &p.weapons))
+            (counts("Maps", &p.maps))
+            (counts("Servers", &p.servers))
+        }
+        h2 { "Recent matches" }
+        (match_rows(&recent))
+    }
+}
+
+/// `/matches/{id}/score.svg` and the other charts, for a page or a card to embed.
+pub async fn score_svg(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
+    svg(readers, id, chart::score).await
+}
+
+pub async fn heatmap_svg(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
+    svg(readers, id, chart::heatmap).await
+}
+
+async fn svg(readers: Workers, id: u64, draw: fn(&MatchDetail) -> String) -> Response {
+    match readers
+        .run(move |store| matches::detail(store.exec()?, id))
+        .await
+    {
+        Ok(Some(m)) => ([(header::CONTENT_TYPE, "image/svg+xml")], draw(&m)).into_response(),
+        Ok(None) => (StatusCode::NOT_FOUND, "no such match").into_response(),
+        Err(e) => unavailable(e),
+    }
+}

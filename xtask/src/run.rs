@@ -109,7 +109,13 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
     )?;
     wait_for_line(&mut lab, "muster-lab:")?;
     let token = operator_token()?;
+    // The relay follows the first lab server's matches, nobody watching, so the Matches page
+    // fills; the lab's passworded servers take the lab's password, given as an operator would.
+    let password = root.join("target/lab-password");
+    std::fs::write(&password, "lab").context("writing target/lab-password")?;
     let mut relay = relay_command(root, &bin, "127.0.0.1:8080", &token)
+        .args(["--follow", "127.0.0.1:28960", "--server-password"])
+        .arg(format!("127.0.0.1:28960={}", password.display()))
         .args(["--master-listen", OWN_MASTER, "--record-dir"])
         .arg(root.join("target/demos"))
         // History and the persisted list, kept across runs (SQLite).

@@ -123,9 +123,31 @@ impl axum::response::IntoResponse for JoinError {
 }
 
 /// What the matches capability asks of the spectator hubs: to follow a server's matches with
-/// nobody watching (`--follow`).
+/// nobody watching (`--follow`, `--follow-busy`).
 pub trait FollowHubs: Send + Sync {
     fn follow(self: Arc<Self>, server: ServerAddr) -> Result<(), JoinError>;
+    /// Stops following; the hub retires once nobody watches it either.
+    fn unfollow(&self, server: ServerAddr);
+    /// Why the server turned the hub's spectator away (refused it, or kicked it), if it did.
+    fn turned_away(&self, server: ServerAddr) -> Option<String>;
+    /// Whether the operator gave the server's password.
+    fn has_password(&self, server: ServerAddr) -> bool;
+}
+
+/// A listed server's slots, as the directory last heard them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slots {
+    pub addr: ServerAddr,
+    pub humans: u32,
+    /// Bots included, and this relay's own spectator when it is in.
+    pub clients: u32,
+    pub max_clients: u32,
+    pub password: bool,
+}
+
+/// The servers answering now, for choosing which to follow (`browse::Directory`).
+pub trait ServerSlots: Send + Sync {
+    fn slots(&self) -> Vec<Slots>;
 }
 
 /// What the demos capability asks of the spectator hubs.

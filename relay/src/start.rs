@@ -102,12 +102,14 @@ pub(crate) async fn capabilities(
             .0
             .push(matches::tap::tap(history.log.clone()));
         matches_routes = Some(matches::api::routes(history.readers()));
-    } else if !config.matches.follow.is_empty() {
-        anyhow::bail!("--follow keeps match records in the history: drop --no-history");
+    } else if !config.matches.follow.is_empty() || config.matches.busy.is_some() {
+        anyhow::bail!(
+            "--follow and --follow-busy keep match records in the history: drop --no-history"
+        );
     }
     let (hubs, spectate_routes) =
         spectate::start(config.spectate, directory.clone(), cluster.clone());
-    matches::start(config.matches, hubs.clone(), tasks);
+    matches::start(config.matches, hubs.clone(), directory.clone(), tasks);
     let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
     let bridge_config = bridge::BridgeConfig {
         masters,

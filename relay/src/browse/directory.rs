@@ -632,3 +632,21 @@ mod tests {
         );
     }
 }
+
+impl crate::seams::ServerSlots for Directory {
+    fn slots(&self) -> Vec<crate::seams::Slots> {
+        self.with_servers(|all| {
+            all.filter(|s| s.reachability == protocol::relay_api::Reachability::Online)
+                .filter_map(|s| {
+                    Some(crate::seams::Slots {
+                        addr: s.addr.parse().ok()?,
+                        humans: s.clients.saturating_sub(s.bots),
+                        clients: s.clients,
+                        max_clients: s.max_clients,
+                        password: s.password,
+                    })
+                })
+                .collect()
+        })
+    }
+}

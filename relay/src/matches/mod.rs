@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod chart;
+pub mod follow;
 pub mod html;
 pub mod tap;
 
@@ -19,37 +20,49 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 
 use crate::net::ServerAddr;
-use crate::seams::{FollowHubs, JoinError};
+use crate::seams::{FollowHubs, JoinError, ServerSlots};
 
-/// Which matches are followed.
+/// Which matches are followed with nobody watching.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct MatchesArgs {
     /// Follow this server's matches (`ip:port`) whether anyone watches or not, for its match
     /// records and its players' figures; repeat for more. Takes one game slot.
     #[arg(long = "follow", value_name = "ADDR")]
     pub follow: Vec<ServerAddr>,
+    /// Also follow the busiest servers: those with at least this many humans (never a
+    /// passworded one without its password, never into a server's last free slot).
+    #[arg(long = "follow-busy", value_name = "HUMANS")]
+    pub follow_busy: Option<u32>,
+    /// At most this many busy servers followed at once, the most populated first.
+    #[arg(long = "follow-max", default_value_t = 10, value_name = "N")]
+    pub follow_max: usize,
 }
 
-#[derive(Clone, Debug, Default)]
-pub struct MatchesConfig {
-    pub follow: Vec<ServerAddr>,
-}
+pub type MatchesConfig = follow::FollowConfig;
 
 impl MatchesArgs {
     pub fn config(&self) -> MatchesConfig {
         MatchesConfig {
             follow: self.follow.clone(),
+            busy: self.follow_busy,
+            busy_max: self.follow_max,
         }
     }
 }
 
-/// How often the followed servers' hubs are asked for (a server the directory has not
-/// learned yet, or whose hub was full, is tried again).
+/// How often the followed servers are chosen again (a server the directory has not learned
+/// yet, or whose hub was refused a slot, is tried again).
 const FOLLOW_EVERY: Duration = Duration::from_secs(5);
 
 /// Keeps a hub on each followed server.
-pub fn start(config: MatchesConfig, hubs: Arc<dyn FollowHubs>, tasks: &mut JoinSet<()>) {
-    if config.follow.is_empty() {
+pub fn start(
+    config: MatchesConfig,
+    hubs: Arc<dyn FollowHubs>,
+    servers: Arc<dyn ServerSlots>,
+    tasks: &mut JoinSet<()>,
+) {
+    let mut follower = follow::Follower::new(config);
+    if follower.is_idle() {
         return;
     }
     tasks.spawn(async move {
@@ -57,8 +70,22 @@ pub fn start(config: MatchesConfig, hubs: Arc<dyn FollowHubs>, tasks: &mut JoinS
         let mut said = std::collections::BTreeMap::new();
         loop {
             every.tick().await;
-            for &addr in &config.follow {
+            let plan = follower.plan(
+                &servers.slots(),
+                |a| hubs.turned_away(a),
+                |a| hubs.has_password(a),
+                std::time::Instant::now(),
+            );
+            for (addr, why) in plan.leave {
+                hubs.unfollow(addr);
+                said.remove(&addr);
+                tracing::info!(server = %addr, "no longer following: {why}");
+            }
+            for addr in plan.follow {
                 let outcome = hubs.clone().follow(addr);
+                if outcome.is_ok() {
+                    follower.followed(addr);
+                }
                 // Each refusal is logged once, not every few seconds.
                 if said.insert(addr, outcome.clone()) != Some(outcome.clone()) {
                     match outcome {

@@ -161,6 +161,27 @@ impl FollowHubs for Hubs {
     fn follow(self: Arc<Self>, server: ServerAddr) -> Result<(), JoinError> {
         Hubs::follow(&self, server).map(drop)
     }
+
+    fn unfollow(&self, server: ServerAddr) {
+        if let Some(hub) = self.get(&server) {
+            hub.set_followed(false);
+        }
+    }
+
+    fn turned_away(&self, server: ServerAddr) -> Option<String> {
+        use protocol::relay_api::watch::HubState;
+        match self.get(&server)?.status().state {
+            HubState::Refused { reason, .. } => Some(reason),
+            HubState::Rejoining { reason, .. } if reason.to_lowercase().contains("kick") => {
+                Some(reason)
+            }
+            _ => None,
+        }
+    }
+
+    fn has_password(&self, server: ServerAddr) -> bool {
+        self.config.server_passwords.contains_key(&server)
+    }
 }
 
 impl RecordingHubs for Hubs {

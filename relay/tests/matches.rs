@@ -443,3 +443,64 @@ async fn followed_matches_are_kept_exact_across_a_sigkill_on_postgres() {
     let url = relay::store::postgres_database();
     followed_matches_are_kept_exact_across_a_sigkill(vec!["--database".into(), url]).await;
 }
+
+/// `--follow-busy 1 --follow-max 1` on a fleet of four: exactly one server is followed, one
+/// the relay may join (not passworded without its password, a slot left free), and its
+/// matches are kept.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_busiest_server_is_followed_and_no_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(6),
+        map_time: Some(Duration::from_secs(4)),
+        intermission: Duration::from_secs(1),
+        ..common::lab_config(4, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(Duration::from_secs(30)).await.unwrap();
+    let mut config = common::spectating_config(&lab, Default::default());
+    config.poller.refresh_interval = Duration::from_secs(1);
+    config.history = Some(relay::history::HistoryConfig {
+        store: relay::store::StoreArgs {
+            data_dir: dir.path().to_owned(),
+            database: None,
+        },
+        retention: Default::default(),
+        hidden_names: Vec::new(),
+    });
+    config.matches = relay::matches::MatchesConfig {
+        busy: Some(1),
+        busy_max: 1,
+        ..Default::default()
+    };
+    let relay = relay::Relay::start(config).await.unwrap();
+    let url = format!("http://{}", relay.addrs[0]);
+    let kept = until_stored(&url, "a followed match", |m| m.iter().any(|m| m.kills > 0)).await;
+    let servers: std::collections::BTreeSet<&str> =
+        kept.iter().map(|m| m.server.as_str()).collect();
+    assert_eq!(servers.len(), 1, "{kept:#?}");
+    let followed = *servers.iter().next().unwrap();
+    let listed: Vec<protocol::relay_api::ServerInfo> = reqwest::get(format!("{url}/api/servers"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let info = listed.iter().find(|s| s.addr == followed).unwrap();
+    assert!(
+        !info.password,
+        "followed a passworded server without its password"
+    );
+    assert!(
+        info.clients < info.max_clients,
+        "took the last slot: {info:?}"
+    );
+    let hubs: Vec<serde_json::Value> = reqwest::get(format!("{url}/api/spectate"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(hubs.len(), 1, "{hubs:#?}");
+}

@@ -35,6 +35,8 @@ pub fn lines(title: &str, x_label: &str, lines: &[Line]) -> String {
     if x0 > x1 {
         (x0, x1, y1) = (0.0, 1.0, 1.0);
     }
+    // Counted from the start (a match's level start, a name's first match) when it is in view.
+    x0 = x0.min(0.0);
     if x1 - x0 < 1e-9 {
         x1 = x0 + 1.0;
     }
@@ -126,15 +128,18 @@ pub fn score(m: &MatchDetail) -> String {
         .iter()
         .any(|p| matches!(p.team, Team::Axis | Team::Allies));
     let mut out = Vec::new();
-    if teams && m.team_scores.len() >= 2 {
+    if teams && !m.team_scores.is_empty() {
         for (i, (label, pick)) in [("Axis", 1), ("Allies", 2)].into_iter().enumerate() {
             out.push(Line {
                 label: label.to_owned(),
                 colour: COLOURS[i],
-                points: m
-                    .team_scores
-                    .iter()
-                    .map(|s| (minutes(s.0), f64::from(if pick == 1 { s.1 } else { s.2 })))
+                // From nothing at the level start, then each score the server told.
+                points: std::iter::once((0.0, 0.0))
+                    .chain(
+                        m.team_scores
+                            .iter()
+                            .map(|s| (minutes(s.0), f64::from(if pick == 1 { s.1 } else { s.2 }))),
+                    )
                     .collect(),
             });
         }
@@ -183,15 +188,23 @@ fn counted(
 
 /// A name's rating (`mu`) and its floor (`mu - 3 sigma`, what lists rank by), match by match.
 pub fn rating(history: &[RatingPoint]) -> String {
-    let mu = history
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (i as f64 + 1.0, p.mu))
+    // From the rating every name starts with (Weng-Lin's 25 ± 25).
+    let start = skillratings::weng_lin::WengLinRating::new();
+    let mu = std::iter::once((0.0, start.rating))
+        .chain(
+            history
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i as f64 + 1.0, p.mu)),
+        )
         .collect();
-    let floor = history
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (i as f64 + 1.0, p.mu - 3.0 * p.sigma))
+    let floor = std::iter::once((0.0, start.rating - 3.0 * start.uncertainty))
+        .chain(
+            history
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i as f64 + 1.0, p.mu - 3.0 * p.sigma)),
+        )
         .collect();
     lines(
         "Rating over rated matches",

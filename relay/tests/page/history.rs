@@ -175,16 +175,3 @@ async fn the_chart_shows_the_series_the_api_returns_and_offline_players_are_foun
     assert!(seen.contains("ago") || seen.contains("just now"), "{seen}");
     screenshot(&client, "history-seen.png").await;
 }
-
-async fn api<T: serde::de::DeserializeOwned>(
-    relay: &relay::Relay,
-    path: &str,
-) -> Result<T, String> {
-    let body = reqwest::get(format!("http://{}{path}", relay.addr))
-        .await
-        .map_err(|e| e.to_string())?
-        .text()
-        .await
-        .map_err(|e| e.to_string())?;
-    serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
-}

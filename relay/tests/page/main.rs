@@ -15,6 +15,7 @@ mod detail;
 mod first_screen;
 mod history;
 mod list;
+mod matches;
 mod panels;
 mod tuning;
 mod watch;
@@ -232,4 +233,18 @@ pub async fn watch_rows(client: &Client) -> Result<Vec<(String, String, i64, i64
         out.push((attr("data-name").await?, attr("data-team").await?, x, y));
     }
     Ok(out)
+}
+
+/// The relay's JSON answer at `path`.
+pub async fn api<T: serde::de::DeserializeOwned>(
+    relay: &relay::Relay,
+    path: &str,
+) -> Result<T, String> {
+    let body = reqwest::get(format!("http://{}{path}", relay.addr))
+        .await
+        .map_err(|e| e.to_string())?
+        .text()
+        .await
+        .map_err(|e| e.to_string())?;
+    serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
 }

@@ -461,14 +461,7 @@ async fn the_busiest_server_is_followed_and_no_more() {
     lab.wait_registered(Duration::from_secs(30)).await.unwrap();
     let mut config = common::spectating_config(&lab, Default::default());
     config.poller.refresh_interval = Duration::from_secs(1);
-    config.history = Some(relay::history::HistoryConfig {
-        store: relay::store::StoreArgs {
-            data_dir: dir.path().to_owned(),
-            database: None,
-        },
-        retention: Default::default(),
-        hidden_names: Vec::new(),
-    });
+    config.history = Some(common::sqlite_history(dir.path()));
     config.matches = relay::matches::MatchesConfig {
         busy: Some(1),
         busy_max: 1,

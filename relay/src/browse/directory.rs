@@ -531,6 +531,24 @@ impl crate::seams::OwnMasterBoard for Directory {
     }
 }
 
+impl crate::seams::ServerSlots for Directory {
+    fn slots(&self) -> Vec<crate::seams::Slots> {
+        self.with_servers(|all| {
+            all.filter(|s| s.reachability == protocol::relay_api::Reachability::Online)
+                .filter_map(|s| {
+                    Some(crate::seams::Slots {
+                        addr: s.addr.parse().ok()?,
+                        humans: s.clients.saturating_sub(s.bots),
+                        clients: s.clients,
+                        max_clients: s.max_clients,
+                        password: s.password,
+                    })
+                })
+                .collect()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -630,23 +648,5 @@ mod tests {
             reachability(&directory, "10.0.0.4:28960"),
             Reachability::Stale
         );
-    }
-}
-
-impl crate::seams::ServerSlots for Directory {
-    fn slots(&self) -> Vec<crate::seams::Slots> {
-        self.with_servers(|all| {
-            all.filter(|s| s.reachability == protocol::relay_api::Reachability::Online)
-                .filter_map(|s| {
-                    Some(crate::seams::Slots {
-                        addr: s.addr.parse().ok()?,
-                        humans: s.clients.saturating_sub(s.bots),
-                        clients: s.clients,
-                        max_clients: s.max_clients,
-                        password: s.password,
-                    })
-                })
-                .collect()
-        })
     }
 }

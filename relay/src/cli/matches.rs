@@ -145,6 +145,15 @@ impl std::fmt::Display for Report {
     }
 }
 
+/// Prints a report as text, or as the API's JSON.
+fn show(report: impl Serialize + std::fmt::Display, json: bool) -> anyhow::Result<()> {
+    if json {
+        out(serde_json::to_string(&report)?)
+    } else {
+        out(report)
+    }
+}
+
 pub fn list(args: MatchesArgs) -> anyhow::Result<()> {
     let report = match args.id {
         Some(id) => {
@@ -174,11 +183,7 @@ pub fn list(args: MatchesArgs) -> anyhow::Result<()> {
             )
         }
     };
-    if args.json {
-        out(serde_json::to_string(&report)?)
-    } else {
-        out(report)
-    }
+    show(report, args.json)
 }
 
 #[derive(Serialize)]
@@ -240,11 +245,7 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
     })?
     .ok_or_else(|| anyhow::anyhow!("{}: in no followed match", args.name))?;
     let report = StatsReport(found);
-    if args.json {
-        out(serde_json::to_string(&report)?)
-    } else {
-        out(report)
-    }
+    show(report, args.json)
 }
 
 #[derive(Serialize)]
@@ -289,9 +290,5 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
     let report = BoardReport(with_store(&args.store, move |store| {
         matches::leaderboard(store.exec()?, &board)
     })?);
-    if args.json {
-        out(serde_json::to_string(&report)?)
-    } else {
-        out(report)
-    }
+    show(report, args.json)
 }

@@ -193,7 +193,8 @@ mod tests {
         });
         let now = Instant::now();
         assert_eq!(
-            f.plan(&[named.clone()], |_| None, |_| false, now).follow,
+            f.plan(std::slice::from_ref(&named), |_| None, |_| false, now)
+                .follow,
             [named.addr]
         );
         let mut f = Follower::new(FollowConfig {

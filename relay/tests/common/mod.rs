@@ -337,6 +337,18 @@ pub fn run_muster(args: &[&str], stdin: &str) -> std::process::Output {
     child.wait_with_output().expect("muster finishes")
 }
 
+/// History kept in SQLite in `dir`, with the default retention.
+pub fn sqlite_history(dir: &std::path::Path) -> relay::history::HistoryConfig {
+    relay::history::HistoryConfig {
+        store: relay::store::StoreArgs {
+            data_dir: dir.to_owned(),
+            database: None,
+        },
+        retention: Default::default(),
+        hidden_names: Vec::new(),
+    }
+}
+
 /// A relay with spectator hubs configured by `spectate`, polling the lab master.
 pub async fn start_spectating_relay(lab: &Lab, spectate: relay::spectate::SpectateConfig) -> Relay {
     Relay::start(spectating_config(lab, spectate))

@@ -2,7 +2,6 @@
 //! sparkline sits above the list, and Find player names where an offline player was last seen.
 
 use protocol::relay_api::history::ServerHistory;
-use relay::store::StoreArgs;
 
 use super::*;
 
@@ -19,14 +18,7 @@ async fn the_chart_shows_the_series_the_api_returns_and_offline_players_are_foun
     lab.wait_registered(LIMIT).await.unwrap();
     let mut config = common::spectating_config(&lab, Default::default());
     config.poller.refresh_interval = Duration::from_secs(1);
-    config.history = Some(relay::history::HistoryConfig {
-        store: StoreArgs {
-            data_dir: dir.path().to_owned(),
-            database: None,
-        },
-        retention: Default::default(),
-        hidden_names: Vec::new(),
-    });
+    config.history = Some(common::sqlite_history(dir.path()));
     let relay = relay::Relay::start(config).await.unwrap();
     let server = lab.servers[0].addr.to_string();
     let human = lab.servers[0]

@@ -20,14 +20,7 @@ async fn a_followed_match_and_a_player_read_as_pages() {
     let server = lab.servers[0].addr;
     let mut config = common::spectating_config(&lab, Default::default());
     config.poller.refresh_interval = Duration::from_secs(1);
-    config.history = Some(relay::history::HistoryConfig {
-        store: relay::store::StoreArgs {
-            data_dir: dir.path().to_owned(),
-            database: None,
-        },
-        retention: Default::default(),
-        hidden_names: Vec::new(),
-    });
+    config.history = Some(common::sqlite_history(dir.path()));
     config.matches = relay::matches::MatchesConfig {
         follow: vec![relay::net::ServerAddr(server)],
         ..Default::default()

@@ -286,50 +286,31 @@ fn write_part(db: &mut dyn Exec, part: &MatchPart, hidden: &dyn Fn(&str) -> bool
         v.as_deref().map_or(Value::Null, Value::Text)
     }
     let end_ms = part.end_ms;
+    // The match's fields, in the order both statements take them.
+    let fields = [
+        Value::Text(&part.gametype),
+        Value::Text(&part.hostname),
+        int(start_ms),
+        int(end_ms),
+        ended_text.map_or(Value::Null, Value::Text),
+        int(merged.kills.len() as u64),
+        int(players),
+        axis,
+        allies,
+        text_or_null(&won),
+        text_or_null(&demo),
+        Value::Blob(&encoded),
+    ];
     let id = match &stored {
         Some(row) => {
             let id = row[0].int();
-            db.exec(
-                UPDATE_MATCH,
-                &[
-                    Value::Text(&part.gametype),
-                    Value::Text(&part.hostname),
-                    int(start_ms),
-                    int(end_ms),
-                    ended_text.map_or(Value::Null, Value::Text),
-                    int(merged.kills.len() as u64),
-                    int(players),
-                    axis,
-                    allies,
-                    text_or_null(&won),
-                    text_or_null(&demo),
-                    Value::Blob(&encoded),
-                    Value::Int(id),
-                ],
-            )?;
+            let params: Vec<Value> = fields.into_iter().chain([Value::Int(id)]).collect();
+            db.exec(UPDATE_MATCH, &params)?;
             id
         }
         None => {
-            let rows = db.rows(
-                INSERT_MATCH,
-                &[
-                    key[0],
-                    key[1],
-                    key[2],
-                    Value::Text(&part.gametype),
-                    Value::Text(&part.hostname),
-                    int(start_ms),
-                    int(end_ms),
-                    ended_text.map_or(Value::Null, Value::Text),
-                    int(merged.kills.len() as u64),
-                    int(players),
-                    axis,
-                    allies,
-                    text_or_null(&won),
-                    text_or_null(&demo),
-                    Value::Blob(&encoded),
-                ],
-            )?;
+            let params: Vec<Value> = key.into_iter().chain(fields).collect();
+            let rows = db.rows(INSERT_MATCH, &params)?;
             rows.first().map_or(0, |r| r[0].int())
         }
     };

@@ -23,6 +23,12 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             std::env::set_var("MUSTER_BENCH_POSTGRES", &postgres.url);
             example(root, "history_bench", &args[1..])
         }
+        Some("matches") => {
+            tools::ensure(root, tools::Needs::Test)?;
+            let postgres = crate::postgres::Cluster::start()?;
+            std::env::set_var("MUSTER_BENCH_POSTGRES", &postgres.url);
+            example(root, "matches_bench", &args[1..])
+        }
         Some("cluster") => {
             tools::ensure(root, tools::Needs::Cluster)?;
             let postgres = crate::postgres::Cluster::start()?;
@@ -37,7 +43,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             example(root, "master_bench", &args[1..])
         }
         other => {
-            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo|master|history|cluster (got {other:?})")
+            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo|master|history|matches|cluster (got {other:?})")
         }
     }
 }

@@ -1,0 +1,288 @@
+//! `cargo xtask bench matches`: generated followed matches written through the relay's own
+//! write path (parts merged into records, figures added up, ratings), on SQLite and on
+//! PostgreSQL side by side. Measured: kills written per second, database bytes per stored kill,
+//! and the p50/p95 of what a match page, a player page and a leaderboard read. Goals: every
+//! page p95 under 50 ms on both backends; SQLite at most 40 bytes per kill. Last line: JSON.
+//!
+//! The month is shaped like a busy UO server's: matches of 20 minutes all day, 16 to 24 names
+//! each from a pool the server's regulars come from, about 4 kills a minute per 10 names.
+//!
+//! Usage: matches_bench [SERVERS] [DAYS] [NAMES]  (PostgreSQL: MUSTER_BENCH_POSTGRES=URL).
+//! The full month (200 servers, 30 days, 100,000 names: some 20 million kills) takes long on
+//! PostgreSQL; smaller runs report the same per-kill and per-page figures.
+
+use std::time::Instant;
+
+use protocol::relay_api::matches::{KillKind, MatchEnd};
+use protocol::relay_api::watch::Team;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use relay::store::matches::record::{Board, Kill, Record, Stay};
+use relay::store::matches::{self, MatchFilter, MatchPart};
+use relay::store::{Store, StoreArgs, DAY_MS};
+use serde_json::{json, Value};
+
+const MATCH_MS: u64 = 20 * 60_000;
+const WEAPONS: [&str; 8] = [
+    "kar98k_mp",
+    "m1garand_mp",
+    "thompson_mp",
+    "mp40_mp",
+    "springfield_mp",
+    "bar_mp",
+    "MOD_HEAD_SHOT",
+    "MOD_GRENADE_SPLASH",
+];
+
+struct Month {
+    servers: usize,
+    days: u64,
+    names: usize,
+    start: u64,
+}
+
+fn name(i: usize) -> String {
+    format!("^{}Player{i}", i % 8)
+}
+
+/// One generated match as its tap would send it whole: kills, stays, the final board.
+fn generate(rng: &mut SmallRng, month: &Month, server: usize, n: u64) -> MatchPart {
+    let mut record = Record::default();
+    let crowd = rng.random_range(16..=24);
+    // A server's regulars: a window of the name pool, most matches drawing from it.
+    let base = (server * 500) % month.names;
+    let names: Vec<u32> = (0..crowd)
+        .map(|_| {
+            let i = if rng.random_bool(0.8) {
+                (base + rng.random_range(0..500)) % month.names
+            } else {
+                rng.random_range(0..month.names)
+            };
+            record.name(&name(i))
+        })
+        .collect();
+    let team = |k: usize| if k % 2 == 0 { Team::Axis } else { Team::Allies };
+    let kills = crowd * 8;
+    let mut score = [0i32; 2];
+    let mut by = vec![0i32; crowd];
+    for k in 0..kills {
+        let t = 1000 + (k as u64 * MATCH_MS / kills as u64) as i32;
+        let a = rng.random_range(0..crowd);
+        let mut v = rng.random_range(0..crowd);
+        if team(v) == team(a) {
+            v = (v + 1) % crowd;
+        }
+        let weapon = record.weapon(WEAPONS[rng.random_range(0..WEAPONS.len())]);
+        let at = |rng: &mut SmallRng| {
+            Some([
+                rng.random_range(-3000..3000),
+                rng.random_range(-3000..3000),
+                rng.random_range(0..300),
+            ])
+        };
+        record.kills.push(Kill {
+            t,
+            attacker: Some(names[a]),
+            victim: names[v],
+            weapon,
+            kind: KillKind::Kill,
+            attacker_team: team(a),
+            victim_team: team(v),
+            attacker_at: at(rng),
+            victim_at: at(rng),
+        });
+        score[a % 2] += 1;
+        by[a] += 1;
+    }
+    for &id in &names {
+        record.stays.push(Stay {
+            name: id,
+            from: 0,
+            to: MATCH_MS as i32,
+        });
+    }
+    record
+        .team_scores
+        .push((MATCH_MS as i32, score[0], score[1]));
+    record.board = Some(Board {
+        t: MATCH_MS as i32,
+        axis: score[0],
+        allies: score[1],
+        rows: names
+            .iter()
+            .enumerate()
+            .map(|(k, &id)| (id, team(k), by[k], 0))
+            .collect(),
+    });
+    let start_ms = month.start + n * MATCH_MS;
+    MatchPart {
+        server: format!("10.{}.{}.1:28960", server / 250, server % 250),
+        map: "mp_foy".into(),
+        level_start: (n * MATCH_MS) as i32 % 1_000_000_000,
+        gametype: "tdm".into(),
+        hostname: format!("Server {server}"),
+        start_ms,
+        end_ms: start_ms + MATCH_MS,
+        ended: Some(MatchEnd::Intermission),
+        record,
+        demo: None,
+    }
+}
+
+fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    (v.get(i).copied().unwrap_or(0.0) * 100.0).round() / 100.0
+}
+
+fn timed(samples: usize, mut f: impl FnMut(usize)) -> Value {
+    let mut ms = Vec::with_capacity(samples);
+    for i in 0..samples {
+        let t = Instant::now();
+        f(i);
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    json!({ "p50_ms": percentile(ms.clone(), 0.5), "p95_ms": percentile(ms, 0.95) })
+}
+
+fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
+    let mut rng = SmallRng::seed_from_u64(22);
+    let per_server = month.days * DAY_MS / MATCH_MS;
+    let (mut kills, mut written) = (0u64, 0u64);
+    let began = Instant::now();
+    for n in 0..per_server {
+        let parts: Vec<MatchPart> = (0..month.servers)
+            .map(|s| generate(&mut rng, month, s, n))
+            .collect();
+        kills += parts
+            .iter()
+            .map(|p| p.record.kills.len() as u64)
+            .sum::<u64>();
+        written += parts.len() as u64;
+        store
+            .transact(&mut |db| matches::write_parts(db, &parts, &|_| false))
+            .unwrap();
+        if n % 50 == 0 {
+            eprintln!("matches_bench {label}: {written} matches, {kills} kills");
+        }
+    }
+    let write_s = began.elapsed().as_secs_f64();
+    let size = store.size_bytes().unwrap();
+    let ids: Vec<u64> = matches::list(
+        store.exec().unwrap(),
+        &MatchFilter {
+            limit: 500,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .iter()
+    .map(|m| m.id)
+    .collect();
+    let match_page = timed(100, |i| {
+        let m = matches::detail(store.exec().unwrap(), ids[i % ids.len()])
+            .unwrap()
+            .unwrap();
+        assert!(relay::matches::chart::score(&m).len() > 100);
+        assert!(relay::matches::chart::heatmap(&m).len() > 100);
+    });
+    let player_page = timed(100, |_| {
+        let key = relay::store::name_key(&name(rng.random_range(0..month.names)));
+        let _ = matches::player(store.exec().unwrap(), &key, 20).unwrap();
+    });
+    let now = month.start + month.days * DAY_MS;
+    let mut boards = serde_json::Map::new();
+    for (period, since) in [
+        ("week", now.saturating_sub(7 * DAY_MS)),
+        ("month", now.saturating_sub(30 * DAY_MS)),
+        ("all", 0),
+    ] {
+        boards.insert(
+            period.into(),
+            timed(20, |i| {
+                let board = matches::Board {
+                    // Site-wide by rating, and one server's.
+                    server: (i % 2 == 1).then(|| "10.0.3.1:28960".to_owned()),
+                    gametype: Some("tdm".into()),
+                    since_ms: since,
+                    min_matches: 3,
+                    limit: 100,
+                };
+                let rows = matches::leaderboard(store.exec().unwrap(), &board).unwrap();
+                assert!(!rows.is_empty());
+            }),
+        );
+    }
+    json!({
+        "matches": written,
+        "kills": kills,
+        "write_s": (write_s * 10.0).round() / 10.0,
+        "kills_written_per_s": (kills as f64 / write_s).round(),
+        "size_mb": (size as f64 / 1e5).round() / 10.0,
+        "bytes_per_kill": (size as f64 / kills.max(1) as f64 * 10.0).round() / 10.0,
+        "match_page": match_page,
+        "player_page": player_page,
+        "leaderboard": boards,
+    })
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let now = relay::net::unix_ms();
+    let month = Month {
+        servers: args.first().copied().unwrap_or(200),
+        days: args.get(1).copied().unwrap_or(30) as u64,
+        names: args.get(2).copied().unwrap_or(100_000),
+        start: now - now % DAY_MS - 30 * DAY_MS,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = StoreArgs {
+        data_dir: dir.path().to_owned(),
+        database: None,
+    };
+    let sqlite_figures = measure("sqlite", &month, sqlite.open().unwrap().as_mut());
+    let postgres_figures = std::env::var("MUSTER_BENCH_POSTGRES").ok().map(|url| {
+        let pg = StoreArgs {
+            data_dir: dir.path().to_owned(),
+            database: Some(url),
+        };
+        measure("postgres", &month, pg.open().unwrap().as_mut())
+    });
+    let worst = |v: &Value| {
+        let p95 = |x: &Value| x["p95_ms"].as_f64().unwrap_or(f64::MAX);
+        ["week", "month", "all"]
+            .iter()
+            .map(|p| p95(&v["leaderboard"][p]))
+            .chain([p95(&v["match_page"]), p95(&v["player_page"])])
+            .fold(0.0, f64::max)
+    };
+    let goals = json!({
+        "sqlite_at_most_40_bytes_per_kill": sqlite_figures["bytes_per_kill"].as_f64().unwrap_or(f64::MAX) <= 40.0,
+        "sqlite_pages_p95_under_50_ms": worst(&sqlite_figures) < 50.0,
+        "postgres_pages_p95_under_50_ms": postgres_figures.as_ref().map(|p| worst(p) < 50.0),
+    });
+    let ratio = postgres_figures.as_ref().map(|p| {
+        let r = |a: f64, b: f64| if b > 0.0 { (a / b * 100.0).round() / 100.0 } else { f64::NAN };
+        json!({
+            "bytes_per_kill": r(p["bytes_per_kill"].as_f64().unwrap_or(0.0), sqlite_figures["bytes_per_kill"].as_f64().unwrap_or(0.0)),
+            "kills_written_per_s": r(p["kills_written_per_s"].as_f64().unwrap_or(0.0), sqlite_figures["kills_written_per_s"].as_f64().unwrap_or(0.0)),
+            "worst_page_p95": r(worst(p), worst(&sqlite_figures)),
+        })
+    });
+    println!(
+        "{}",
+        json!({
+            "bench": "matches",
+            "servers": month.servers,
+            "days": month.days,
+            "names": month.names,
+            "sqlite": sqlite_figures,
+            "postgres": postgres_figures,
+            "postgres_over_sqlite": ratio,
+            "goals": goals,
+        })
+    );
+}

@@ -61,7 +61,13 @@ fn generate(rng: &mut SmallRng, month: &Month, server: usize, n: u64) -> MatchPa
             record.name(&name(i))
         })
         .collect();
-    let team = |k: usize| if k % 2 == 0 { Team::Axis } else { Team::Allies };
+    let team = |k: usize| {
+        if k.is_multiple_of(2) {
+            Team::Axis
+        } else {
+            Team::Allies
+        }
+    };
     let kills = crowd * 8;
     let mut score = [0i32; 2];
     let mut by = vec![0i32; crowd];
@@ -162,7 +168,7 @@ fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
         store
             .transact(&mut |db| matches::write_parts(db, &parts, &|_| false))
             .unwrap();
-        if n % 50 == 0 {
+        if n.is_multiple_of(50) {
             eprintln!("matches_bench {label}: {written} matches, {kills} kills");
         }
     }

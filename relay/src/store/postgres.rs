@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Statement};
 
+use super::matches::exec::{Exec, Prepared, Rows, Value};
+
 use super::{
     sql, to_i64, to_u16, to_u64, AuditEntry, Batch, Chunk, MapChange, Resolution, Result, Sample,
     Saved, Seen, SeriesName, Session, Store, StoreError,
@@ -81,6 +83,8 @@ pub struct Postgres {
     url: String,
     client: Client,
     statements: HashMap<&'static str, Statement>,
+    /// The matches' statements, prepared on first use (dropped with the connection).
+    prepared: HashMap<String, Statement>,
     ids: HashMap<String, i64>,
     /// When the next reconnection may be tried, and the wait after that one if it fails.
     retry_at: Instant,
@@ -113,6 +117,7 @@ impl Postgres {
             url: url.to_owned(),
             client,
             statements,
+            prepared: HashMap::new(),
             ids: HashMap::new(),
             retry_at: Instant::now(),
             backoff: LEAST_BACKOFF,
@@ -136,6 +141,7 @@ impl Postgres {
             Ok((client, statements)) => {
                 tracing::info!("PostgreSQL: connected again");
                 (self.client, self.statements) = (client, statements);
+                self.prepared.clear();
                 self.backoff = LEAST_BACKOFF;
                 Ok(())
             }
@@ -235,6 +241,25 @@ impl Postgres {
             .into_iter()
             .map(|r| (r.get(0), r.get(1)))
             .collect())
+    }
+}
+
+/// Reads outside a transaction, with the matches' statements kept prepared.
+impl Exec for Postgres {
+    fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64> {
+        Prepared {
+            client: &mut self.client,
+            statements: &mut self.prepared,
+        }
+        .exec(sql, params)
+    }
+
+    fn rows(&mut self, sql: &str, params: &[Value]) -> Result<Rows> {
+        Prepared {
+            client: &mut self.client,
+            statements: &mut self.prepared,
+        }
+        .rows(sql, params)
     }
 }
 
@@ -527,7 +552,7 @@ impl Store for Postgres {
 
     fn exec(&mut self) -> Result<&mut dyn super::matches::exec::Exec> {
         self.live()?;
-        Ok(&mut self.client)
+        Ok(self)
     }
 
     fn transact(
@@ -536,7 +561,10 @@ impl Store for Postgres {
     ) -> Result<()> {
         self.live()?;
         let mut tx = self.client.transaction()?;
-        body(&mut tx)?;
+        body(&mut Prepared {
+            client: &mut tx,
+            statements: &mut self.prepared,
+        })?;
         Ok(tx.commit()?)
     }
 }

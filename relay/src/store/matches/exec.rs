@@ -189,30 +189,36 @@ fn pg_cell(row: &postgres::Row, i: usize) -> Result<Cell> {
     Ok(cell.unwrap_or(Cell::Null))
 }
 
-fn pg_rows(client: &mut impl postgres::GenericClient, sql: &str, params: &[Value]) -> Result<Rows> {
-    client
-        .query(sql, &pg_params(params))?
-        .iter()
-        .map(|row| (0..row.len()).map(|i| pg_cell(row, i)).collect())
-        .collect()
+/// A PostgreSQL connection or transaction with the statements it ran kept prepared: each runs
+/// in one round trip after its first (the client alone prepares every call anew).
+pub struct Prepared<'a, C> {
+    pub client: &'a mut C,
+    pub statements: &'a mut std::collections::HashMap<String, postgres::Statement>,
 }
 
-impl Exec for postgres::Client {
+impl<C: postgres::GenericClient> Prepared<'_, C> {
+    fn statement(&mut self, sql: &str) -> Result<postgres::Statement> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql)?;
+        self.statements.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+}
+
+impl<C: postgres::GenericClient> Exec for Prepared<'_, C> {
     fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64> {
-        Ok(self.execute(sql, &pg_params(params))?)
+        let statement = self.statement(sql)?;
+        Ok(self.client.execute(&statement, &pg_params(params))?)
     }
 
     fn rows(&mut self, sql: &str, params: &[Value]) -> Result<Rows> {
-        pg_rows(self, sql, params)
-    }
-}
-
-impl Exec for postgres::Transaction<'_> {
-    fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64> {
-        Ok(self.execute(sql, &pg_params(params))?)
-    }
-
-    fn rows(&mut self, sql: &str, params: &[Value]) -> Result<Rows> {
-        pg_rows(self, sql, params)
+        let statement = self.statement(sql)?;
+        self.client
+            .query(&statement, &pg_params(params))?
+            .iter()
+            .map(|row| (0..row.len()).map(|i| pg_cell(row, i)).collect())
+            .collect()
     }
 }

@@ -91,9 +91,22 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
         .unwrap();
     let link = format!("[data-testid=relay-demo][data-name=\"{name}\"] a");
     eventually("the recording is listed", async || {
-        (count(&client, &link).await >= 1)
-            .then_some(())
-            .ok_or_else(|| "not listed".to_owned())
+        if count(&client, &link).await >= 1 {
+            return Ok(());
+        }
+        // What the list says instead (still "…", "None yet." or an error), for a CI log.
+        let shown = text_of(&client, "[data-testid=demo-page]")
+            .await
+            .unwrap_or_else(|e| format!("no demo page: {e}"));
+        let shown: String = shown
+            .chars()
+            .rev()
+            .take(300)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        Err(format!("not listed; the page shows: {shown}"))
     })
     .await;
     click(&client, &link).await;

@@ -132,6 +132,7 @@ fn generate(rng: &mut SmallRng, month: &Month, server: usize, n: u64) -> MatchPa
         ended: Some(MatchEnd::Intermission),
         record,
         demo: None,
+        fence: None,
     }
 }
 
@@ -166,7 +167,7 @@ fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
             .sum::<u64>();
         written += parts.len() as u64;
         store
-            .transact(&mut |db| matches::write_parts(db, &parts, &|_| false))
+            .transact(&mut |db| matches::write_parts(db, &parts, &|_| false).map(drop))
             .unwrap();
         if n.is_multiple_of(50) {
             eprintln!("matches_bench {label}: {written} matches, {kills} kills");

@@ -100,6 +100,11 @@ pub trait HubFace {
     /// it, and why it stopped if it stopped itself. Viewers see a growing size at most once a
     /// second; a new file or a stop at once.
     fn show_recording(&self, file: Option<(PathBuf, RecordingStatus)>, stopped: Option<String>);
+    /// The name of the demo file being written, if any: a match's record links to its demo.
+    fn recording_file(&self) -> Option<String>;
+    /// In a cluster: the fencing token of the hub lease this relay holds or last held, so
+    /// what the hub's session writes is refused once another relay has taken the slot over.
+    fn lease_token(&self) -> Option<u64>;
 }
 
 /// Why a hub could not be joined or started.

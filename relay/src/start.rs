@@ -109,7 +109,18 @@ pub(crate) async fn capabilities(
     }
     let (hubs, spectate_routes) =
         spectate::start(config.spectate, directory.clone(), cluster.clone());
-    matches::start(config.matches, hubs.clone(), directory.clone(), tasks);
+    let recorder = match (config.matches.record, &config.recording) {
+        (false, _) => None,
+        (true, Some(_)) => Some(hubs.clone() as Arc<dyn seams::RecordingHubs>),
+        (true, None) => anyhow::bail!("--follow-record records to --record-dir: give one"),
+    };
+    matches::start(
+        config.matches,
+        hubs.clone(),
+        recorder,
+        directory.clone(),
+        tasks,
+    );
     let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
     let bridge_config = bridge::BridgeConfig {
         masters,

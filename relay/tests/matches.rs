@@ -497,3 +497,104 @@ async fn the_busiest_server_is_followed_and_no_more() {
         .unwrap();
     assert_eq!(hubs.len(), 1, "{hubs:#?}");
 }
+
+/// `--follow-record`: each followed match is recorded, its record names its demo, and every
+/// kill's moment link (`/playback/#/demo/FILE?t=SERVER_TIME`) names a kill the demo itself
+/// holds at that server time, with the same killer and victim.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recorded_match_links_its_demo_and_each_kill_its_moment() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(8),
+        map_time: Some(Duration::from_secs(6)),
+        intermission: Duration::from_secs(1),
+        ..common::lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(Duration::from_secs(30)).await.unwrap();
+    let server = lab.servers[0].addr.to_string();
+    let demos = dir.path().join("demos");
+    let password = dir.path().join("password");
+    std::fs::write(&password, "lab").unwrap();
+    let flags: Vec<String> = [
+        "--follow",
+        &server,
+        "--follow-record",
+        "--record-dir",
+        &demos.display().to_string(),
+        "--server-password",
+        &format!("{server}={}", password.display()),
+        "--data-dir",
+        &dir.path().display().to_string(),
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let (mut relay, url) = common::serve_muster(&lab.master.to_string(), &flags).await;
+    let listed: std::collections::BTreeSet<String> = {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+        loop {
+            let served: protocol::relay_api::demos::DemoListing =
+                reqwest::get(format!("{url}/api/demos"))
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+            let names: std::collections::BTreeSet<String> =
+                served.demos.into_iter().map(|d| d.name).collect();
+            let kept = stored(&url).await;
+            let linked = kept.iter().any(|m| {
+                finished(m) && m.kills > 0 && m.demo.as_ref().is_some_and(|d| names.contains(d))
+            });
+            if linked {
+                break names;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no finished match linked a finished demo: {kept:#?} {names:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    };
+    let kept = stored(&url).await;
+    let m = kept
+        .iter()
+        .find(|m| finished(m) && m.kills > 0 && m.demo.as_ref().is_some_and(|d| listed.contains(d)))
+        .unwrap();
+    let demo = m.demo.clone().unwrap();
+    let whole = detail(&url, m.id).await;
+    let bytes = reqwest::get(format!("{url}/demos/{demo}"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let timeline = protocol::cod::watch::timeline::Timeline::open(bytes.to_vec()).unwrap();
+    let in_demo = &timeline.summary().kills;
+    let page = reqwest::get(format!("{url}/matches/{}", m.id))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(&format!("href=\"/playback/#/demo/{demo}\"")),
+        "{page}"
+    );
+    for k in &whole.kill_feed {
+        let link = relay::matches::html::moment(&demo, k.server_time);
+        assert!(
+            page.contains(&format!("href=\"{link}\"")),
+            "{link} not on {page}"
+        );
+        let found = in_demo
+            .iter()
+            .find(|d| d.server_time == k.server_time && d.victim == k.victim);
+        assert!(
+            found.is_some_and(|d| d.attacker == k.attacker),
+            "the demo holds no kill of {k:?}: {in_demo:#?}"
+        );
+    }
+    relay.kill().await.unwrap();
+}

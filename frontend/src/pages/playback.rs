@@ -18,12 +18,17 @@ async fn file_bytes(file: web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// The recording a location names: `#/demo/NAME`.
-fn demo_in_location() -> Option<String> {
+/// The recording a location names, `#/demo/NAME`, and the kill to start at, `?t=SERVER_TIME`
+/// (a match page's link to a kill's moment).
+fn demo_in_location() -> Option<(String, Option<i32>)> {
     let hash = window().location().hash().unwrap_or_default();
-    hash.strip_prefix("#/demo/")
-        .filter(|n| !n.is_empty())
-        .map(str::to_owned)
+    let named = hash.strip_prefix("#/demo/").filter(|n| !n.is_empty())?;
+    let (name, query) = named.split_once('?').unwrap_or((named, ""));
+    let kill = query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("t="))
+        .and_then(|t| t.parse().ok());
+    Some((name.to_owned(), kill))
 }
 
 /// The demo player's page (`/playback/`): the header, and the picker or the demo the location
@@ -46,10 +51,17 @@ pub fn Playback() -> impl IntoView {
 
 /// `#/demos`: open a file, drop one, or pick a relay recording; `#/demo/NAME` plays one.
 #[component]
-fn DemoPage(name: Option<String>) -> impl IntoView {
-    let source = RwSignal::new(name.map(|n| DemoSource::Url(format!("/demos/{n}"))));
+fn DemoPage(name: Option<(String, Option<i32>)>) -> impl IntoView {
+    let from_kill = name.as_ref().and_then(|(_, kill)| *kill);
+    let source = RwSignal::new(name.map(|(n, _)| DemoSource::Url(format!("/demos/{n}"))));
     move || match source.get() {
-        Some(source) => view! { <Watch addr=String::new() direct=false demo=source /> }.into_any(),
+        Some(source) => match from_kill {
+            Some(kill) => {
+                view! { <Watch addr=String::new() direct=false demo=source from_kill=kill /> }
+                    .into_any()
+            }
+            None => view! { <Watch addr=String::new() direct=false demo=source /> }.into_any(),
+        },
         None => view! { <Picker source=source /> }.into_any(),
     }
 }

@@ -185,8 +185,8 @@ pub struct MatchPlayer {
     pub place: Option<u32>,
 }
 
-/// A stored match whole (`GET /api/matches/ID`): kills carry the server time since the level
-/// started.
+/// A stored match whole (`GET /api/matches/ID`): kills carry the server's time (ms), which
+/// `level_start` is on the same clock as.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MatchDetail {
@@ -199,6 +199,87 @@ pub struct MatchDetail {
     pub kill_feed: Vec<MatchKill>,
     /// Team scores as they changed: (server time, axis, allies).
     pub team_scores: Vec<(i32, i32, i32)>,
+    /// The rounds of a round-based gametype (empty for others).
+    pub rounds: Vec<MatchRound>,
+}
+
+/// One round won, in a round-based gametype (`sd`, `re`, `bas`), where a team's score is its
+/// rounds: told by the score that rose. A drawn round moves no score and is not seen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MatchRound {
+    pub number: u32,
+    pub winner: Team,
+    /// When the score rose (the scoreboard's time, within a few seconds of the round's end).
+    pub server_time: i32,
+    pub axis: i32,
+    pub allies: i32,
+}
+
+/// Whether a gametype is played in rounds whose wins are its team score.
+pub fn round_based(gametype: &str) -> bool {
+    matches!(gametype, "sd" | "re" | "bas")
+}
+
+/// The rounds told by team scores as they changed (server time, axis, allies): each rise of
+/// one side's score is a round it won. A fall (a reset) starts counting again from there.
+pub fn rounds(team_scores: &[(i32, i32, i32)]) -> Vec<MatchRound> {
+    let mut rounds = Vec::new();
+    let mut last = (0, 0);
+    for &(server_time, axis, allies) in team_scores {
+        if axis < last.0 || allies < last.1 {
+            last = (axis.min(last.0), allies.min(last.1));
+        }
+        for (won, winner) in [
+            (axis.saturating_sub(last.0), Team::Axis),
+            (allies.saturating_sub(last.1), Team::Allies),
+        ] {
+            for _ in 0..won.max(0) {
+                rounds.push(MatchRound {
+                    number: rounds.len() as u32 + 1,
+                    winner,
+                    server_time,
+                    axis,
+                    allies,
+                });
+            }
+        }
+        last = (axis, allies);
+    }
+    rounds
+}
+
+#[cfg(test)]
+mod round_tests {
+    use super::*;
+
+    #[test]
+    fn each_rise_of_a_side_is_a_round_it_won() {
+        let told = rounds(&[
+            (0, 0, 0),
+            (1000, 0, 0),
+            (60_000, 1, 0),
+            (61_000, 1, 0),
+            (130_000, 1, 1),
+            (200_000, 2, 1),
+        ]);
+        let won: Vec<(u32, Team, i32)> = told
+            .iter()
+            .map(|r| (r.number, r.winner, r.server_time))
+            .collect();
+        assert_eq!(
+            won,
+            [
+                (1, Team::Axis, 60_000),
+                (2, Team::Allies, 130_000),
+                (3, Team::Axis, 200_000)
+            ]
+        );
+        assert_eq!((told[2].axis, told[2].allies), (2, 1));
+        // A scoreboard missed between two rounds still counts both.
+        assert_eq!(rounds(&[(5, 0, 0), (9, 2, 0)]).len(), 2);
+        assert!(rounds(&[]).is_empty());
+    }
 }
 
 /// A rating, as the Weng-Lin model (a Bayesian TrueSkill-like model) keeps it: `mu` is the

@@ -452,7 +452,17 @@ fn write_matches(
     }
     let parts: Vec<MatchPart> = std::mem::take(&mut state.matches).into_values().collect();
     let hidden = |key: &str| hidden.iter().any(|h| h == key);
-    let written = store.transact(&mut |db| store::matches::write_parts(db, &parts, &hidden));
+    let mut fenced = 0;
+    let written = store.transact(&mut |db| {
+        fenced = store::matches::write_parts(db, &parts, &hidden)?;
+        Ok(())
+    });
+    if fenced > 0 {
+        tracing::warn!(
+            parts = fenced,
+            "match parts refused: another relay follows the match now (a greater lease token)"
+        );
+    }
     if let Err(e) = written {
         health.failed(&e);
         for part in parts {

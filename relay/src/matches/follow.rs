@@ -21,6 +21,8 @@ pub struct FollowConfig {
     pub busy: Option<u32>,
     /// At most this many of those at once.
     pub busy_max: usize,
+    /// Record each followed match (`--follow-record`).
+    pub record: bool,
 }
 
 /// What to change this turn.
@@ -148,6 +150,7 @@ mod tests {
             follow: vec![],
             busy: Some(4),
             busy_max: 2,
+            record: false,
         });
         let now = Instant::now();
         let table = [

@@ -290,7 +290,7 @@ fn match_body(m: &MatchDetail) -> Markup {
         h1 { (s.map) " · " (s.gametype) " · " (coloured(&s.hostname)) }
         p class="sub" data-testid="match-summary" {
             (when(s.start_ms)) " · " (s.server) " · " (result(s)) " · " (ended(s))
-            @if let Some(demo) = &s.demo { " · " a href=(format!("/demos/{}", segment(demo))) { "demo" } }
+            @if let Some(demo) = &s.demo { " · " a data-testid="match-demo" href=(format!("/playback/#/demo/{}", segment(demo))) { "demo" } }
         }
         h2 { "Scoreboard" }
         table data-testid="scoreboard" {
@@ -307,6 +307,21 @@ fn match_body(m: &MatchDetail) -> Markup {
                     td class="n" { (played(p.time_ms)) }
                 }
             } }
+        }
+        @if !m.rounds.is_empty() {
+            h2 { "Rounds" }
+            table data-testid="rounds" {
+                thead { tr { th class="n" { "Round" } th { "Won by" } th class="n" { "At" } th class="n" { "Axis" } th class="n" { "Allies" } } }
+                tbody { @for r in &m.rounds {
+                    tr {
+                        td class="n" { (r.number) }
+                        td { (format!("{:?}", r.winner).to_lowercase()) }
+                        td class="n" { (clock(r.server_time)) }
+                        td class="n" { (r.axis) }
+                        td class="n" { (r.allies) }
+                    }
+                } }
+            }
         }
         div class="charts" {
             figure { (PreEscaped(chart::score(m))) figcaption class="sub" { "The score over the match" } }
@@ -334,7 +349,13 @@ fn match_body(m: &MatchDetail) -> Markup {
         table data-testid="kill-feed" {
             tbody { @for k in &m.kill_feed {
                 tr {
-                    td class="n" { (clock(k.server_time)) }
+                    td class="n" {
+                        @match &s.demo {
+                            Some(demo) => a data-testid="kill-moment" title="this kill in the demo, from 3 s before"
+                                href=(moment(demo, k.server_time)) { (clock(k.server_time)) },
+                            None => (clock(k.server_time)),
+                        }
+                    }
                     td { @if let Some(a) = &k.attacker { (player_link(a)) } }
                     td class="sub" { (k.weapon) @if k.kind != KillKind::Kill { " (" (matches::kind_name(k.kind)) ")" } }
                     td { (player_link(&k.victim)) }
@@ -342,6 +363,12 @@ fn match_body(m: &MatchDetail) -> Markup {
             } }
         }
     }
+}
+
+/// A kill's moment in the match's demo: the demo player finds the kill by its server time and
+/// starts 3 s before it.
+pub fn moment(demo: &str, server_time: i32) -> String {
+    format!("/playback/#/demo/{}?t={server_time}", segment(demo))
 }
 
 fn counts(title: &str, counts: &[Count]) -> Markup {

@@ -20,7 +20,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 
 use crate::net::ServerAddr;
-use crate::seams::{FollowHubs, JoinError, ServerSlots};
+use crate::seams::{FollowHubs, JoinError, RecordingHubs, ServerSlots};
 
 /// Which matches are followed with nobody watching.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -36,6 +36,10 @@ pub struct MatchesArgs {
     /// At most this many busy servers followed at once, the most populated first.
     #[arg(long = "follow-max", default_value_t = 10, value_name = "N")]
     pub follow_max: usize,
+    /// Record every followed match to `--record-dir`, so each match page links its demo and
+    /// each kill its moment.
+    #[arg(long = "follow-record")]
+    pub follow_record: bool,
 }
 
 pub type MatchesConfig = follow::FollowConfig;
@@ -46,6 +50,7 @@ impl MatchesArgs {
             follow: self.follow.clone(),
             busy: self.follow_busy,
             busy_max: self.follow_max,
+            record: self.follow_record,
         }
     }
 }
@@ -54,10 +59,11 @@ impl MatchesArgs {
 /// yet, or whose hub was refused a slot, is tried again).
 const FOLLOW_EVERY: Duration = Duration::from_secs(5);
 
-/// Keeps a hub on each followed server.
+/// Keeps a hub on each followed server, recording it when `recorder` is given.
 pub fn start(
     config: MatchesConfig,
     hubs: Arc<dyn FollowHubs>,
+    recorder: Option<Arc<dyn RecordingHubs>>,
     servers: Arc<dyn ServerSlots>,
     tasks: &mut JoinSet<()>,
 ) {
@@ -77,12 +83,18 @@ pub fn start(
                 std::time::Instant::now(),
             );
             for (addr, why) in plan.leave {
+                if let Some(recorder) = &recorder {
+                    recorder.stop_recording(addr);
+                }
                 hubs.unfollow(addr);
                 said.remove(&addr);
                 tracing::info!(server = %addr, "no longer following: {why}");
             }
             for addr in plan.follow {
-                let outcome = hubs.clone().follow(addr);
+                let mut outcome = hubs.clone().follow(addr);
+                if let (Ok(()), Some(recorder)) = (&outcome, &recorder) {
+                    outcome = recorder.clone().record(addr);
+                }
                 if outcome.is_ok() {
                     follower.followed(addr);
                 }

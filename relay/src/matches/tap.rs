@@ -117,6 +117,7 @@ impl MatchTap {
                     ended: None,
                     record: Record::default(),
                     demo: None,
+                    fence: None,
                 },
                 present: BTreeMap::new(),
                 anchor: (relay_ms, start.joined_at),
@@ -227,6 +228,7 @@ impl HubTap for MatchTap {
             self.told.session_ended();
             self.drain(hub);
         }
+        self.note_hub(hub);
         if let Some(open) = self.open.as_mut() {
             if open.sent_at.elapsed() >= PART_EVERY {
                 let t = open.last_t;
@@ -251,9 +253,22 @@ impl HubTap for MatchTap {
 }
 
 impl MatchTap {
-    fn drain(&mut self, _hub: &dyn HubFace) {
+    fn drain(&mut self, hub: &dyn HubFace) {
         while let Some(event) = self.told.poll_event() {
             self.told(event, crate::net::unix_ms());
+            self.note_hub(hub);
+        }
+    }
+
+    /// What the match's parts carry of the hub: the first demo file the match is recorded to
+    /// (one file per map: a restarted map's matches share it, and a kill is found in it by
+    /// its server time) and the lease's fencing token in a cluster.
+    fn note_hub(&mut self, hub: &dyn HubFace) {
+        if let Some(open) = self.open.as_mut() {
+            if open.part.demo.is_none() {
+                open.part.demo = hub.recording_file();
+            }
+            open.part.fence = hub.lease_token();
         }
     }
 }

@@ -121,6 +121,13 @@ impl Role<'_> {
         };
         hub.carry_recording_on();
         hub.take_over();
+        let token = |held: &watch::Receiver<Option<u64>>| {
+            held.borrow()
+                .map(|revision| cluster.fencing_token(revision))
+        };
+        if let Some(token) = token(held) {
+            hub.hold_lease(token);
+        }
         let mut frames = hub.subscribe();
         let mut session = AbortOnDrop(hub.start_session());
         let mut counts: HashMap<String, (Instant, u32)> = HashMap::new();
@@ -129,6 +136,9 @@ impl Role<'_> {
             tokio::select! {
                 _ = &mut session.0 => return Ended::Retired,
                 changed = held.changed() => {
+                    if let Some(token) = token(held) {
+                        hub.hold_lease(token);
+                    }
                     if changed.is_err() || held.borrow().is_none() {
                         // Another relay may hold the slot now: this session says goodbye to
                         // the server (freeing its slot at once) and ends; the hub stays.

@@ -3,7 +3,7 @@
 //! here and the same bytes go to every viewer.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -95,6 +95,9 @@ pub struct Hub {
     pub(super) handing_over: AtomicBool,
     /// The relay is shutting down: the session says goodbye and the hub closes.
     pub(super) closing: AtomicBool,
+    /// In a cluster: the fencing token of the hub lease as this relay last held it (0: never),
+    /// kept after the lease is lost so a late write from here is refused, not taken.
+    pub(super) lease_token: AtomicU64,
 }
 
 pub(super) fn status_frame(status: &HubStatus) -> Frame {
@@ -150,6 +153,7 @@ impl Hub {
             remote_viewers: AtomicU32::new(0),
             handing_over: AtomicBool::new(false),
             closing: AtomicBool::new(false),
+            lease_token: AtomicU64::new(0),
         }
     }
 
@@ -362,5 +366,14 @@ impl HubFace for Hub {
                 s.record_stopped = stopped;
             }
         });
+    }
+
+    fn lease_token(&self) -> Option<u64> {
+        Some(self.lease_token.load(Ordering::Acquire)).filter(|&t| t > 0)
+    }
+
+    fn recording_file(&self) -> Option<String> {
+        let path = self.lock().record_path.clone()?;
+        Some(path.file_name()?.to_string_lossy().into_owned())
     }
 }

@@ -113,6 +113,11 @@ impl Replica {
         self.hub.handing_over.store(on, Ordering::Release);
     }
 
+    /// Notes the hub lease's fencing token as held now (tokens only grow).
+    pub(super) fn hold_lease(&self, token: u64) {
+        self.hub.lease_token.fetch_max(token, Ordering::AcqRel);
+    }
+
     /// On a relay that takes the game slot over: the sequence jumps past anything a viewer on
     /// another relay may hold (relays drift apart by at most a backlog before
     /// resynchronising), and the first release is a whole keyframe, so every viewer starts

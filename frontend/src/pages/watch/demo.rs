@@ -33,8 +33,13 @@ pub struct DemoPlayer {
 }
 
 impl DemoPlayer {
-    /// Starts the worker on `source`; it plays from the start once decoded.
-    pub fn start(source: DemoSource, live: StoredValue<Live, LocalStorage>) -> Self {
+    /// Starts the worker on `source`; it plays from the start once decoded, or from 3 s before
+    /// the kill at server time `from_kill`.
+    pub fn start(
+        source: DemoSource,
+        live: StoredValue<Live, LocalStorage>,
+        from_kill: Option<i32>,
+    ) -> Self {
         let player = Self {
             name: StoredValue::new(source.name().to_owned()),
             summary: RwSignal::new(None),
@@ -50,7 +55,11 @@ impl DemoPlayer {
             SessionWorker::start(&Request::Demo(source), move |reply: Reply| match reply {
                 Reply::DemoOpened { summary, decode_ms } => {
                     player.decode_ms.set_value(decode_ms);
+                    let start = from_kill.map(|t| kill_moment(&summary, t));
                     player.summary.set(Some(*summary));
+                    if let Some(at_ms) = start {
+                        player.seek(at_ms);
+                    }
                     player.control(true, 1.0);
                 }
                 Reply::DemoFailed(e) | Reply::Failed(e) => player.error.set(Some(e)),
@@ -94,6 +103,23 @@ impl DemoPlayer {
     pub fn stop(&self) {
         self.send(&Request::Stop);
     }
+}
+
+/// The demo time to start at for the kill at `server_time`: the kill's own moment where the
+/// demo holds it, else that server time's place after the demo's first snapshot; 3 s before.
+fn kill_moment(summary: &DemoSummary, server_time: i32) -> u32 {
+    let at = summary
+        .kills
+        .iter()
+        .find(|k| k.server_time == server_time)
+        .map_or_else(
+            || {
+                let since = i64::from(server_time) - i64::from(summary.first_server_time);
+                since.clamp(0, i64::from(summary.duration_ms)) as u32
+            },
+            |k| k.at_ms,
+        );
+    at.saturating_sub(KILL_LEAD_MS)
 }
 
 /// The timeline under the map.

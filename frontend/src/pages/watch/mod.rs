@@ -68,11 +68,14 @@ pub fn Watch(
     addr: String,
     direct: bool,
     #[prop(optional)] demo: Option<session::demo::DemoSource>,
+    /// The server time of a kill to start the demo at (3 s before it).
+    #[prop(optional)]
+    from_kill: Option<i32>,
 ) -> impl IntoView {
     let live = StoredValue::new_local(Live::new());
     let open = StoredValue::new(true);
     on_cleanup(move || open.set_value(false));
-    let player = demo.map(|source| DemoPlayer::start(source, live));
+    let player = demo.map(|source| DemoPlayer::start(source, live, from_kill));
     // Watch directly's worker, and whether it has left its server.
     let worker = StoredValue::new_local(None::<SessionWorker>);
     let left = RwSignal::new(false);

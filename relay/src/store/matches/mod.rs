@@ -15,8 +15,8 @@ pub(super) mod suite;
 use std::collections::BTreeMap;
 
 use protocol::relay_api::matches::{
-    Count, KillKind, LeaderRow, MatchDetail, MatchEnd, MatchKill, MatchPlayer, MatchSummary,
-    PlayedMatch, PlayerStats, Rating, RatingPoint, Totals,
+    round_based, rounds, Count, KillKind, LeaderRow, MatchDetail, MatchEnd, MatchKill, MatchPlayer,
+    MatchSummary, PlayedMatch, PlayerStats, Rating, RatingPoint, Totals,
 };
 use protocol::relay_api::watch::Team;
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
@@ -98,6 +98,9 @@ pub struct MatchPart {
     pub record: Record,
     /// The demo file the hub was recording the match to.
     pub demo: Option<String>,
+    /// In a cluster: the hub lease's fencing token the part was followed under; a part under
+    /// a token lower than one written before for the server is refused.
+    pub fence: Option<u64>,
 }
 
 impl MatchPart {
@@ -114,6 +117,7 @@ impl MatchPart {
         self.ended = later.ended.or(self.ended);
         self.hostname = later.hostname;
         self.demo = later.demo.or(self.demo.take());
+        self.fence = self.fence.max(later.fence);
     }
 }
 
@@ -223,17 +227,31 @@ fn winner(record: &Record) -> Option<String> {
         .map(|r| record.names[r.0 as usize].clone())
 }
 
+/// Raises a hub's fence to the token, or changes nothing when a greater one is there.
+const HUB_FENCE: &str = "INSERT INTO fence (name, token) VALUES ($1, $2) \
+     ON CONFLICT (name) DO UPDATE SET token = excluded.token WHERE fence.token <= excluded.token";
+
 /// Writes parts of matches, each merged into what is stored, in the caller's transaction.
-/// Names in `hidden` (keys) are kept in the match's record but given no figures.
+/// Names in `hidden` (keys) are kept in the match's record but given no figures. A part
+/// fenced off (another relay took the server's hub over with a greater token) is dropped; the
+/// parts dropped are counted.
 pub fn write_parts(
     db: &mut dyn Exec,
     parts: &[MatchPart],
     hidden: &dyn Fn(&str) -> bool,
-) -> Result<()> {
+) -> Result<usize> {
+    let mut fenced = 0;
     for part in parts {
+        if let Some(token) = part.fence {
+            let name = format!("hub.{}", part.server);
+            if db.exec(HUB_FENCE, &[Value::Text(&name), int(token)])? == 0 {
+                fenced += 1;
+                continue;
+            }
+        }
         write_part(db, part, hidden)?;
     }
-    Ok(())
+    Ok(fenced)
 }
 
 fn write_part(db: &mut dyn Exec, part: &MatchPart, hidden: &dyn Fn(&str) -> bool) -> Result<()> {
@@ -567,11 +585,17 @@ pub fn detail(db: &mut dyn Exec, id: u64) -> Result<Option<MatchDetail>> {
             p.deaths,
         )
     });
+    let rounds = if round_based(&summary.gametype) {
+        rounds(&record.team_scores)
+    } else {
+        Vec::new()
+    };
     Ok(Some(MatchDetail {
         summary,
         level_start: row[14].int() as i32,
         scoreboard,
         kill_feed,
+        rounds,
         team_scores: record.team_scores,
     }))
 }

@@ -47,13 +47,20 @@ fn part(day: u64, record: Record, ended: Option<MatchEnd>) -> MatchPart {
         ended,
         record,
         demo: None,
+        fence: None,
     }
 }
 
-fn write(store: &mut dyn Store, parts: &[MatchPart]) {
+/// Writes the parts; how many were fenced off.
+fn write(store: &mut dyn Store, parts: &[MatchPart]) -> usize {
+    let mut fenced = 0;
     store
-        .transact(&mut |db| super::write_parts(db, parts, &|key| key == "hidden"))
+        .transact(&mut |db| {
+            fenced = super::write_parts(db, parts, &|key| key == "hidden")?;
+            Ok(())
+        })
         .unwrap();
+    fenced
 }
 
 /// Two parts of one team match (the second repeats a kill, as a rejoin does), then its end:
@@ -188,4 +195,33 @@ pub fn run(store: &mut dyn Store, day: u64) {
         .unwrap()
         .unwrap();
     assert_eq!((kept.totals.kills, kept.recent.len()), (2, 0));
+    fenced(store, day + 3 * DAY_MS);
+}
+
+/// In a cluster a match's parts carry the hub lease's token: a relay that lost the hub to
+/// another (a greater token written) has its late parts refused, whole; a server's fence is
+/// its own.
+fn fenced(store: &mut dyn Store, day: u64) {
+    let under = |token: u64, t: i32, server: &str| {
+        let mut record = Record::default();
+        kill(&mut record, t, "Holder", "Victim", "mp40_mp");
+        MatchPart {
+            fence: Some(token),
+            server: server.into(),
+            ..part(day, record, None)
+        }
+    };
+    assert_eq!(write(store, &[under(20, 6000, SERVER)]), 0);
+    assert_eq!(write(store, &[under(25, 7000, SERVER)]), 0);
+    assert_eq!(write(store, &[under(21, 8000, SERVER)]), 1, "a stale token");
+    assert_eq!(write(store, &[under(1, 9000, "192.0.2.9:28960")]), 0);
+    let since = MatchFilter {
+        since_ms: day,
+        limit: 10,
+        ..Default::default()
+    };
+    let listed = store.exec().and_then(|db| super::list(db, &since)).unwrap();
+    let kills: Vec<(String, u32)> = listed.iter().map(|m| (m.server.clone(), m.kills)).collect();
+    assert_eq!(kills.len(), 2, "{kills:?}");
+    assert!(kills.contains(&(SERVER.to_owned(), 2)), "{kills:?}");
 }

@@ -82,6 +82,22 @@ where
     }
 }
 
+/// What `look` finds, once it finds something.
+async fn found<T, F, Fut>(limit: Duration, what: &str, mut look: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(found) = look().await {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 /// Which of `relays` hold `lease` now.
 async fn holders(relays: &[RelayProcess], lease: &str) -> Vec<usize> {
     let mut found = Vec::new();
@@ -365,13 +381,18 @@ async fn a_recording_asked_of_any_relay_is_made_by_the_hub_and_follows_it() {
     drop(viewers);
 }
 
-/// The greatest fencing token written to the shared history.
+/// The greatest fencing token written to the shared history by the poller.
 async fn fence(database: &str) -> i64 {
-    let url = database.to_owned();
+    fence_of(database, "poller").await
+}
+
+/// The greatest fencing token written to the shared history under `name`.
+async fn fence_of(database: &str, name: &str) -> i64 {
+    let (url, name) = (database.to_owned(), name.to_owned());
     tokio::task::spawn_blocking(move || {
         let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
         client
-            .query_opt("SELECT token FROM fence WHERE name = 'poller'", &[])
+            .query_opt("SELECT token FROM fence WHERE name = $1", &[&name])
             .unwrap()
             .map_or(0, |row| row.get(0))
     })
@@ -663,4 +684,114 @@ async fn admins_on_two_relays_share_one_rcon_queue_and_lockouts_and_the_server_d
     // The admin is still served.
     let report = consoles[1].run(password, "status").await;
     assert_eq!(common::rcon::outcome(&report).0, "output", "{report:?}");
+}
+
+/// Two relays `--follow` one server: one game slot, one writer (the hub lease's holder, its
+/// parts fenced by the lease's token), and when that relay is killed mid-match the other takes
+/// the slot over and continues the same record: one record per match, no kill twice, none the
+/// lab did not make.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn a_followed_match_is_written_by_the_hub_holder_and_continued_by_its_successor() {
+    use protocol::relay_api::matches::{MatchDetail, MatchSummary};
+    let dir = tempfile::tempdir().unwrap();
+    let truth = dir.path().join("truth.jsonl");
+    let (lab, nats, database) = site(LabConfig {
+        map_time: Some(Duration::from_secs(30)),
+        intermission: Duration::from_secs(1),
+        ..common::truth::lab_with_truth(&truth)
+    })
+    .await;
+    let server = lab.servers[0].addr.to_string();
+    let args = relay_args(
+        &lab,
+        &nats,
+        &database,
+        &["--follow", &server, "--spectate-grace", "2"],
+    );
+    let mut relays = relays(2, &args).await;
+    let lease = format!("hub.{}", server.replace(['.', ':'], "-"));
+    let owner = wait_holder(&relays, &lease, LIMIT).await;
+    let other = 1 - owner;
+    let matches = |relay: &RelayProcess| {
+        let addr = relay.addr;
+        async move {
+            let listed: Vec<MatchSummary> =
+                reqwest::get(format!("http://{addr}/api/matches?limit=50"))
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+            listed
+        }
+    };
+    // The match under way, written by the holder, read on the other relay.
+    let running = found(Duration::from_secs(60), "a match written", || async {
+        matches(&relays[other])
+            .await
+            .into_iter()
+            .find(|m| m.ended.is_none() && m.kills >= 3)
+    })
+    .await;
+    assert_eq!(
+        lab.servers[0].connects(),
+        1,
+        "one game slot for two followers"
+    );
+    let first_token = fence_of(&database, &format!("hub.{server}")).await;
+    assert!(first_token > 0, "the holder's parts carry no lease token");
+
+    relays[owner].kill().await;
+    let survivor = &relays[other];
+    wait_holder(std::slice::from_ref(survivor), &lease, FAILOVER + LIMIT).await;
+    found(
+        Duration::from_secs(90),
+        "the match continued and finished",
+        || async {
+            matches(survivor)
+                .await
+                .into_iter()
+                .find(|m| m.id == running.id && m.ended.is_some() && m.kills > running.kills)
+        },
+    )
+    .await;
+    assert_eq!(lab.servers[0].connects(), 2, "exactly one more connect");
+    assert!(fence_of(&database, &format!("hub.{server}")).await > first_token);
+    let listed = matches(survivor).await;
+    let mut keys: Vec<(&str, u64)> = listed
+        .iter()
+        .map(|m| (m.map.as_str(), m.start_ms / 5_000))
+        .collect();
+    keys.sort();
+    let before = keys.len();
+    keys.dedup();
+    assert_eq!(keys.len(), before, "a match recorded twice: {listed:#?}");
+    let whole: MatchDetail = reqwest::get(format!(
+        "http://{}/api/matches/{}",
+        survivor.addr, running.id
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    // Every kill stored is one the lab made in the match (its 30 s from the level start),
+    // none twice.
+    let made = common::truth::true_kills(&truth);
+    let mut lab_pairs: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for (_, kills) in made.range(whole.level_start..whole.level_start + 35_000) {
+        for pair in kills {
+            *lab_pairs.entry(pair.clone()).or_default() += 1;
+        }
+    }
+    let mut stored: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for k in &whole.kill_feed {
+        let pair = (k.attacker.clone().unwrap_or_default(), k.victim.clone());
+        *stored.entry(pair).or_default() += 1;
+    }
+    for (pair, n) in stored {
+        let most = lab_pairs.get(&pair).copied().unwrap_or(0);
+        assert!(n <= most, "{pair:?} stored {n} times, the lab made {most}");
+    }
 }

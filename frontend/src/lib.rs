@@ -1,6 +1,7 @@
 //! The Muster page: a live CoD:UO server browser fed by the relay's WebSocket; the watch view
 //! (`/watch/`), the tuning page (`/tuning/`), the demo player (`/playback/`) and the admin
-//! console (`/admin/`), pages of their own so the browser's first download carries none of them.
+//! console (`/admin/`), and the match and player pages (`/matches/ID`, `/players/NAME`, code
+//! in `/results/`), pages of their own so the browser's first download carries none of them.
 
 // Plumbing: the relay's sockets and feed, what the browser keeps, the worker, the hand-over.
 mod bus;
@@ -43,6 +44,12 @@ pub fn tuning() {
 pub fn watch() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(pages::watch::WatchPage);
+}
+
+/// The match and player pages, in place of the relay's first screen of them.
+pub fn results() {
+    console_error_panic_hook::set_once();
+    pages::results::start();
 }
 
 /// The demo player.

@@ -4,6 +4,8 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 
 /// `ws(s)://<this page's host><path>`.
 pub fn ws_url(path: &str) -> String {
@@ -43,4 +45,17 @@ pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Option<String> {
 /// JSON text read by the browser's `JSON.parse`, then into `T`; `None` if either fails.
 pub fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Option<T> {
     serde_wasm_bindgen::from_value(js_sys::JSON::parse(json).ok()?).ok()
+}
+
+/// GETs `url` as text; `None` on any failure or a status other than 200.
+pub async fn fetch_text(url: &str) -> Option<String> {
+    let response = JsFuture::from(window().fetch_with_str(url)).await.ok()?;
+    let response: web_sys::Response = response.dyn_into().ok()?;
+    if response.status() != 200 {
+        return None;
+    }
+    JsFuture::from(response.text().ok()?)
+        .await
+        .ok()?
+        .as_string()
 }

@@ -191,7 +191,7 @@ fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
             .unwrap()
             .unwrap();
         assert!(relay::matches::chart::score(&m).len() > 100);
-        assert!(relay::matches::chart::heatmap(&m).len() > 100);
+        assert!(relay::matches::chart::heatmap(&m, None).len() > 100);
     });
     let player_page = timed(100, |_| {
         let key = relay::store::name_key(&name(rng.random_range(0..month.names)));

@@ -101,7 +101,23 @@ pub(crate) async fn capabilities(
             .taps
             .0
             .push(matches::tap::tap(history.log.clone()));
-        matches_routes = Some(matches::api::routes(history.readers()));
+        let overviews = config
+            .spectate
+            .overviews
+            .iter()
+            .map(|o| {
+                let backdrop = matches::chart::Backdrop {
+                    url: format!("/overview/{}", o.map),
+                    corners: o.corners,
+                };
+                (o.map.clone(), backdrop)
+            })
+            .collect();
+        matches_routes = Some(matches::api::routes(matches::api::Pages {
+            readers: history.readers(),
+            dist: config.dist.clone(),
+            overviews: Arc::new(overviews),
+        }));
     } else if !config.matches.follow.is_empty() || config.matches.busy.is_some() {
         anyhow::bail!(
             "--follow and --follow-busy keep match records in the history: drop --no-history"

@@ -583,7 +583,7 @@ async fn a_recorded_match_links_its_demo_and_each_kill_its_moment() {
         "{page}"
     );
     for k in &whole.kill_feed {
-        let link = relay::matches::html::moment(&demo, k.server_time);
+        let link = protocol::relay_api::matches::moment(&demo, k.server_time);
         assert!(
             page.contains(&format!("href=\"{link}\"")),
             "{link} not on {page}"

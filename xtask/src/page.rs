@@ -100,12 +100,13 @@ pub(crate) fn page(root: &Path, needs: Needs) -> Result<()> {
     Ok(())
 }
 /// The pages besides the browser: their HTML, and the path each is served under.
-pub(crate) const SUBPAGES: [(&str, &str); 5] = [
+pub(crate) const SUBPAGES: [(&str, &str); 6] = [
     ("frontend/panels.html", "/panels/"),
     ("frontend/watch.html", "/watch/"),
     ("frontend/tuning.html", "/tuning/"),
     ("frontend/playback.html", "/playback/"),
     ("frontend/admin.html", "/admin/"),
+    ("frontend/results.html", "/results/"),
 ];
 /// Writes each page file's .br and .gz beside it: the relay serves the smaller one the browser
 /// takes, so a slow link gets a third of the bytes or less. Brotli at its best (quality 11, a
@@ -173,6 +174,7 @@ pub(crate) const PAGE_WASM: [(&str, &[&str]); 2] = [
             "muster-playback",
             "muster-admin",
             "muster-panels",
+            "muster-results",
         ],
     ),
     ("session/Cargo.toml", &["muster-session"]),

@@ -3,6 +3,7 @@
 //! a record of each match and each name's figures. Names keep their colour codes here; the
 //! figures match them as history does (without colours, case-blind).
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -214,6 +215,108 @@ pub struct MatchRound {
     pub server_time: i32,
     pub axis: i32,
     pub allies: i32,
+}
+
+impl KillKind {
+    /// As a page says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Kill => "kill",
+            Self::TeamKill => "team kill",
+            Self::Suicide => "suicide",
+            Self::World => "world",
+        }
+    }
+}
+
+impl MatchSummary {
+    /// How the match ended, as a page says it.
+    pub fn ended_text(&self) -> &'static str {
+        match self.ended {
+            None => "being followed",
+            Some(MatchEnd::Intermission) => "finished",
+            Some(MatchEnd::MapChange) => "ended by a map change",
+            Some(MatchEnd::MapRestart) => "ended by a map restart",
+            Some(MatchEnd::SessionLost) => "unfinished (followed in part)",
+        }
+    }
+
+    /// `Axis 3 – 2 Allies`, `won by NAME`, or nothing yet.
+    pub fn result(&self) -> String {
+        match (self.axis, self.allies, &self.winner) {
+            (Some(axis), Some(allies), _) => alloc::format!("Axis {axis} – {allies} Allies"),
+            (_, _, Some(winner)) => alloc::format!("won by {}", crate::cod::text::strip(winner)),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Time on a side: `m:ss`, or hours and minutes.
+pub fn played(ms: u64) -> String {
+    let secs = ms / 1000;
+    if secs >= 3600 {
+        alloc::format!("{} h {:02} min", secs / 3600, secs / 60 % 60)
+    } else {
+        alloc::format!("{}:{:02}", secs / 60, secs % 60)
+    }
+}
+
+/// A path segment with everything but letters, digits and `-_.~` percent-encoded.
+pub fn segment(text: &str) -> String {
+    use core::fmt::Write;
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(char::from(b))
+            }
+            _ => {
+                let _ = write!(out, "%{b:02X}");
+            }
+        }
+    }
+    out
+}
+
+/// A kill's moment in the match's demo: the demo player finds the kill by its server time and
+/// starts 3 s before it.
+pub fn moment(demo: &str, server_time: i32) -> String {
+    alloc::format!("/playback/#/demo/{}?t={server_time}", segment(demo))
+}
+
+/// The demo player on a match's demo.
+pub fn demo_link(demo: &str) -> String {
+    alloc::format!("/playback/#/demo/{}", segment(demo))
+}
+
+impl MatchDetail {
+    /// A server time as the match's clock, `m:ss` since the level started.
+    pub fn clock(&self, server_time: i32) -> String {
+        let secs = (server_time - self.level_start).max(0) / 1000;
+        alloc::format!("{}:{:02}", secs / 60, secs % 60)
+    }
+
+    /// Who killed whom how often (killer, victim), team kills among them.
+    pub fn matrix(&self) -> BTreeMap<(&str, &str), u32> {
+        let mut matrix = BTreeMap::new();
+        for k in &self.kill_feed {
+            if let (Some(a), KillKind::Kill | KillKind::TeamKill) = (&k.attacker, k.kind) {
+                *matrix.entry((a.as_str(), k.victim.as_str())).or_default() += 1;
+            }
+        }
+        matrix
+    }
+
+    /// Kills by weapon, most first.
+    pub fn weapons(&self) -> Vec<(&str, u32)> {
+        let mut weapons: BTreeMap<&str, u32> = BTreeMap::new();
+        for k in self.kill_feed.iter().filter(|k| k.kind == KillKind::Kill) {
+            *weapons.entry(k.weapon.as_str()).or_default() += 1;
+        }
+        let mut weapons: Vec<(&str, u32)> = weapons.into_iter().collect();
+        weapons.sort_by_key(|(w, n)| (core::cmp::Reverse(*n), *w));
+        weapons
+    }
 }
 
 /// Whether a gametype is played in rounds whose wins are its team score.

@@ -136,7 +136,7 @@ impl std::fmt::Display for Report {
                         k.attacker.as_deref().map(strip).unwrap_or_default(),
                         strip(&k.victim),
                         k.weapon,
-                        matches::kind_name(k.kind)
+                        k.kind.name()
                     )?;
                 }
                 Ok(())

@@ -81,7 +81,47 @@ impl BoardQuery {
     }
 }
 
-pub fn routes(readers: Workers) -> Router {
+/// What the matches' routes read: the store, and the page's build, whose code for the match
+/// and player pages (`dist/results/`) their HTML names.
+#[derive(Clone)]
+pub struct Pages {
+    pub readers: Workers,
+    pub dist: std::path::PathBuf,
+    /// The operator's overview images by map (`--overview`), behind the heatmaps.
+    pub overviews: std::sync::Arc<Vec<(String, super::chart::Backdrop)>>,
+}
+
+impl axum::extract::FromRef<Pages> for Workers {
+    fn from_ref(pages: &Pages) -> Workers {
+        pages.readers.clone()
+    }
+}
+
+impl Pages {
+    /// The overview behind a map's heatmap, if the operator gave one.
+    pub fn backdrop(&self, map: &str) -> Option<&super::chart::Backdrop> {
+        self.overviews
+            .iter()
+            .find(|(m, _)| m == map)
+            .map(|(_, b)| b)
+    }
+
+    /// The tags Trunk put in the results page's head (its module script, preloads), for a
+    /// relay-made page to load that code once shown; nothing while the page is not built.
+    pub fn code(&self) -> String {
+        let built = std::fs::read_to_string(self.dist.join("results/index.html"));
+        let built = built.unwrap_or_default();
+        match (
+            built.find("<script type=\"module\">"),
+            built.find("</head>"),
+        ) {
+            (Some(from), Some(to)) if from < to => built[from..to].to_owned(),
+            _ => String::new(),
+        }
+    }
+}
+
+pub fn routes(pages: Pages) -> Router {
     Router::new()
         .route("/api/matches", get(list))
         .route("/api/matches/{id}", get(detail))
@@ -92,10 +132,14 @@ pub fn routes(readers: Workers) -> Router {
             "/api/matches/{id}/heatmap.svg",
             get(super::html::heatmap_svg),
         )
+        .route(
+            "/api/players/{name}/rating.svg",
+            get(super::html::rating_svg),
+        )
         .route("/matches", get(super::html::recent))
         .route("/matches/{id}", get(super::html::one))
         .route("/players/{name}", get(super::html::player))
-        .with_state(readers)
+        .with_state(pages)
 }
 
 fn answer<T: serde::Serialize>(result: Result<Option<T>>, missing: &'static str) -> Response {

@@ -226,7 +226,17 @@ pub fn rating(history: &[RatingPoint]) -> String {
 
 /// Where the match's kills were made (the killer's place, red) and its deaths fell (the
 /// victim's place, blue), seen from above in the map's own coordinates (x east, y north).
-pub fn heatmap(m: &MatchDetail) -> String {
+/// A map's overview image behind the heatmap: its URL and the world coordinates of its
+/// top-left and bottom-right corners (`--overview`, as the watch view draws it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backdrop {
+    pub url: String,
+    pub corners: [f32; 4],
+}
+
+/// Where kills were made and deaths fell, seen from above: on the map's overview where the
+/// operator gave one (placed by its corners), else on a plain square fitted to the spots.
+pub fn heatmap(m: &MatchDetail, backdrop: Option<&Backdrop>) -> String {
     let spots: Vec<([i32; 3], bool)> = m
         .kill_feed
         .iter()
@@ -243,15 +253,40 @@ pub fn heatmap(m: &MatchDetail) -> String {
          aria-label=\"Where kills were made (red) and deaths fell (blue)\">\
          <rect width=\"{size}\" height=\"{size}\" fill=\"#1d2327\"/>"
     );
-    let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-    for (o, _) in &spots {
-        (x0, x1, y0, y1) = (x0.min(o[0]), x1.max(o[0]), y0.min(o[1]), y1.max(o[1]));
-    }
-    // One scale both ways, so the map keeps its shape.
-    let span = f64::from((x1 - x0).max(y1 - y0).max(1));
+    // World to picture: the overview's corners, or the spots' extent at one scale both ways
+    // (so the map keeps its shape) within a margin.
+    let place: Box<dyn Fn([i32; 3]) -> (f64, f64)> = match backdrop {
+        Some(b) => {
+            let _ = write!(
+                svg,
+                "<image href=\"{}\" x=\"0\" y=\"0\" width=\"{size}\" height=\"{size}\" \
+                 preserveAspectRatio=\"none\"/>",
+                b.url
+            );
+            let [x0, y0, x1, y1] = b.corners.map(f64::from);
+            let (w, h) = ((x1 - x0).abs().max(1.0), (y1 - y0).abs().max(1.0));
+            Box::new(move |o: [i32; 3]| {
+                let x = (f64::from(o[0]) - x0) / (x1 - x0).signum() / w * size;
+                let y = (f64::from(o[1]) - y0) / (y1 - y0).signum() / h * size;
+                // Plus zero: no `-0.0` in the picture.
+                (x + 0.0, y + 0.0)
+            })
+        }
+        None => {
+            let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+            for (o, _) in &spots {
+                (x0, x1, y0, y1) = (x0.min(o[0]), x1.max(o[0]), y0.min(o[1]), y1.max(o[1]));
+            }
+            let span = f64::from((x1 - x0).max(y1 - y0).max(1));
+            Box::new(move |o: [i32; 3]| {
+                let x = 10.0 + f64::from(o[0] - x0) / span * (size - 20.0);
+                let y = size - 10.0 - f64::from(o[1] - y0) / span * (size - 20.0);
+                (x, y)
+            })
+        }
+    };
     for (o, kill) in &spots {
-        let x = 10.0 + f64::from(o[0] - x0) / span * (size - 20.0);
-        let y = size - 10.0 - f64::from(o[1] - y0) / span * (size - 20.0);
+        let (x, y) = place(*o);
         let colour = if *kill { "#ff5a4f" } else { "#4fa3ff" };
         let _ = write!(
             svg,
@@ -260,4 +295,68 @@ pub fn heatmap(m: &MatchDetail) -> String {
     }
     svg.push_str("</svg>");
     svg
+}
+
+#[cfg(test)]
+mod tests {
+    use protocol::relay_api::matches::{KillKind, MatchDetail, MatchKill, MatchSummary};
+    use protocol::relay_api::watch::Team;
+
+    use super::{heatmap, Backdrop};
+
+    fn kill_at(attacker: [i32; 3], victim: [i32; 3]) -> MatchDetail {
+        MatchDetail {
+            summary: MatchSummary {
+                id: 1,
+                server: "192.0.2.1:28960".into(),
+                hostname: "h".into(),
+                map: "mp_foy".into(),
+                gametype: "tdm".into(),
+                start_ms: 0,
+                end_ms: 0,
+                ended: None,
+                kills: 1,
+                players: 2,
+                axis: None,
+                allies: None,
+                winner: None,
+                demo: None,
+            },
+            level_start: 0,
+            scoreboard: Vec::new(),
+            kill_feed: vec![MatchKill {
+                server_time: 1000,
+                attacker: Some("a".into()),
+                attacker_team: Team::Axis,
+                victim: "v".into(),
+                victim_team: Team::Allies,
+                weapon: "kar98k_mp".into(),
+                kind: KillKind::Kill,
+                attacker_origin: Some(attacker),
+                victim_origin: Some(victim),
+            }],
+            team_scores: Vec::new(),
+            rounds: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn on_an_overview_spots_sit_where_its_corners_say() {
+        // Top-left (-1000, 2000), bottom-right (3000, -2000): world y grows up the picture.
+        let backdrop = Backdrop {
+            url: "/overview/mp_foy".into(),
+            corners: [-1000.0, 2000.0, 3000.0, -2000.0],
+        };
+        let svg = heatmap(&kill_at([-1000, 2000, 0], [1000, 0, 0]), Some(&backdrop));
+        assert!(svg.contains("<image href=\"/overview/mp_foy\""), "{svg}");
+        assert!(svg.contains("cx=\"0.0\" cy=\"0.0\""), "{svg}");
+        assert!(svg.contains("cx=\"150.0\" cy=\"150.0\""), "{svg}");
+        // Without one, the spots are fitted to the square.
+        let plain = heatmap(&kill_at([-1000, 2000, 0], [1000, 0, 0]), None);
+        assert!(!plain.contains("<image"));
+        assert!(
+            plain.contains("cx=\"10.0\" cy=\"290.0\"") || plain.contains("cx=\"10.0\""),
+            "{plain}"
+        );
+    }
 }

@@ -4,18 +4,17 @@
 //! no code: a pasted link reads at once, a text browser or a search engine reads them whole,
 //! and their Open Graph tags make a card of a link pasted into a chat.
 
-use std::collections::BTreeMap;
-
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use protocol::cod::text::{spans, strip};
 use protocol::relay_api::matches::{
-    Count, KillKind, LeaderRow, MatchDetail, MatchEnd, MatchSummary, PlayerStats,
+    demo_link, moment, played, segment, Count, KillKind, LeaderRow, MatchDetail, MatchSummary,
+    PlayerStats,
 };
 
-use super::api::shown;
+use super::api::{shown, Pages};
 use super::chart;
 use crate::net::unix_ms;
 use crate::store::matches::{self, MatchFilter};
@@ -29,23 +28,13 @@ td.n,th.n{text-align:right}nav{display:flex;gap:1.2rem;margin-bottom:.8rem}.sub{
 .charts{display:flex;flex-wrap:wrap;gap:1rem}.charts svg{max-width:100%;width:30rem;height:auto}\
 .heat svg{width:20rem}.matrix td{text-align:center;min-width:1.6rem}.matrix td.z{color:#ccc}\
 .c0{color:#000}.c1{color:#c00}.c2{color:#080}.c3{color:#b90}.c4{color:#00c}.c5{color:#088}\
-.c6{color:#a0a}.c7{color:#222}.c8{color:#b60}.c9{color:#777}";
+.c6{color:#a0a}.c7{color:#222}.c8{color:#b60}.c9{color:#777}tr.chosen td{background:#fff6d5}\
+button.sort,button.filter,td>button{font:inherit;border:0;background:none;padding:0;cursor:pointer;\
+color:inherit}button.filter{color:#06c;font-size:.8em}button[aria-pressed=true]{text-decoration:underline}";
 
 /// A name in its `^N` colours.
 fn coloured(name: &str) -> Markup {
     html! { @for s in spans(name) { span class=(format!("c{}", s.colour)) { (s.text) } } }
-}
-
-/// A path segment with everything but letters, digits and `-_.~` percent-encoded.
-pub fn segment(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 fn player_link(name: &str) -> Markup {
@@ -53,6 +42,12 @@ fn player_link(name: &str) -> Markup {
 }
 
 fn page(title: &str, description: &str, body: Markup) -> Response {
+    page_with_code(title, description, body, "")
+}
+
+/// A page whose code (`code`: the results page's tags) takes it over once loaded: its
+/// content is the first screen, shown until then and to whatever runs no code.
+fn page_with_code(title: &str, description: &str, body: Markup, code: &str) -> Response {
     let page = html! {
         (DOCTYPE)
         html lang="en" {
@@ -68,13 +63,14 @@ fn page(title: &str, description: &str, body: Markup) -> Response {
                 meta name="twitter:card" content="summary";
                 link rel="icon" href="data:,";
                 style { (PreEscaped(STYLE)) }
+                (PreEscaped(code))
             }
             body {
                 nav aria-label="Pages" {
                     a href="/" { "Servers" }
                     a href="/matches" { "Matches" }
                 }
-                (body)
+                div id="first-screen" { (body) }
             }
         }
     };
@@ -104,40 +100,12 @@ fn not_found(what: &str) -> Response {
     response
 }
 
-/// Time on a side: `m:ss`, or hours and minutes.
-fn played(ms: u64) -> String {
-    let secs = ms / 1000;
-    if secs >= 3600 {
-        format!("{} h {:02} min", secs / 3600, secs / 60 % 60)
-    } else {
-        format!("{}:{:02}", secs / 60, secs % 60)
-    }
-}
-
-fn ended(m: &MatchSummary) -> &'static str {
-    match m.ended {
-        None => "being followed",
-        Some(MatchEnd::Intermission) => "finished",
-        Some(MatchEnd::MapChange) => "ended by a map change",
-        Some(MatchEnd::MapRestart) => "ended by a map restart",
-        Some(MatchEnd::SessionLost) => "unfinished (followed in part)",
-    }
-}
-
 fn when(ms: u64) -> String {
     let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
     time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)
         .ok()
         .and_then(|t| t.format(&format).ok())
         .unwrap_or_default()
-}
-
-fn result(m: &MatchSummary) -> String {
-    match (m.axis, m.allies, &m.winner) {
-        (Some(axis), Some(allies), _) => format!("Axis {axis} – {allies} Allies"),
-        (_, _, Some(winner)) => format!("won by {}", strip(winner)),
-        _ => String::new(),
-    }
 }
 
 fn match_rows(list: &[MatchSummary]) -> Markup {
@@ -151,9 +119,9 @@ fn match_rows(list: &[MatchSummary]) -> Markup {
                         td { (m.map) }
                         td { (m.gametype) }
                         td { (coloured(&m.hostname)) }
-                        td { (result(m)) }
+                        td { (m.result()) }
                         td class="n" { (m.kills) }
-                        td class="sub" { (ended(m)) }
+                        td class="sub" { (m.ended_text()) }
                     }
                 }
             }
@@ -244,7 +212,8 @@ fn leaders(board: &[LeaderRow]) -> Markup {
 }
 
 /// `/matches/{id}`.
-pub async fn one(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
+pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
+    let readers = pages.readers.clone();
     let found = readers
         .run(move |store| matches::detail(store.exec()?, id))
         .await;
@@ -255,42 +224,34 @@ pub async fn one(State(readers): State<Workers>, Path(id): Path<u64>) -> Respons
     };
     m.summary = shown(m.summary, unix_ms());
     let s = &m.summary;
-    let title = format!("{} on {}: {}", s.map, strip(&s.hostname), result(s));
+    let title = format!("{} on {}: {}", s.map, strip(&s.hostname), s.result());
     let description = format!(
         "{} {}, {} kills by {} names; {}",
         s.gametype,
         when(s.start_ms),
         s.kills,
         s.players,
-        ended(s)
+        s.ended_text()
     );
-    page(&title, &description, match_body(&m))
+    let backdrop = pages.backdrop(&m.summary.map);
+    page_with_code(
+        &title,
+        &description,
+        match_body(&m, backdrop),
+        &pages.code(),
+    )
 }
 
-fn match_body(m: &MatchDetail) -> Markup {
+fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
     let s = &m.summary;
     let names: Vec<&str> = m.scoreboard.iter().map(|p| p.name.as_str()).collect();
-    let mut matrix: BTreeMap<(&str, &str), u32> = BTreeMap::new();
-    let mut weapons: BTreeMap<&str, u32> = BTreeMap::new();
-    for k in &m.kill_feed {
-        if let (Some(a), KillKind::Kill | KillKind::TeamKill) = (&k.attacker, k.kind) {
-            *matrix.entry((a.as_str(), k.victim.as_str())).or_default() += 1;
-        }
-        if k.kind == KillKind::Kill {
-            *weapons.entry(k.weapon.as_str()).or_default() += 1;
-        }
-    }
-    let mut weapons: Vec<(&str, u32)> = weapons.into_iter().collect();
-    weapons.sort_by_key(|(w, n)| (std::cmp::Reverse(*n), *w));
-    let clock = |t: i32| {
-        let secs = (t - m.level_start).max(0) / 1000;
-        format!("{}:{:02}", secs / 60, secs % 60)
-    };
+    let (matrix, weapons) = (m.matrix(), m.weapons());
+    let clock = |t: i32| m.clock(t);
     html! {
         h1 { (s.map) " · " (s.gametype) " · " (coloured(&s.hostname)) }
         p class="sub" data-testid="match-summary" {
-            (when(s.start_ms)) " · " (s.server) " · " (result(s)) " · " (ended(s))
-            @if let Some(demo) = &s.demo { " · " a data-testid="match-demo" href=(format!("/playback/#/demo/{}", segment(demo))) { "demo" } }
+            (when(s.start_ms)) " · " (s.server) " · " (s.result()) " · " (s.ended_text())
+            @if let Some(demo) = &s.demo { " · " a data-testid="match-demo" href=(demo_link(demo)) { "demo" } }
         }
         h2 { "Scoreboard" }
         table data-testid="scoreboard" {
@@ -325,7 +286,7 @@ fn match_body(m: &MatchDetail) -> Markup {
         }
         div class="charts" {
             figure { (PreEscaped(chart::score(m))) figcaption class="sub" { "The score over the match" } }
-            figure class="heat" { (PreEscaped(chart::heatmap(m))) figcaption class="sub" { "Kills made (red) and deaths (blue), seen from above" } }
+            figure class="heat" { (PreEscaped(chart::heatmap(m, backdrop))) figcaption class="sub" { "Kills made (red) and deaths (blue), seen from above" } }
         }
         h2 { "Who killed whom" }
         table class="matrix" data-testid="kill-matrix" {
@@ -357,18 +318,12 @@ fn match_body(m: &MatchDetail) -> Markup {
                         }
                     }
                     td { @if let Some(a) = &k.attacker { (player_link(a)) } }
-                    td class="sub" { (k.weapon) @if k.kind != KillKind::Kill { " (" (matches::kind_name(k.kind)) ")" } }
+                    td class="sub" { (k.weapon) @if k.kind != KillKind::Kill { " (" (k.kind.name()) ")" } }
                     td { (player_link(&k.victim)) }
                 }
             } }
         }
     }
-}
-
-/// A kill's moment in the match's demo: the demo player finds the kill by its server time and
-/// starts 3 s before it.
-pub fn moment(demo: &str, server_time: i32) -> String {
-    format!("/playback/#/demo/{}?t={server_time}", segment(demo))
 }
 
 fn counts(title: &str, counts: &[Count]) -> Markup {
@@ -381,7 +336,8 @@ fn counts(title: &str, counts: &[Count]) -> Markup {
 }
 
 /// `/players/{name}`.
-pub async fn player(State(readers): State<Workers>, Path(name): Path<String>) -> Response {
+pub async fn player(State(pages): State<Pages>, Path(name): Path<String>) -> Response {
+    let readers = pages.readers.clone();
     let key = name_key(&name);
     let found = readers
         .run(move |store| matches::player(store.exec()?, &key, 20))
@@ -409,7 +365,7 @@ pub async fn player(State(readers): State<Workers>, Path(name): Path<String>) ->
         "{} kills, {} deaths in {} matches ({} won){rating}",
         t.kills, t.deaths, t.matches, t.wins
     );
-    page(&title, &description, player_body(&p))
+    page_with_code(&title, &description, player_body(&p), &pages.code())
 }
 
 fn player_body(p: &PlayerStats) -> Markup {
@@ -462,11 +418,49 @@ pub async fn score_svg(State(readers): State<Workers>, Path(id): Path<u64>) -> R
     svg(readers, id, chart::score).await
 }
 
-pub async fn heatmap_svg(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
-    svg(readers, id, chart::heatmap).await
+#[derive(serde::Deserialize, Default)]
+pub struct RatingQuery {
+    /// One gametype's ratings (the player's first otherwise).
+    gametype: Option<String>,
 }
 
-async fn svg(readers: Workers, id: u64, draw: fn(&MatchDetail) -> String) -> Response {
+/// `/api/players/{name}/rating.svg[?gametype=]`: the rating after each rated match.
+pub async fn rating_svg(
+    State(readers): State<Workers>,
+    Path(name): Path<String>,
+    axum::extract::Query(q): axum::extract::Query<RatingQuery>,
+) -> Response {
+    let key = name_key(&name);
+    match readers
+        .run(move |store| matches::player(store.exec()?, &key, 0))
+        .await
+    {
+        Ok(Some(p)) => {
+            let gametype = q
+                .gametype
+                .or_else(|| p.ratings.first().map(|r| r.gametype.clone()));
+            let history: Vec<_> = p
+                .rating_history
+                .into_iter()
+                .filter(|r| gametype.as_ref().is_none_or(|g| *g == r.gametype))
+                .collect();
+            let svg = chart::rating(&history);
+            ([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response()
+        }
+        Ok(None) => (StatusCode::NOT_FOUND, "no followed match has this name").into_response(),
+        Err(e) => unavailable(e),
+    }
+}
+
+pub async fn heatmap_svg(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
+    let readers = pages.readers.clone();
+    svg(readers, id, move |m| {
+        chart::heatmap(m, pages.backdrop(&m.summary.map))
+    })
+    .await
+}
+
+async fn svg(readers: Workers, id: u64, draw: impl Fn(&MatchDetail) -> String) -> Response {
     match readers
         .run(move |store| matches::detail(store.exec()?, id))
         .await

@@ -1,6 +1,8 @@
 //! The matches' pages in Chromium: from a server's detail to its recent matches, a match's page
 //! (scoreboard, score chart, who killed whom, weapons, where kills happened) and a player's page,
-//! each read without the page's code, with screenshots to look at.
+//! first as the relay's HTML and then as their own code (`muster-results`) has them: the
+//! scoreboard sorted, the kill feed filtered by a name, a kill's moment opened in the demo
+//! player. Screenshots to look at.
 
 use super::*;
 
@@ -73,11 +75,98 @@ async fn a_followed_match_and_a_player_read_as_pages() {
         .await
         .unwrap();
     assert!(summary.contains("finished"), "{summary}");
+
+    // The page's code takes the first screen's place, charts and all.
+    eventually("the match page's code in place", async || {
+        let first = client
+            .find_all(Locator::Css("#first-screen"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let filters = client
+            .find_all(Locator::Css("[data-testid=feed-filter]"))
+            .await
+            .map_err(|e| e.to_string())?;
+        (first.is_empty() && filters.len() == detail.scoreboard.len())
+            .then_some(())
+            .ok_or(format!(
+                "{} first screens, {} filters",
+                first.len(),
+                filters.len()
+            ))
+    })
+    .await;
+    let lines = client.find_all(Locator::Css("svg polyline")).await.unwrap();
+    assert_eq!(lines.len(), 2, "the code's page draws the score chart too");
+    // Sorted by deaths, the most deaths first.
+    let most_deaths = detail.scoreboard.iter().map(|p| p.deaths).max().unwrap();
+    let sorts = client
+        .find_all(Locator::Css("[data-testid=sort]"))
+        .await
+        .unwrap();
+    sorts[2].click().await.unwrap();
+    let first_deaths = eventually("sorted by deaths", async || {
+        let cell = text_of(&client, "[data-testid=scoreboard] tbody tr td:nth-child(5)").await?;
+        let deaths: u32 = cell.parse().map_err(|_| cell.clone())?;
+        (deaths == most_deaths).then_some(deaths).ok_or(cell)
+    })
+    .await;
+    assert_eq!(first_deaths, most_deaths);
+    // The feed of one name: exactly the kills and deaths that name has in the record.
+    let best = &detail.scoreboard[0];
+    let involved = detail
+        .kill_feed
+        .iter()
+        .filter(|k| k.victim == best.name || k.attacker.as_ref() == Some(&best.name))
+        .count();
+    let filters = client
+        .find_all(Locator::Css("[data-testid=scoreboard] tbody tr"))
+        .await
+        .unwrap();
+    let mut chosen = None;
+    for row in filters {
+        if row
+            .text()
+            .await
+            .unwrap()
+            .starts_with(&format!("{} feed", strip(&best.name)))
+        {
+            chosen = Some(row);
+        }
+    }
+    let chosen = chosen.expect("the best name's row");
+    chosen
+        .find(Locator::Css("[data-testid=feed-filter]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let shown = eventually("the feed filtered", async || {
+        let rows = client
+            .find_all(Locator::Css("[data-testid=kill-feed] tbody tr"))
+            .await
+            .map_err(|e| e.to_string())?;
+        (rows.len() == involved)
+            .then_some(rows)
+            .ok_or(format!("{} rows", involved))
+    })
+    .await;
+    for row in shown {
+        let text = row.text().await.unwrap();
+        assert!(text.contains(&strip(&best.name)), "{text}");
+    }
     screenshot(&client, "match-1366x1400.png").await;
 
     // The best name's page.
-    let best = &detail.scoreboard[0];
-    click(&client, "[data-testid=scoreboard] tbody tr a").await;
+    let href = format!(
+        "/players/{}",
+        protocol::relay_api::matches::segment(&relay::store::name_key(&best.name))
+    );
+    click(
+        &client,
+        &format!("[data-testid=scoreboard] a[href=\"{href}\"]"),
+    )
+    .await;
     let heading = eventually("the player's page", async || {
         let h = text_of(&client, "h1").await?;
         (h == strip(&best.name)).then_some(h.clone()).ok_or(h)
@@ -89,4 +178,118 @@ async fn a_followed_match_and_a_player_read_as_pages() {
     let ratings = text_of(&client, "[data-testid=ratings]").await.unwrap();
     assert!(ratings.contains(&finished.gametype), "{ratings}");
     screenshot(&client, "player-1366x1400.png").await;
+}
+
+/// A followed match recorded with `--follow-record`: its page links the demo, and a kill's
+/// link opens the demo player at that kill, 3 s before it.
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn a_kill_opens_in_the_demo_three_seconds_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(10),
+        map_time: Some(Duration::from_secs(8)),
+        intermission: Duration::from_secs(1),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let server = lab.servers[0].addr;
+    let mut config = common::spectating_config(&lab, Default::default());
+    config.poller.refresh_interval = Duration::from_secs(1);
+    config.history = Some(common::sqlite_history(dir.path()));
+    config.recording = Some(relay::demos::RecordConfig {
+        dir: dir.path().join("demos"),
+        max_bytes: 50_000_000,
+    });
+    config.matches = relay::matches::MatchesConfig {
+        follow: vec![relay::net::ServerAddr(server)],
+        record: true,
+        ..Default::default()
+    };
+    let relay = relay::Relay::start(config).await.unwrap();
+    // A finished match whose demo is finished too (listed), with a kill well into it.
+    let (m, demo) = eventually("a recorded match", async || {
+        let list: Vec<protocol::relay_api::matches::MatchSummary> =
+            api(&relay, "/api/matches").await?;
+        let listing: protocol::relay_api::demos::DemoListing = api(&relay, "/api/demos").await?;
+        list.into_iter()
+            .filter(|m| m.kills >= 3 && m.ended.is_some())
+            .find_map(|m| {
+                let demo = m.demo.clone()?;
+                listing
+                    .demos
+                    .iter()
+                    .any(|d| d.name == demo)
+                    .then_some((m, demo))
+            })
+            .ok_or("not yet".to_owned())
+    })
+    .await;
+    let detail: protocol::relay_api::matches::MatchDetail =
+        api(&relay, &format!("/api/matches/{}", m.id))
+            .await
+            .unwrap();
+    let bytes = reqwest::get(format!("http://{}/demos/{demo}", relay.addrs[0]))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let timeline = protocol::cod::watch::timeline::Timeline::open(bytes.to_vec()).unwrap();
+    // The last kill, so the demo player has somewhere to seek to.
+    let kill = detail.kill_feed.last().unwrap();
+    let in_demo = timeline
+        .summary()
+        .kills
+        .iter()
+        .find(|k| k.server_time == kill.server_time && k.victim == kill.victim)
+        .expect("the demo holds the kill")
+        .at_ms;
+
+    let (_driver, client) = open_page(&relay, 1366, 1000).await;
+    client
+        .goto(&format!("http://{}/matches/{}", relay.addrs[0], m.id))
+        .await
+        .unwrap();
+    // Once the page's code has taken the first screen's place.
+    eventually("the match page's code in place", async || {
+        let first = client
+            .find_all(Locator::Css("#first-screen"))
+            .await
+            .map_err(|e| e.to_string())?;
+        first
+            .is_empty()
+            .then_some(())
+            .ok_or("the first screen".to_owned())
+    })
+    .await;
+    let link = protocol::relay_api::matches::moment(&demo, kill.server_time);
+    click(
+        &client,
+        &format!("a[data-testid=kill-moment][href=\"{link}\"]"),
+    )
+    .await;
+    let at = eventually("the demo playing from the kill", async || {
+        let time = client
+            .find(Locator::Css("[data-testid=demo-time]"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let at: u32 = time
+            .attr("data-at")
+            .await
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default()
+            .parse()
+            .map_err(|_| "no position".to_owned())?;
+        (at > 0).then_some(at).ok_or("at the start".to_owned())
+    })
+    .await;
+    let from = in_demo.saturating_sub(3000);
+    assert!(
+        (from..from + 2500).contains(&at),
+        "the demo at {at} ms, the kill at {in_demo} ms"
+    );
+    screenshot(&client, "kill-moment-1366x1000.png").await;
 }

@@ -6,23 +6,9 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use protocol::relay_api::history::{PlayerSeen, RANGES};
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
+use crate::net::fetch_text;
 use crate::parts::coloured::Coloured;
-
-/// GETs `url` as text; `None` on any failure or a status other than 200.
-pub async fn fetch_text(url: &str) -> Option<String> {
-    let response = JsFuture::from(window().fetch_with_str(url)).await.ok()?;
-    let response: web_sys::Response = response.dyn_into().ok()?;
-    if response.status() != 200 {
-        return None;
-    }
-    JsFuture::from(response.text().ok()?)
-        .await
-        .ok()?
-        .as_string()
-}
 
 /// The viewer's zone in minutes east of UTC, for chart labels.
 fn tz_minutes() -> i32 {

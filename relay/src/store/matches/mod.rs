@@ -15,7 +15,7 @@ pub(super) mod suite;
 use std::collections::BTreeMap;
 
 use protocol::relay_api::matches::{
-    round_based, rounds, Count, KillKind, LeaderRow, MatchDetail, MatchEnd, MatchKill, MatchPlayer,
+    round_based, rounds, Count, LeaderRow, MatchDetail, MatchEnd, MatchKill, MatchPlayer,
     MatchSummary, PlayedMatch, PlayerStats, Rating, RatingPoint, Totals,
 };
 use protocol::relay_api::watch::Team;
@@ -792,14 +792,4 @@ pub fn expire(db: &mut dyn Exec, before_ms: u64) -> Result<u64> {
         &[int(before_ms)],
     )?;
     db.exec("DELETE FROM matches WHERE end_ms < $1", &[int(before_ms)])
-}
-
-/// The kill kind's name in lists.
-pub fn kind_name(kind: KillKind) -> &'static str {
-    match kind {
-        KillKind::Kill => "kill",
-        KillKind::TeamKill => "team kill",
-        KillKind::Suicide => "suicide",
-        KillKind::World => "world",
-    }
 }

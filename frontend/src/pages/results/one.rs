@@ -1,0 +1,306 @@
+//! One match: the scoreboard (sorted by any column), the rounds, the score over time and where
+//! kills happened (SVG from the relay), who killed whom, the weapons, and the kill feed, which
+//! a name in the scoreboard filters; each kill links its moment in the demo when there is one.
+//! A match still followed is fetched again every few seconds until it ends.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use protocol::relay_api::matches::{demo_link, moment, played, MatchDetail, MatchPlayer};
+
+use super::{fetch_json, shown_now, when, Chart, PlayerLink};
+use crate::net::{fetch_text, sleep};
+use crate::parts::coloured::Coloured;
+
+/// How often a match still followed is fetched again (the relay writes it every 5 s).
+const LIVE_EVERY: Duration = Duration::from_secs(5);
+
+/// A scoreboard column to sort by, best first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Score,
+    Kills,
+    Deaths,
+    Time,
+}
+
+fn sorted(mut rows: Vec<MatchPlayer>, by: Column) -> Vec<MatchPlayer> {
+    match by {
+        Column::Score => rows.sort_by_key(|p| std::cmp::Reverse(p.score.unwrap_or(p.kills as i32))),
+        Column::Kills => rows.sort_by_key(|p| std::cmp::Reverse(p.kills)),
+        Column::Deaths => rows.sort_by_key(|p| std::cmp::Reverse(p.deaths)),
+        Column::Time => rows.sort_by_key(|p| std::cmp::Reverse(p.time_ms)),
+    }
+    rows
+}
+
+#[component]
+pub fn MatchPage(id: u64) -> impl IntoView {
+    let detail = RwSignal::new(None::<(MatchDetail, Charts)>);
+    let missing = RwSignal::new(false);
+    spawn_local(async move {
+        loop {
+            match fetch_json::<MatchDetail>(&format!("/api/matches/{id}")).await {
+                Some(m) => {
+                    let live = m.summary.ended.is_none();
+                    let charts = Charts::of(&m).await;
+                    detail.set(Some((m, charts)));
+                    shown_now();
+                    if !live {
+                        return;
+                    }
+                }
+                None if detail.with_untracked(Option::is_none) => {
+                    missing.set(true);
+                    shown_now();
+                    return;
+                }
+                None => {}
+            }
+            sleep(LIVE_EVERY).await;
+        }
+    });
+    move || {
+        if missing.get() {
+            return view! { <h1>"No such match"</h1> }.into_any();
+        }
+        match detail.get() {
+            Some((m, charts)) => view! { <Match m=m charts=charts /> }.into_any(),
+            None => ().into_any(),
+        }
+    }
+}
+
+/// A match's charts as the relay draws them, fetched with its record.
+#[derive(Clone)]
+struct Charts {
+    score: (String, Option<String>),
+    heat: (String, Option<String>),
+}
+
+impl Charts {
+    async fn of(m: &MatchDetail) -> Self {
+        // What the charts show changes with the kills: their URL changes with it.
+        let (id, version) = (m.summary.id, m.kill_feed.len());
+        let score = format!("/api/matches/{id}/score.svg?v={version}");
+        let heat = format!("/api/matches/{id}/heatmap.svg?v={version}");
+        let (drawn_score, drawn_heat) = futures::join!(fetch_text(&score), fetch_text(&heat));
+        Self {
+            score: (score, drawn_score),
+            heat: (heat, drawn_heat),
+        }
+    }
+}
+
+#[component]
+fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
+    let s = m.summary.clone();
+    let live = s.ended.is_none();
+    let by = RwSignal::new(Column::Score);
+    let only = RwSignal::new(None::<String>);
+    let board = m.scoreboard.clone();
+    let header = move |column: Column, label: &'static str| {
+        view! {
+            <th class="n">
+                <button
+                    type="button"
+                    class="sort"
+                    data-testid="sort"
+                    aria-pressed=move || (by.get() == column).to_string()
+                    on:click=move |_| by.set(column)
+                >
+                    {label}
+                </button>
+            </th>
+        }
+    };
+    let rows = move || {
+        sorted(board.clone(), by.get())
+            .into_iter()
+            .map(|p| {
+                let name = p.name.clone();
+                let chosen = name.clone();
+                let on = Memo::new(move |_| only.get().as_deref() == Some(chosen.as_str()));
+                view! {
+                    <tr class:chosen=on>
+                        <td>
+                            <PlayerLink name=p.name.clone() />
+                            " "
+                            <button
+                                type="button"
+                                class="filter"
+                                data-testid="feed-filter"
+                                title="only this name's kills and deaths in the feed"
+                                aria-pressed=move || on.get().to_string()
+                                on:click=move |_| {
+                                    only.update(|o| {
+                                        *o = if o.as_deref() == Some(name.as_str()) {
+                                            None
+                                        } else {
+                                            Some(name.clone())
+                                        }
+                                    })
+                                }
+                            >
+                                "feed"
+                            </button>
+                        </td>
+                        <td>{format!("{:?}", p.team).to_lowercase()}</td>
+                        <td class="n">{p.score.map(|v| v.to_string()).unwrap_or_default()}</td>
+                        <td class="n">{p.kills}</td>
+                        <td class="n">{p.deaths}</td>
+                        <td class="n">{p.suicides}</td>
+                        <td class="n">{p.team_kills}</td>
+                        <td class="n">{played(p.time_ms)}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let rounds = m
+        .rounds
+        .iter()
+        .map(|r| {
+            view! {
+                <tr>
+                    <td class="n">{r.number}</td>
+                    <td>{format!("{:?}", r.winner).to_lowercase()}</td>
+                    <td class="n">{m.clock(r.server_time)}</td>
+                    <td class="n">{r.axis}</td>
+                    <td class="n">{r.allies}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let has_rounds = !m.rounds.is_empty();
+    let names: Vec<String> = m.scoreboard.iter().map(|p| p.name.clone()).collect();
+    let matrix = {
+        let counts = m.matrix();
+        let head = (1..=names.len())
+            .map(|i| view! { <th>{i}</th> })
+            .collect_view();
+        let body = names
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let cells = names
+                    .iter()
+                    .map(|v| {
+                        let n = counts.get(&(a.as_str(), v.as_str())).copied().unwrap_or(0);
+                        view! { <td class:z=n == 0>{n}</td> }
+                    })
+                    .collect_view();
+                view! { <tr><th>{i + 1} ". " <Coloured text=a.clone() /></th>{cells}</tr> }
+            })
+            .collect_view();
+        view! {
+            <table class="matrix" data-testid="kill-matrix">
+                <thead><tr><th>"killer ↓ victim →"</th>{head}</tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        }
+    };
+    let weapons = m
+        .weapons()
+        .into_iter()
+        .map(|(w, n)| view! { <tr><td>{w.to_owned()}</td><td class="n">{n}</td></tr> })
+        .collect_view();
+    let demo = s.demo.clone();
+    let feed_rows = m.kill_feed.clone();
+    let clocks: Vec<String> = feed_rows.iter().map(|k| m.clock(k.server_time)).collect();
+    let feed = move || {
+        let only = only.get();
+        feed_rows
+            .iter()
+            .zip(&clocks)
+            .filter(|(k, _)| {
+                only.as_ref()
+                    .is_none_or(|n| k.victim == *n || k.attacker.as_ref() == Some(n))
+            })
+            .map(|(k, clock)| {
+                let at = match &demo {
+                    Some(demo) => view! {
+                        <a
+                            data-testid="kill-moment"
+                            title="this kill in the demo, from 3 s before"
+                            href=moment(demo, k.server_time)
+                        >
+                            {clock.clone()}
+                        </a>
+                    }
+                    .into_any(),
+                    None => clock.clone().into_any(),
+                };
+                let kind = (k.kind != protocol::relay_api::matches::KillKind::Kill)
+                    .then(|| format!(" ({})", k.kind.name()));
+                view! {
+                    <tr>
+                        <td class="n">{at}</td>
+                        <td>{k.attacker.clone().map(|a| view! { <PlayerLink name=a /> })}</td>
+                        <td class="sub">{k.weapon.clone()}{kind}</td>
+                        <td><PlayerLink name=k.victim.clone() /></td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <h1>{s.map.clone()} " · " {s.gametype.clone()} " · " <Coloured text=s.hostname.clone() /></h1>
+        <p class="sub" data-testid="match-summary">
+            {when(s.start_ms)} " · " {s.server.clone()} " · " {s.result()} " · " {s.ended_text()}
+            {s.demo.clone().map(|d| view! { " · " <a data-testid="match-demo" href=demo_link(&d)>"demo"</a> })}
+            {live.then(|| view! { " · " <span data-testid="live">"live: updated every 5 s"</span> })}
+        </p>
+        <h2>"Scoreboard"</h2>
+        <table data-testid="scoreboard">
+            <thead>
+                <tr>
+                    <th>"Name"</th>
+                    <th>"Side"</th>
+                    {header(Column::Score, "Score")}
+                    {header(Column::Kills, "Kills")}
+                    {header(Column::Deaths, "Deaths")}
+                    <th class="n">"Suicides"</th>
+                    <th class="n">"Team kills"</th>
+                    {header(Column::Time, "Time")}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+        {has_rounds.then(|| view! {
+            <h2>"Rounds"</h2>
+            <table data-testid="rounds">
+                <thead><tr><th class="n">"Round"</th><th>"Won by"</th><th class="n">"At"</th><th class="n">"Axis"</th><th class="n">"Allies"</th></tr></thead>
+                <tbody>{rounds}</tbody>
+            </table>
+        })}
+        <div class="charts">
+            <figure>
+                <Chart url=charts.score.0 drawn=charts.score.1.unwrap_or_default() />
+                <figcaption class="sub">"The score over the match"</figcaption>
+            </figure>
+            <figure class="heat">
+                <Chart url=charts.heat.0 drawn=charts.heat.1.unwrap_or_default() />
+                <figcaption class="sub">"Kills made (red) and deaths (blue), seen from above"</figcaption>
+            </figure>
+        </div>
+        <h2>"Who killed whom"</h2>
+        {matrix}
+        <h2>"Weapons"</h2>
+        <table data-testid="weapons">
+            <thead><tr><th>"Weapon"</th><th class="n">"Kills"</th></tr></thead>
+            <tbody>{weapons}</tbody>
+        </table>
+        <h2>"Kill feed"</h2>
+        <p class="sub" data-testid="feed-shows">
+            {move || match only.get() {
+                Some(name) => view! { "Only " <Coloured text=name /> "'s kills and deaths · " <button type="button" on:click=move |_| only.set(None)>"show all"</button> }.into_any(),
+                None => "Every kill, in order".into_any(),
+            }}
+        </p>
+        <table data-testid="kill-feed">
+            <tbody>{feed}</tbody>
+        </table>
+    }
+}

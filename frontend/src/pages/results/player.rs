@@ -1,0 +1,171 @@
+//! One name: kills, deaths, time and matches, a rating per gametype with its uncertainty and
+//! its history (the chart of the gametype chosen), favourite weapons, maps and servers, recent
+//! matches, and where the name was last seen.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use protocol::relay_api::matches::{played, segment, Count, PlayerStats};
+
+use super::{fetch_json, shown_now, when, Chart};
+use crate::net::fetch_text;
+use crate::parts::coloured::Coloured;
+
+#[component]
+pub fn PlayerPage(name: String) -> impl IntoView {
+    let stats = RwSignal::new(None::<(PlayerStats, String)>);
+    let missing = RwSignal::new(false);
+    let url = format!("/api/players/{}/stats", segment(&name));
+    spawn_local(async move {
+        match fetch_json::<PlayerStats>(&url).await {
+            Some(found) => {
+                // The first gametype's chart comes with the page.
+                let first = match found.ratings.first() {
+                    Some(r) => fetch_text(&rating_chart(&found.key, &r.gametype)).await,
+                    None => None,
+                };
+                stats.set(Some((found, first.unwrap_or_default())));
+            }
+            None => missing.set(true),
+        }
+        shown_now();
+    });
+    move || {
+        if missing.get() {
+            return view! { <h1>"No followed match has this name"</h1> }.into_any();
+        }
+        match stats.get() {
+            Some((p, chart)) => view! { <Player p=p first_chart=chart /> }.into_any(),
+            None => ().into_any(),
+        }
+    }
+}
+
+fn counts(title: &'static str, counts: &[Count]) -> impl IntoView {
+    let rows = counts
+        .iter()
+        .take(10)
+        .map(|c| view! { <tr><td>{c.what.clone()}</td><td class="n">{c.count}</td></tr> })
+        .collect_view();
+    view! { <div><h2>{title}</h2><table><tbody>{rows}</tbody></table></div> }
+}
+
+fn rating_chart(key: &str, gametype: &str) -> String {
+    format!(
+        "/api/players/{}/rating.svg?gametype={}",
+        segment(key),
+        segment(gametype)
+    )
+}
+
+#[component]
+fn Player(p: PlayerStats, first_chart: String) -> impl IntoView {
+    let t = p.totals.clone();
+    let kd = format!("{:.2}", t.kills as f64 / t.deaths.max(1) as f64);
+    let key = p.key.clone();
+    let first = p.ratings.first().map(|r| r.gametype.clone());
+    let gametype = RwSignal::new(first.clone());
+    let ratings = p
+        .ratings
+        .iter()
+        .map(|r| {
+            let mode = r.gametype.clone();
+            let chosen = mode.clone();
+            let on = Memo::new(move |_| gametype.get().as_deref() == Some(chosen.as_str()));
+            view! {
+                <tr class:chosen=on>
+                    <td>
+                        <button
+                            type="button"
+                            data-testid="rating-mode"
+                            aria-pressed=move || on.get().to_string()
+                            on:click=move |_| gametype.set(Some(mode.clone()))
+                        >
+                            {r.gametype.clone()}
+                        </button>
+                    </td>
+                    <td class="n">{format!("{:.1}", r.mu)}</td>
+                    <td class="n">{format!("{:.1}", 3.0 * r.sigma)}</td>
+                    <td class="n">{format!("{:.1}", r.mu - 3.0 * r.sigma)}</td>
+                    <td class="n">{r.matches}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let rated = !p.ratings.is_empty();
+    let chart = move || {
+        gametype.get().map(|g| {
+            view! {
+                <figure>
+                    {if Some(&g) == first.as_ref() {
+                        view! { <Chart url=rating_chart(&key, &g) drawn=first_chart.clone() /> }
+                    } else {
+                        view! { <Chart url=rating_chart(&key, &g) /> }
+                    }}
+                    <figcaption class="sub">
+                        {format!("Rating in {g} after each rated match; lists rank by the lower line")}
+                    </figcaption>
+                </figure>
+            }
+        })
+    };
+    let recent = p
+        .recent
+        .iter()
+        .map(|m| {
+            let s = &m.summary;
+            view! {
+                <tr>
+                    <td><a href=format!("/matches/{}", s.id)>{when(s.start_ms)}</a></td>
+                    <td>{s.map.clone()}</td>
+                    <td>{s.gametype.clone()}</td>
+                    <td><Coloured text=s.hostname.clone() /></td>
+                    <td>{s.result()}</td>
+                    <td class="n">{m.kills}</td>
+                    <td class="n">{m.deaths}</td>
+                    <td class="n">{m.place.map(|p| p.to_string()).unwrap_or_default()}</td>
+                    <td class="sub">{s.ended_text()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let seen = match (p.last_seen_ms, p.last_server.clone()) {
+        (Some(at), Some(server)) => {
+            Some(view! { <p class="sub">"Last seen " {when(at)} " on " {server}</p> })
+        }
+        _ => None,
+    };
+    view! {
+        <h1><Coloured text=p.name.clone() /></h1>
+        {seen}
+        <table data-testid="totals">
+            <tbody>
+                <tr><th>"Kills"</th><td class="n">{t.kills}</td><th>"Deaths"</th><td class="n">{t.deaths}</td><th>"K/D"</th><td class="n">{kd}</td></tr>
+                <tr><th>"Suicides"</th><td class="n">{t.suicides}</td><th>"Team kills"</th><td class="n">{t.team_kills}</td><th>"Time played"</th><td class="n">{played(t.time_ms)}</td></tr>
+                <tr><th>"Matches"</th><td class="n">{t.matches}</td><th>"Won"</th><td class="n">{t.wins}</td><th>"Lost"</th><td class="n">{t.losses}</td></tr>
+            </tbody>
+        </table>
+        <h2>"Ratings"</h2>
+        {if rated {
+            view! {
+                <table data-testid="ratings">
+                    <thead><tr><th>"Mode"</th><th class="n">"Rating"</th><th class="n">"± 3σ"</th><th class="n">"Ranked as"</th><th class="n">"Rated matches"</th></tr></thead>
+                    <tbody>{ratings}</tbody>
+                </table>
+                <div class="charts">{chart}</div>
+            }
+            .into_any()
+        } else {
+            view! { <p class="sub">"Rated after a finished match."</p> }.into_any()
+        }}
+        <div class="charts">
+            {counts("Weapons", &p.weapons)}
+            {counts("Maps", &p.maps)}
+            {counts("Servers", &p.servers)}
+        </div>
+        <h2>"Recent matches"</h2>
+        <table data-testid="recent">
+            <thead><tr><th>"When"</th><th>"Map"</th><th>"Mode"</th><th>"Server"</th><th>"Result"</th><th class="n">"Kills"</th><th class="n">"Deaths"</th><th class="n">"Place"</th><th></th></tr></thead>
+            <tbody>{recent}</tbody>
+        </table>
+    }
+}

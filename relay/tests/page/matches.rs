@@ -6,13 +6,12 @@
 
 use super::*;
 
-#[tokio::test]
-#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
-async fn a_followed_match_and_a_player_read_as_pages() {
-    let dir = tempfile::tempdir().unwrap();
+/// A one-server lab of `map_secs` maps and a relay following it into `dir`'s history, with
+/// `--follow-record` when `record`.
+async fn followed(dir: &std::path::Path, map_secs: u64, record: bool) -> (Lab, relay::Relay) {
     let lab = Lab::start(lab::LabConfig {
         players: Some(10),
-        map_time: Some(Duration::from_secs(5)),
+        map_time: Some(Duration::from_secs(map_secs)),
         intermission: Duration::from_secs(1),
         ..lab_config(1, 10)
     })
@@ -22,12 +21,28 @@ async fn a_followed_match_and_a_player_read_as_pages() {
     let server = lab.servers[0].addr;
     let mut config = common::spectating_config(&lab, Default::default());
     config.poller.refresh_interval = Duration::from_secs(1);
-    config.history = Some(common::sqlite_history(dir.path()));
+    config.history = Some(common::sqlite_history(dir));
+    if record {
+        config.recording = Some(relay::demos::RecordConfig {
+            dir: dir.join("demos"),
+            max_bytes: 50_000_000,
+        });
+    }
     config.matches = relay::matches::MatchesConfig {
         follow: vec![relay::net::ServerAddr(server)],
+        record,
         ..Default::default()
     };
     let relay = relay::Relay::start(config).await.unwrap();
+    (lab, relay)
+}
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn a_followed_match_and_a_player_read_as_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lab, relay) = followed(dir.path(), 5, false).await;
+    let server = lab.servers[0].addr;
     // A finished match (the second: the first was joined in its course).
     let finished = eventually("two finished matches", async || {
         let list: Vec<protocol::relay_api::matches::MatchSummary> =
@@ -186,29 +201,7 @@ async fn a_followed_match_and_a_player_read_as_pages() {
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn a_kill_opens_in_the_demo_three_seconds_before_it() {
     let dir = tempfile::tempdir().unwrap();
-    let lab = Lab::start(lab::LabConfig {
-        players: Some(10),
-        map_time: Some(Duration::from_secs(8)),
-        intermission: Duration::from_secs(1),
-        ..lab_config(1, 10)
-    })
-    .await
-    .unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
-    let server = lab.servers[0].addr;
-    let mut config = common::spectating_config(&lab, Default::default());
-    config.poller.refresh_interval = Duration::from_secs(1);
-    config.history = Some(common::sqlite_history(dir.path()));
-    config.recording = Some(relay::demos::RecordConfig {
-        dir: dir.path().join("demos"),
-        max_bytes: 50_000_000,
-    });
-    config.matches = relay::matches::MatchesConfig {
-        follow: vec![relay::net::ServerAddr(server)],
-        record: true,
-        ..Default::default()
-    };
-    let relay = relay::Relay::start(config).await.unwrap();
+    let (_lab, relay) = followed(dir.path(), 8, true).await;
     // A finished match whose demo is finished too (listed), with a kill well into it.
     let (m, demo) = eventually("a recorded match", async || {
         let list: Vec<protocol::relay_api::matches::MatchSummary> =

@@ -81,8 +81,17 @@ pub async fn every_server_answers(client: &Client, n: usize) {
 }
 
 /// Polls `check` until it yields a value, or fails after [`LIMIT`] with what it last saw.
-pub async fn eventually<T>(what: &str, mut check: impl AsyncFnMut() -> Result<T, String>) -> T {
-    let deadline = tokio::time::Instant::now() + LIMIT;
+pub async fn eventually<T>(what: &str, check: impl AsyncFnMut() -> Result<T, String>) -> T {
+    eventually_within(LIMIT, what, check).await
+}
+
+/// [`eventually`] with its own limit, for what waits on the relay's next poll.
+pub async fn eventually_within<T>(
+    limit: Duration,
+    what: &str,
+    mut check: impl AsyncFnMut() -> Result<T, String>,
+) -> T {
+    let deadline = tokio::time::Instant::now() + limit;
     loop {
         match check().await {
             Ok(value) => return value,

@@ -44,7 +44,7 @@ pub struct StatsArgs {
     pub store: StoreArgs,
 }
 
-/// Rank names: by the gametype's rating with `--gametype`, else by kills.
+/// Rank names: by the gametype's rating with `--g_gametype` (rated names only), else by kills.
 #[derive(clap::Args, Debug)]
 pub struct LeaderboardArgs {
     /// Only this server's matches (`ip:port`).
@@ -53,6 +53,7 @@ pub struct LeaderboardArgs {
     /// Only this gametype's (`g_gametype`: `tdm`, `sd`, ...), ranked by its rating.
     #[arg(long = "g_gametype", alias = "gametype")]
     pub gametype: Option<String>,
+    /// This calendar week (from Monday, UTC), this calendar month, or all time.
     #[arg(long, default_value = "all", value_parser = ["week", "month", "all"])]
     pub period: String,
     /// Leave off names with fewer matches in the period.

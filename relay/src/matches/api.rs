@@ -10,7 +10,7 @@ use protocol::relay_api::matches::{MatchEnd, MatchSummary};
 use crate::net::unix_ms;
 use crate::store::matches::{self, MatchFilter};
 use crate::store::worker::Workers;
-use crate::store::{name_key, Result, DAY_MS};
+use crate::store::{name_key, Result};
 
 /// A match neither ended nor written to for this long is no longer followed: it is shown
 /// unfinished (a relay killed mid-match continues it if it comes back to the same match).
@@ -56,7 +56,8 @@ impl ListQuery {
 pub struct BoardQuery {
     pub server: Option<String>,
     pub gametype: Option<String>,
-    /// `week`, `month` or `all` (the default).
+    /// `week` (this calendar week, from Monday, UTC), `month` (this calendar month) or `all`
+    /// (the default).
     pub period: Option<String>,
     pub min: Option<u32>,
     pub limit: Option<u32>,
@@ -65,16 +66,17 @@ pub struct BoardQuery {
 impl BoardQuery {
     /// The board asked for, or why it cannot be.
     pub fn board(&self, now_ms: u64) -> std::result::Result<matches::Board, String> {
-        let since_ms = match self.period.as_deref().unwrap_or("all") {
-            "week" => now_ms.saturating_sub(7 * DAY_MS),
-            "month" => now_ms.saturating_sub(30 * DAY_MS),
-            "all" => 0,
+        let period = match self.period.as_deref().unwrap_or("all") {
+            "week" => matches::Period::Week,
+            "month" => matches::Period::Month,
+            "all" => matches::Period::All,
             other => return Err(format!("period must be week, month or all, not {other:?}")),
         };
         Ok(matches::Board {
             server: self.server.clone().filter(|s| !s.is_empty()),
             gametype: self.gametype.clone().filter(|s| !s.is_empty()),
-            since_ms,
+            period,
+            at_ms: now_ms,
             min_matches: self.min.unwrap_or(MIN_MATCHES),
             limit: self.limit.unwrap_or(100).min(MOST),
         })

@@ -18,8 +18,8 @@ use super::api::{shown, Pages};
 use super::chart;
 use crate::net::unix_ms;
 use crate::store::matches::{self, MatchFilter};
+use crate::store::name_key;
 use crate::store::worker::Workers;
-use crate::store::{name_key, DAY_MS};
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:1rem auto;max-width:64rem;\
 padding:0 .75rem;color:#222}h1{font-size:1.3rem;margin:.2rem 0}h2{font-size:1.05rem;margin-top:1.6rem}\
@@ -154,20 +154,31 @@ pub async fn recent(
                     ..Default::default()
                 },
             )?;
-            let board = matches::leaderboard(
-                store.exec()?,
-                &matches::Board {
-                    server: of,
-                    since_ms: now.saturating_sub(7 * DAY_MS),
-                    min_matches: super::api::MIN_MATCHES,
-                    limit: 20,
-                    ..Default::default()
-                },
-            )?;
-            Ok((list, board))
+            // The board of the gametype most of these matches were played in, by rating.
+            let mut played: Vec<&str> = list.iter().map(|m| m.gametype.as_str()).collect();
+            played.sort_unstable();
+            let gametype = played
+                .chunk_by(|a, b| a == b)
+                .max_by_key(|same| same.len())
+                .map(|same| same[0].to_owned());
+            let board = match &gametype {
+                None => Vec::new(),
+                Some(gametype) => matches::leaderboard(
+                    store.exec()?,
+                    &matches::Board {
+                        server: of,
+                        gametype: Some(gametype.clone()),
+                        period: matches::Period::Week,
+                        at_ms: now,
+                        min_matches: super::api::MIN_MATCHES,
+                        limit: 20,
+                    },
+                )?,
+            };
+            Ok((list, gametype, board))
         })
         .await;
-    let (list, board) = match read {
+    let (list, gametype, board) = match read {
         Ok(read) => read,
         Err(e) => return unavailable(e),
     };
@@ -180,8 +191,10 @@ pub async fn recent(
         h1 { (title) }
         p class="sub" { "Every match this relay followed, newest first. A match is followed while someone watches it, and always on the servers the operator follows." }
         @if list.is_empty() { p { "No match followed yet." } } @else { (match_rows(&list)) }
-        h2 { "This week's most kills" }
-        (leaders(&board))
+        @if let Some(gametype) = &gametype {
+            h2 { "This week's best at " (gametype) }
+            (leaders(&board))
+        }
     };
     page(
         &title,
@@ -195,11 +208,12 @@ fn leaders(board: &[LeaderRow]) -> Markup {
         @if board.is_empty() { p class="sub" { "Nobody has played " (super::api::MIN_MATCHES) " matches this week yet." } }
         @else {
             table {
-                thead { tr { th class="n" { "#" } th { "Name" } th class="n" { "Kills" } th class="n" { "Deaths" } th class="n" { "K/D" } th class="n" { "Matches" } } }
+                thead { tr { th class="n" { "#" } th { "Name" } th class="n" { "Ranked as" } th class="n" { "Kills" } th class="n" { "Deaths" } th class="n" { "K/D" } th class="n" { "Matches" } } }
                 tbody { @for r in board {
                     tr {
                         td class="n" { (r.rank) }
                         td { (player_link(&r.name)) }
+                        td class="n" { @if let Some(g) = &r.rating { (format!("{:.1}", g.mu - 3.0 * g.sigma)) } }
                         td class="n" { (r.totals.kills) }
                         td class="n" { (r.totals.deaths) }
                         td class="n" { (format!("{:.2}", r.totals.kills as f64 / r.totals.deaths.max(1) as f64)) }

@@ -50,6 +50,8 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 ",
     // Matches, what each name did in them, and ratings.
     super::matches::POSTGRES_SCHEMA,
+    // Leaderboards' standings per week, month and all time.
+    super::matches::POSTGRES_STANDINGS,
 ];
 
 /// How many schema versions this relay knows.

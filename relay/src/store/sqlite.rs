@@ -39,7 +39,9 @@ CREATE TABLE sessions (player INTEGER NOT NULL, series INTEGER NOT NULL, first_m
 CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 ",
 // Matches, what each name did in them, and ratings.
-super::matches::SQLITE_SCHEMA];
+super::matches::SQLITE_SCHEMA,
+// Leaderboards' standings per week, month and all time.
+super::matches::SQLITE_STANDINGS];
 
 /// How many schema versions this relay knows.
 pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;
@@ -53,6 +55,9 @@ pub struct Sqlite {
 impl Sqlite {
     pub fn open(path: &Path) -> Result<Self> {
         let conn = Connection::open(path)?;
+        // 16 KiB pages for a new file (an existing one keeps its own): a match's record is a
+        // few KiB, and 4 KiB pages would hold one each with the rest of the page left empty.
+        conn.pragma_update(None, "page_size", 16384)?;
         // WAL: readers never wait for the writer; NORMAL: a killed process loses nothing
         // committed (only a power cut may lose the last transactions).
         conn.pragma_update(None, "journal_mode", "WAL")?;

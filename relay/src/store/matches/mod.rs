@@ -8,15 +8,17 @@
 //! The code is the same on both backends ([`exec::Exec`]).
 
 pub mod exec;
+mod packing;
 pub mod record;
+mod standings;
 #[cfg(test)]
 pub(super) mod suite;
 
 use std::collections::BTreeMap;
 
 use protocol::relay_api::matches::{
-    round_based, rounds, Count, LeaderRow, MatchDetail, MatchEnd, MatchKill, MatchPlayer,
-    MatchSummary, PlayedMatch, PlayerStats, Rating, RatingPoint, Totals,
+    round_based, rounds, Count, MatchDetail, MatchEnd, MatchKill, MatchPlayer, MatchSummary,
+    PlayedMatch, PlayerStats, Rating, RatingPoint, Totals,
 };
 use protocol::relay_api::watch::Team;
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
@@ -25,6 +27,11 @@ use skillratings::MultiTeamOutcome;
 use self::exec::{Cell, Exec, Value};
 use self::record::{Figures, Record};
 use super::{name_key, to_i64, to_u64, Result, DAY_MS};
+
+pub use self::standings::{leaderboard, Board, Period};
+pub(super) use self::standings::{
+    POSTGRES_SCHEMA as POSTGRES_STANDINGS, SQLITE_SCHEMA as SQLITE_STANDINGS,
+};
 
 /// The schema step that added matches, as SQLite spells it.
 pub(super) const SQLITE_SCHEMA: &str = "
@@ -148,7 +155,7 @@ fn team_code(team: Team) -> i64 {
     }
 }
 
-fn int(v: u64) -> Value<'static> {
+pub(super) fn int(v: u64) -> Value<'static> {
     Value::Int(to_i64(v))
 }
 
@@ -185,16 +192,6 @@ const PUT_MATCH_PLAYER: &str =
      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player, match_id) DO UPDATE SET \
      team = excluded.team, kills = excluded.kills, deaths = excluded.deaths, \
      score = excluded.score, place = excluded.place";
-const ADD_STATS: &str = "INSERT INTO player_stats (player, series, gametype, day, kills, deaths, \
-     suicides, team_kills, time_ms, matches, wins, losses) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-     ON CONFLICT (player, series, gametype, day) DO UPDATE SET \
-     kills = player_stats.kills + excluded.kills, deaths = player_stats.deaths + excluded.deaths, \
-     suicides = player_stats.suicides + excluded.suicides, \
-     team_kills = player_stats.team_kills + excluded.team_kills, \
-     time_ms = player_stats.time_ms + excluded.time_ms, \
-     matches = player_stats.matches + excluded.matches, \
-     wins = player_stats.wins + excluded.wins, losses = player_stats.losses + excluded.losses";
 const ADD_WEAPON: &str = "INSERT INTO weapon_stats (player, weapon, kills) VALUES ($1, $2, $3) \
      ON CONFLICT (player, weapon) DO UPDATE SET kills = weapon_stats.kills + excluded.kills";
 const RATING_OF: &str =
@@ -335,6 +332,13 @@ fn write_part(db: &mut dyn Exec, part: &MatchPart, hidden: &dyn Fn(&str) -> bool
     let before = old.figures(was_finished);
     let day = to_i64(start_ms / DAY_MS);
     let mut ids = BTreeMap::new();
+    let add_stats = standings::adding(
+        "player_stats",
+        "player, series, gametype, day, kills, deaths, suicides, team_kills, time_ms, matches, \
+         wins, losses",
+        "player, series, gametype, day",
+        &["($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)".to_owned()],
+    );
     for (key, now) in &figures {
         if key.is_empty() || hidden(key) {
             continue;
@@ -358,23 +362,25 @@ fn write_part(db: &mut dyn Exec, part: &MatchPart, hidden: &dyn Fn(&str) -> bool
         let diff = |a: u32, b: u32| Value::Int(i64::from(a) - i64::from(b));
         let win = |f: &Figures| u32::from(f.outcome == Some(1));
         let loss = |f: &Figures| u32::from(f.outcome.is_some_and(|p| p > 1));
-        db.exec(
-            ADD_STATS,
-            &[
-                Value::Int(player),
-                Value::Int(series),
-                Value::Text(&part.gametype),
-                Value::Int(day),
-                diff(now.kills, was.kills),
-                diff(now.deaths, was.deaths),
-                diff(now.suicides, was.suicides),
-                diff(now.team_kills, was.team_kills),
-                Value::Int(to_i64(now.time_ms) - to_i64(was.time_ms)),
-                Value::Int(i64::from(!before.contains_key(key))),
-                diff(win(now), win(&was)),
-                diff(loss(now), loss(&was)),
-            ],
-        )?;
+        let gained: standings::Gained = [
+            diff(now.kills, was.kills),
+            diff(now.deaths, was.deaths),
+            diff(now.suicides, was.suicides),
+            diff(now.team_kills, was.team_kills),
+            Value::Int(to_i64(now.time_ms) - to_i64(was.time_ms)),
+            Value::Int(i64::from(!before.contains_key(key))),
+            diff(win(now), win(&was)),
+            diff(loss(now), loss(&was)),
+        ];
+        let daily = [
+            Value::Int(player),
+            Value::Int(series),
+            Value::Text(&part.gametype),
+            Value::Int(day),
+        ];
+        let params: Vec<Value> = daily.into_iter().chain(gained).collect();
+        db.exec(&add_stats, &params)?;
+        standings::add(db, player, series, &part.gametype, day, gained)?;
         for (weapon, kills) in &now.weapons {
             let more = kills - was.weapons.get(weapon).copied().unwrap_or(0);
             if more > 0 {
@@ -515,6 +521,19 @@ fn summary(row: &[Cell]) -> MatchSummary {
     }
 }
 
+/// How many matches started on each server (`ip:port`) since `since_ms`.
+pub fn started_since(db: &mut dyn Exec, since_ms: u64) -> Result<BTreeMap<String, u32>> {
+    let rows = db.rows(
+        "SELECT s.name, COUNT(*) FROM matches m JOIN series s ON s.id = m.series \
+         WHERE m.start_ms >= $1 GROUP BY s.name",
+        &[int(since_ms)],
+    )?;
+    Ok(rows
+        .iter()
+        .map(|r| (r[0].text(), u32::try_from(r[1].int()).unwrap_or(u32::MAX)))
+        .collect())
+}
+
 /// Matches newest first.
 pub fn list(db: &mut dyn Exec, filter: &MatchFilter) -> Result<Vec<MatchSummary>> {
     let sql = format!(
@@ -600,12 +619,12 @@ pub fn detail(db: &mut dyn Exec, id: u64) -> Result<Option<MatchDetail>> {
     }))
 }
 
-const TOTALS: &str = "CAST(SUM(t.kills) AS BIGINT), CAST(SUM(t.deaths) AS BIGINT), \
+pub(super) const TOTALS: &str = "CAST(SUM(t.kills) AS BIGINT), CAST(SUM(t.deaths) AS BIGINT), \
      CAST(SUM(t.suicides) AS BIGINT), CAST(SUM(t.team_kills) AS BIGINT), \
      CAST(SUM(t.time_ms) AS BIGINT), CAST(SUM(t.matches) AS BIGINT), \
      CAST(SUM(t.wins) AS BIGINT), CAST(SUM(t.losses) AS BIGINT)";
 
-fn totals(row: &[Cell]) -> Totals {
+pub(super) fn totals(row: &[Cell]) -> Totals {
     let n = |i: usize| to_u64(row[i].int());
     Totals {
         kills: n(0),
@@ -728,61 +747,6 @@ pub fn player(db: &mut dyn Exec, key: &str, recent: u32) -> Result<Option<Player
         last_seen_ms: found[2].opt_int().map(to_u64),
         last_server: found[3].opt_text(),
     }))
-}
-
-/// What a leaderboard asks for.
-#[derive(Clone, Debug, Default)]
-pub struct Board {
-    pub server: Option<String>,
-    pub gametype: Option<String>,
-    pub since_ms: u64,
-    /// Fewer matches than this and a name is not listed.
-    pub min_matches: u32,
-    pub limit: u32,
-}
-
-/// Names ranked: by the gametype's rating (`mu - 3 sigma`) when one is asked for, else by kills.
-pub fn leaderboard(db: &mut dyn Exec, board: &Board) -> Result<Vec<LeaderRow>> {
-    let order = if board.gametype.is_some() {
-        "COALESCE(MAX(r.mu - 3 * r.sigma), -1000) DESC, 1 DESC"
-    } else {
-        "1 DESC"
-    };
-    let sql = format!(
-        "SELECT {TOTALS}, p.key, p.name, MAX(r.mu), MAX(r.sigma), MAX(r.matches) \
-         FROM player_stats t JOIN players p ON p.id = t.player \
-         LEFT JOIN ratings r ON r.player = t.player AND r.gametype = $1 \
-         WHERE t.day >= $2 AND ($3 = '' OR t.series = (SELECT id FROM series WHERE name = $3)) \
-         AND ($1 = '' OR t.gametype = $1) \
-         GROUP BY p.id, p.key, p.name HAVING CAST(SUM(t.matches) AS BIGINT) >= $4 ORDER BY {order}, p.key LIMIT $5"
-    );
-    let gametype = board.gametype.as_deref().unwrap_or("");
-    let rows = db.rows(
-        &sql,
-        &[
-            Value::Text(gametype),
-            int(board.since_ms / DAY_MS),
-            Value::Text(board.server.as_deref().unwrap_or("")),
-            Value::Int(board.min_matches.into()),
-            Value::Int(board.limit.into()),
-        ],
-    )?;
-    Ok(rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| LeaderRow {
-            rank: i as u32 + 1,
-            key: r[8].text(),
-            name: r[9].text(),
-            totals: totals(r),
-            rating: r[10].opt_int().map(|_| Rating {
-                gametype: gametype.to_owned(),
-                mu: r[10].real(),
-                sigma: r[11].real(),
-                matches: r[12].int() as u32,
-            }),
-        })
-        .collect())
 }
 
 /// Drops matches that ended before `before_ms` with their per-name rows; the figures stay.

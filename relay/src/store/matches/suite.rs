@@ -155,7 +155,8 @@ pub fn run(store: &mut dyn Store, day: u64) {
 
     let board = |gametype: Option<&str>, min_matches| super::Board {
         gametype: gametype.map(str::to_owned),
-        since_ms: day,
+        period: super::Period::Week,
+        at_ms: day,
         min_matches,
         limit: 10,
         ..Default::default()
@@ -168,7 +169,7 @@ pub fn run(store: &mut dyn Store, day: u64) {
         .unwrap()
         .is_empty());
     let later = super::Board {
-        since_ms: day + DAY_MS,
+        at_ms: day + 7 * DAY_MS,
         ..board(None, 1)
     };
     assert!(super::leaderboard(store.exec().unwrap(), &later)

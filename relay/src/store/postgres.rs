@@ -248,6 +248,10 @@ impl Postgres {
 
 /// Reads outside a transaction, with the matches' statements kept prepared.
 impl Exec for Postgres {
+    fn postgres(&self) -> bool {
+        true
+    }
+
     fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64> {
         Prepared {
             client: &mut self.client,

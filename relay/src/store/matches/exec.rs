@@ -74,6 +74,8 @@ pub trait Exec {
     /// Runs a statement; how many rows it changed.
     fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64>;
     fn rows(&mut self, sql: &str, params: &[Value]) -> Result<Rows>;
+    /// Whether this is PostgreSQL, for the few statements its planner needs told how to read.
+    fn postgres(&self) -> bool;
 }
 
 impl rusqlite::ToSql for Value<'_> {
@@ -116,6 +118,10 @@ fn sqlite_exec(conn: &rusqlite::Connection, sql: &str, params: &[Value]) -> Resu
 }
 
 impl Exec for rusqlite::Connection {
+    fn postgres(&self) -> bool {
+        false
+    }
+
     fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64> {
         sqlite_exec(self, sql, params)
     }
@@ -126,6 +132,10 @@ impl Exec for rusqlite::Connection {
 }
 
 impl Exec for rusqlite::Transaction<'_> {
+    fn postgres(&self) -> bool {
+        false
+    }
+
     fn exec(&mut self, sql: &str, params: &[Value]) -> Result<u64> {
         sqlite_exec(self, sql, params)
     }
@@ -220,5 +230,9 @@ impl<C: postgres::GenericClient> Exec for Prepared<'_, C> {
             .iter()
             .map(|row| (0..row.len()).map(|i| pg_cell(row, i)).collect())
             .collect()
+    }
+
+    fn postgres(&self) -> bool {
+        true
     }
 }

@@ -227,29 +227,26 @@ pub fn leaderboard(db: &mut dyn Exec, board: &Board) -> Result<Vec<LeaderRow>> {
             .chain([int(board.min_matches.into()), int(board.limit.into())])
             .collect();
         db.rows(&sql, &params)?
-    } else if series == 0 {
-        // Every name who played: walk the ratings best first, keep who played enough.
-        let sql = format!(
-            "SELECT {ROW}, r.mu, r.sigma, r.matches FROM ratings r CROSS JOIN standings t \
-             CROSS JOIN players p WHERE r.gametype = $1 AND t.period = $2 AND t.since_day = $3 \
-             AND t.series = $4 AND t.gametype = r.gametype AND t.player = r.player \
-             AND t.matches >= $5 AND p.id = r.player \
-             ORDER BY r.mu - 3 * r.sigma DESC, p.key LIMIT $6"
-        );
-        let params: Vec<Value> = [Value::Text(gametype)]
-            .into_iter()
-            .chain(scope)
-            .chain([int(board.min_matches.into()), int(board.limit.into())])
-            .collect();
-        db.rows(&sql, &params)?
+    } else if let Some(rows) = (series == 0)
+        .then(|| walked(db, gametype, &scope, board))
+        .transpose()?
+        .flatten()
+    {
+        rows
     } else {
-        // One server's: its names in the period, a few thousand at most, then their ratings.
+        // One server's names in the period, a few thousand at most, then their ratings; or
+        // every name's, when few of the best rated played in it.
         let sql = format!(
-            "SELECT {ROW}, r.mu, r.sigma, r.matches FROM standings t CROSS JOIN ratings r \
-             CROSS JOIN players p WHERE t.period = $1 AND t.since_day = $2 AND t.series = $3 \
-             AND t.gametype = $4 AND t.matches >= $5 AND r.player = t.player \
-             AND r.gametype = t.gametype AND p.id = t.player \
-             ORDER BY r.mu - 3 * r.sigma DESC, p.key LIMIT $6"
+            "SELECT {ROW}, r.mu, r.sigma, r.matches FROM standings t {} {} \
+             WHERE t.period = $1 AND t.since_day = $2 AND t.series = $3 AND t.gametype = $4 \
+             AND t.matches >= $5 ORDER BY r.mu - 3 * r.sigma DESC, p.key LIMIT $6",
+            joined(
+                db,
+                "ratings",
+                "r",
+                "r.player = t.player AND r.gametype = t.gametype"
+            ),
+            joined(db, "players", "p", "p.id = t.player"),
         );
         let params: Vec<Value> = scope
             .into_iter()
@@ -277,6 +274,67 @@ pub fn leaderboard(db: &mut dyn Exec, board: &Board) -> Result<Vec<LeaderRow>> {
             }),
         })
         .collect())
+}
+
+/// Joins `table` as `alias` on `on`, read after what comes before it, a row looked up by its
+/// key for each row before. Left to choose, PostgreSQL's planner (sure that hashing a whole
+/// table beats a few thousand look-ups) reads every name and rating for a board of a hundred,
+/// and SQLite's reads the period's rows first; a `LATERAL` subquery that cannot be flattened
+/// (`OFFSET 0`) and SQLite's `CROSS JOIN` keep the order written.
+fn joined(db: &dyn Exec, table: &str, alias: &str, on: &str) -> String {
+    if db.postgres() {
+        format!("CROSS JOIN LATERAL (SELECT * FROM {table} {alias} WHERE {on} OFFSET 0) {alias}")
+    } else {
+        format!("CROSS JOIN {table} {alias} ON {on}")
+    }
+}
+
+/// A site-wide board by rating: the ratings' index read best first, a few times the board's
+/// length at a time, each of those names' standings read by its key, until the board is full
+/// or the ratings run out. `None` when so few of the best played in the period that reading
+/// the period's own rows is the shorter way.
+fn walked(
+    db: &mut dyn Exec,
+    gametype: &str,
+    scope: &[Value; 3],
+    board: &Board,
+) -> Result<Option<Vec<Vec<super::exec::Cell>>>> {
+    const MOST: i64 = 4096;
+    let limit = i64::from(board.limit.max(1));
+    let sql = format!(
+        "SELECT {ROW}, r.mu, r.sigma, r.matches FROM (SELECT player, gametype, mu, sigma, \
+         matches FROM ratings WHERE gametype = $1 ORDER BY mu - 3 * sigma DESC LIMIT $2) r {} {} \
+         ORDER BY r.mu - 3 * r.sigma DESC, p.key LIMIT $7",
+        joined(
+            db,
+            "standings",
+            "t",
+            "t.period = $3 AND t.since_day = $4 AND t.series = $5 AND t.gametype = r.gametype \
+             AND t.player = r.player AND t.matches >= $6"
+        ),
+        joined(db, "players", "p", "p.id = r.player"),
+    );
+    let mut fetch = limit * 2;
+    while fetch <= MOST {
+        let params: Vec<Value> = [Value::Text(gametype), Value::Int(fetch)]
+            .into_iter()
+            .chain(scope.iter().copied())
+            .chain([int(board.min_matches.into()), Value::Int(limit)])
+            .collect();
+        let rows = db.rows(&sql, &params)?;
+        if rows.len() as i64 >= limit {
+            return Ok(Some(rows));
+        }
+        let rated = db.rows(
+            "SELECT COUNT(*) FROM ratings WHERE gametype = $1",
+            &[Value::Text(gametype)],
+        )?;
+        if rated.first().is_none_or(|r| r[0].int() <= fetch) {
+            return Ok(Some(rows));
+        }
+        fetch *= 4;
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

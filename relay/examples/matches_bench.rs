@@ -4,14 +4,21 @@
 //! and the p50/p95 of what a match page, a player page and a leaderboard read. Goals: every
 //! page p95 under 50 ms on both backends; SQLite at most 40 bytes per kill. Last line: JSON.
 //!
-//! The month is shaped like a busy UO server's: matches of 20 minutes all day, 16 to 24 names
-//! each from a pool the server's regulars come from, about 4 kills a minute per 10 names.
+//! The month is shaped like a busy UO server's: full for the evening's 8 hours (24 matches of
+//! 20 minutes), 16 to 24 names each from a pool the server's regulars come from, about 4 kills a
+//! minute per 10 names. 200 servers for 30 days make some 23 million kills.
 //!
-//! Usage: matches_bench [SERVERS] [DAYS] [NAMES]  (PostgreSQL: MUSTER_BENCH_POSTGRES=URL).
-//! The full month (200 servers, 30 days, 100,000 names: some 20 million kills) takes long on
-//! PostgreSQL; smaller runs report the same per-kill and per-page figures.
+//! Then live: the relay (its own process, SQLite history) following LIVE lab matches at once
+//! (the lab its own process, 12 players a server, 2-minute maps), beside the same relay
+//! following none: the difference in the relay's CPU and resident memory, per followed match
+//! (goal: at most 1% of a core), and the kill records it wrote per second.
+//!
+//! Usage: matches_bench [SERVERS] [DAYS] [NAMES] [LIVE]  (PostgreSQL: MUSTER_BENCH_POSTGRES=URL;
+//! LIVE 0 skips the live half; MUSTER_BIN_DIR names the release binaries).
+//! The full month takes long on PostgreSQL (half an hour); smaller runs report the per-page
+//! figures of a smaller store.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use protocol::relay_api::matches::{KillKind, MatchEnd};
 use protocol::relay_api::watch::Team;
@@ -22,7 +29,15 @@ use relay::store::matches::{self, MatchFilter, MatchPart};
 use relay::store::{Store, StoreArgs, DAY_MS};
 use serde_json::{json, Value};
 
+use bench_util::{cpu_seconds, free_port, free_tcp_port, relay_args, rss_kib, start, start_fleet};
+
+mod bench_util;
+
 const MATCH_MS: u64 = 20 * 60_000;
+/// Matches a server plays a day: the evening's 8 busy hours.
+const MATCHES_A_DAY: u64 = 24;
+/// When the evening's first match starts, from midnight.
+const EVENING_MS: u64 = 16 * 3_600_000;
 const WEAPONS: [&str; 8] = [
     "kar98k_mp",
     "m1garand_mp",
@@ -120,11 +135,12 @@ fn generate(rng: &mut SmallRng, month: &Month, server: usize, n: u64) -> MatchPa
             .map(|(k, &id)| (id, team(k), by[k], 0))
             .collect(),
     });
-    let start_ms = month.start + n * MATCH_MS;
+    let start_ms =
+        month.start + n / MATCHES_A_DAY * DAY_MS + EVENING_MS + n % MATCHES_A_DAY * MATCH_MS;
     MatchPart {
         server: format!("10.{}.{}.1:28960", server / 250, server % 250),
         map: "mp_foy".into(),
-        level_start: (n * MATCH_MS) as i32 % 1_000_000_000,
+        level_start: ((start_ms - month.start) % 1_000_000_000) as i32,
         gametype: "tdm".into(),
         hostname: format!("Server {server}"),
         start_ms,
@@ -154,7 +170,7 @@ fn timed(samples: usize, mut f: impl FnMut(usize)) -> Value {
 
 fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
     let mut rng = SmallRng::seed_from_u64(22);
-    let per_server = month.days * DAY_MS / MATCH_MS;
+    let per_server = month.days * MATCHES_A_DAY;
     let (mut kills, mut written) = (0u64, 0u64);
     let began = Instant::now();
     for n in 0..per_server {
@@ -174,6 +190,11 @@ fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
         }
     }
     let write_s = began.elapsed().as_secs_f64();
+    if label == "postgres" {
+        // What autovacuum does to a table after a month of updates, done now rather than
+        // waited for: dead rows gone, the planner's statistics taken.
+        store.exec().unwrap().exec("VACUUM ANALYZE", &[]).unwrap();
+    }
     let size = store.size_bytes().unwrap();
     let ids: Vec<u64> = matches::list(
         store.exec().unwrap(),
@@ -199,19 +220,21 @@ fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
     });
     let now = month.start + month.days * DAY_MS;
     let mut boards = serde_json::Map::new();
-    for (period, since) in [
-        ("week", now.saturating_sub(7 * DAY_MS)),
-        ("month", now.saturating_sub(30 * DAY_MS)),
-        ("all", 0),
+    for (label, period) in [
+        ("week", matches::Period::Week),
+        ("month", matches::Period::Month),
+        ("all", matches::Period::All),
     ] {
         boards.insert(
-            period.into(),
+            label.into(),
             timed(20, |i| {
                 let board = matches::Board {
                     // Site-wide by rating, and one server's.
                     server: (i % 2 == 1).then(|| "10.0.3.1:28960".to_owned()),
                     gametype: Some("tdm".into()),
-                    since_ms: since,
+                    period,
+                    // The month's last full day: its week and month hold matches.
+                    at_ms: now - DAY_MS,
                     min_matches: 3,
                     limit: 100,
                 };
@@ -233,6 +256,112 @@ fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
     })
 }
 
+/// Seconds each relay is measured for.
+const LIVE_WINDOW: Duration = Duration::from_secs(60);
+
+/// Kills in the matches the relay at `http` lists.
+async fn kills_listed(http: &str) -> anyhow::Result<u64> {
+    let list: Value = reqwest::get(format!("http://{http}/api/matches?limit=500"))
+        .await?
+        .json()
+        .await?;
+    Ok(list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| m["kills"].as_u64().unwrap_or(0))
+        .sum())
+}
+
+/// The relay's hubs that have their match's picture (joined and in game).
+async fn hubs(http: &str) -> anyhow::Result<usize> {
+    let v: Value = reqwest::get(format!("http://{http}/api/spectate"))
+        .await?
+        .json()
+        .await?;
+    Ok(v.as_array()
+        .into_iter()
+        .flatten()
+        .filter(|h| !h["server_time"].is_null())
+        .count())
+}
+
+/// One relay on the lab for [`LIVE_WINDOW`]: its CPU (cores), resident KiB, hubs, kills/s.
+async fn measure_relay(
+    bin: &std::path::Path,
+    master_port: u16,
+    extra: &[String],
+) -> anyhow::Result<(f64, f64, usize, f64)> {
+    let data = tempfile::tempdir()?;
+    let http_port = free_tcp_port();
+    let http = format!("127.0.0.1:{http_port}");
+    let mut args = relay_args(http_port, master_port, data.path());
+    args.extend(["--data-dir".to_owned(), data.path().display().to_string()]);
+    args.extend(extra.iter().cloned());
+    let relay = start(bin.join("muster"), &args, "muster: serving")?;
+    let pid = relay.0.id();
+    // Joined, and a map begun, before the window opens.
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let (cpu_before, kills_before) = (cpu_seconds(pid), kills_listed(&http).await?);
+    let began = Instant::now();
+    tokio::time::sleep(LIVE_WINDOW).await;
+    let elapsed = began.elapsed().as_secs_f64();
+    let cpu = (cpu_seconds(pid) - cpu_before) / elapsed;
+    let kills = kills_listed(&http).await?.saturating_sub(kills_before) as f64 / elapsed;
+    Ok((cpu, rss_kib(pid), hubs(&http).await?, kills))
+}
+
+/// The live half: LIVE lab matches followed at once, against the same relay following none.
+async fn live(matches: usize) -> anyhow::Result<Value> {
+    let bin = std::path::PathBuf::from(
+        std::env::var("MUSTER_BIN_DIR").unwrap_or_else(|_| "target/release".into()),
+    );
+    let (base, master_port) = (47_960, free_port());
+    let _lab = start_fleet(
+        &bin,
+        matches,
+        base,
+        master_port,
+        &[
+            "--players",
+            "12",
+            "--churn",
+            "0",
+            "--map-time",
+            "120",
+            "--seed",
+            "5",
+        ],
+    )?;
+    let dir = tempfile::tempdir()?;
+    // Some of the lab's servers are passworded; the operator gives the lab's password.
+    let password = dir.path().join("password");
+    std::fs::write(&password, "lab")?;
+    let mut follow = Vec::new();
+    for port in base..base + matches as u16 {
+        follow.extend([
+            "--follow".to_owned(),
+            format!("127.0.0.1:{port}"),
+            "--server-password".to_owned(),
+            format!("127.0.0.1:{port}={}", password.display()),
+        ]);
+    }
+    let (idle_cpu, idle_rss, _, _) = measure_relay(&bin, master_port, &[]).await?;
+    let (cpu, rss, followed, kills_per_s) = measure_relay(&bin, master_port, &follow).await?;
+    let per = |v: f64| v / followed.max(1) as f64;
+    Ok(json!({
+        "matches_asked": matches,
+        "matches_followed": followed,
+        "relay_cpu_cores_idle": (idle_cpu * 1000.0).round() / 1000.0,
+        "relay_cpu_cores_following": (cpu * 1000.0).round() / 1000.0,
+        "cpu_share_of_a_core_per_match": (per(cpu - idle_cpu) * 10000.0).round() / 10000.0,
+        "relay_rss_idle_mib": (idle_rss / 1024.0 * 10.0).round() / 10.0,
+        "relay_rss_following_mib": (rss / 1024.0 * 10.0).round() / 10.0,
+        "rss_kib_per_match": per(rss - idle_rss).round(),
+        "kills_written_per_s": (kills_per_s * 10.0).round() / 10.0,
+    }))
+}
+
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -246,8 +375,11 @@ fn main() {
         start: now - now % DAY_MS - 30 * DAY_MS,
     };
     let dir = tempfile::tempdir().unwrap();
+    // MUSTER_BENCH_KEEP=DIR writes the SQLite database there, kept for a look at its bytes.
+    let data_dir = std::env::var_os("MUSTER_BENCH_KEEP")
+        .map_or_else(|| dir.path().to_owned(), std::path::PathBuf::from);
     let sqlite = StoreArgs {
-        data_dir: dir.path().to_owned(),
+        data_dir,
         database: None,
     };
     let sqlite_figures = measure("sqlite", &month, sqlite.open().unwrap().as_mut());
@@ -257,6 +389,13 @@ fn main() {
             database: Some(url),
         };
         measure("postgres", &month, pg.open().unwrap().as_mut())
+    });
+    let live_matches = args.get(3).copied().unwrap_or(50);
+    let live_figures = (live_matches > 0).then(|| {
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(live(live_matches))
+            .unwrap_or_else(|e| json!({ "error": e.to_string() }))
     });
     let worst = |v: &Value| {
         let p95 = |x: &Value| x["p95_ms"].as_f64().unwrap_or(f64::MAX);
@@ -270,6 +409,10 @@ fn main() {
         "sqlite_at_most_40_bytes_per_kill": sqlite_figures["bytes_per_kill"].as_f64().unwrap_or(f64::MAX) <= 40.0,
         "sqlite_pages_p95_under_50_ms": worst(&sqlite_figures) < 50.0,
         "postgres_pages_p95_under_50_ms": postgres_figures.as_ref().map(|p| worst(p) < 50.0),
+        "following_at_most_1_percent_of_a_core_per_match": live_figures
+            .as_ref()
+            .and_then(|l| l["cpu_share_of_a_core_per_match"].as_f64())
+            .map(|share| share <= 0.01),
     });
     let ratio = postgres_figures.as_ref().map(|p| {
         let r = |a: f64, b: f64| if b > 0.0 { (a / b * 100.0).round() / 100.0 } else { f64::NAN };
@@ -289,6 +432,7 @@ fn main() {
             "sqlite": sqlite_figures,
             "postgres": postgres_figures,
             "postgres_over_sqlite": ratio,
+            "live": live_figures,
             "goals": goals,
         })
     );

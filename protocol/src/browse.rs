@@ -54,16 +54,19 @@ pub enum Column {
     Players,
     Ping,
     Mod,
+    /// Matches this relay followed on the server in the last 24 hours.
+    Matches,
 }
 
 impl Column {
-    pub const ALL: [Column; 6] = [
+    pub const ALL: [Column; 7] = [
         Self::Name,
         Self::Map,
         Self::Gametype,
         Self::Players,
         Self::Ping,
         Self::Mod,
+        Self::Matches,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -74,6 +77,7 @@ impl Column {
             Self::Players => "players",
             Self::Ping => "ping",
             Self::Mod => "mod",
+            Self::Matches => "matches",
         }
     }
 
@@ -190,6 +194,7 @@ impl View {
                 (None, None) => Ordering::Equal,
             },
             Column::Mod => a.game.cmp(&b.game),
+            Column::Matches => a.matches_today.cmp(&b.matches_today),
         };
         let order = if self.descending {
             order.reverse()
@@ -467,6 +472,14 @@ pub mod cells {
         format!("{}/{}", server.clients, server.max_clients)
     }
 
+    /// Matches followed in the last 24 hours; none is left blank.
+    pub fn matches(server: &ServerInfo) -> String {
+        match server.matches_today {
+            0 => String::new(),
+            n => n.to_string(),
+        }
+    }
+
     /// "12 s", "3 min": how long ago a server last answered.
     pub fn age(now_ms: u64, then_ms: Option<u64>) -> String {
         match then_ms {
@@ -641,6 +654,7 @@ mod tests {
             ping_ms: Some(40),
             reachability: Reachability::Online,
             updated_ms: Some(1),
+            matches_today: 0,
             sources: vec![],
             players: vec![],
             cvars: vec![],
@@ -740,7 +754,9 @@ mod tests {
         let mut b = server("2.2.2.2:2", "^3alpha", 9, 16);
         b.ping_ms = Some(90);
         b.map = "mp_kursk".into();
-        let c = server("3.3.3.3:3", "Charlie", 1, 16);
+        let mut c = server("3.3.3.3:3", "Charlie", 1, 16);
+        c.matches_today = 12;
+        b.matches_today = 3;
         let all = [a, b, c];
         let sorted = |sort: Column, descending: bool| {
             let v = View {
@@ -767,6 +783,12 @@ mod tests {
             ["2.2.2.2:2", "3.3.3.3:3", "1.1.1.1:1"]
         );
         assert_eq!(sorted(Column::Map, true)[0], "2.2.2.2:2");
+        assert_eq!(
+            sorted(Column::Matches, true),
+            ["3.3.3.3:3", "2.2.2.2:2", "1.1.1.1:1"]
+        );
+        assert_eq!(cells::matches(&all[0]), "");
+        assert_eq!(cells::matches(&all[2]), "12");
         for column in Column::ALL {
             assert_eq!(sorted(column, false).len(), 3);
         }

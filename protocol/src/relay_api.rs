@@ -80,6 +80,9 @@ pub struct ServerInfo {
     pub reachability: Reachability,
     /// Unix time of the latest answer, in milliseconds.
     pub updated_ms: Option<u64>,
+    /// Matches this relay followed on the server that started in the last 24 hours.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub matches_today: u32,
     /// What listed this server: master addresses, `lan`, or `operator`.
     pub sources: Vec<String>,
     pub players: Vec<Player>,
@@ -242,6 +245,7 @@ impl ServerInfo {
             ping_ms: Some(rtt_ms),
             reachability: Reachability::Online,
             updated_ms: Some(updated_ms),
+            matches_today: 0,
             sources,
             players,
             cvars: status

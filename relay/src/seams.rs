@@ -35,6 +35,13 @@ pub trait OwnMasterBoard: Send + Sync {
     fn post_own_master(&self, polled_as: &str, own: OwnMaster);
 }
 
+/// Where the matches tell the server list how many matches each server had (browse's directory).
+pub trait MatchesToday: Send + Sync {
+    /// Matches followed that started in the last 24 hours, by `ip:port`; a server not named
+    /// had none.
+    fn post_matches_today(&self, counts: std::collections::BTreeMap<String, u32>);
+}
+
 /// A fixed set of servers, for tests and tools that have no directory.
 impl KnownServers for Vec<SocketAddrV4> {
     fn knows(&self, addr: ServerAddr) -> bool {

@@ -113,6 +113,7 @@ pub(crate) async fn capabilities(
                 (o.map.clone(), backdrop)
             })
             .collect();
+        matches::count_today(history.readers(), directory.clone(), tasks);
         matches_routes = Some(matches::api::routes(matches::api::Pages {
             readers: history.readers(),
             dist: config.dist.clone(),

@@ -145,6 +145,7 @@ struct SummaryColumns {
     ping_ms: Vec<Option<u32>>,
     reachability: Vec<Reachability>,
     updated_ms: Vec<Option<u64>>,
+    matches_today: Vec<u32>,
 }
 
 /// `#[serde(with)]` for a list of summaries.
@@ -177,6 +178,7 @@ pub mod summaries {
             ping_ms: rows.iter().map(|r| r.ping_ms).collect(),
             reachability: rows.iter().map(|r| r.reachability).collect(),
             updated_ms: rows.iter().map(|r| r.updated_ms).collect(),
+            matches_today: numbers(|r| r.matches_today),
         }
         .serialize(s)
     }
@@ -208,6 +210,7 @@ pub mod summaries {
             c.ping_ms.len(),
             c.reachability.len(),
             c.updated_ms.len(),
+            c.matches_today.len(),
         ];
         if lengths.iter().any(|&l| l != n) {
             return Err(unequal());
@@ -235,6 +238,7 @@ pub mod summaries {
                 ping_ms: c.ping_ms[i],
                 reachability: c.reachability[i],
                 updated_ms: c.updated_ms[i],
+                matches_today: c.matches_today[i],
             })
             .collect())
     }
@@ -317,6 +321,7 @@ mod tests {
             ping_ms: id.is_multiple_of(2).then_some(id),
             reachability: Reachability::Online,
             updated_ms: Some(1_700_000_000_000 + u64::from(id)),
+            matches_today: 0,
         }
     }
 

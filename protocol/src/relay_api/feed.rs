@@ -47,6 +47,7 @@ pub struct Summary {
     pub reachability: Reachability,
     /// Unix time of the latest answer, in ms.
     pub updated_ms: Option<u64>,
+    pub matches_today: u32,
 }
 
 impl Summary {
@@ -75,6 +76,7 @@ impl Summary {
             ping_ms: s.ping_ms,
             reachability: s.reachability,
             updated_ms: s.updated_ms,
+            matches_today: s.matches_today,
         }
     }
 
@@ -103,6 +105,7 @@ impl Summary {
             ping_ms: self.ping_ms,
             reachability: self.reachability,
             updated_ms: self.updated_ms,
+            matches_today: self.matches_today,
             sources: Vec::new(),
             players: players
                 .iter()
@@ -135,6 +138,7 @@ pub enum Field {
     Ping(Option<u32>),
     Reachability(Reachability),
     Seen(Option<u64>),
+    MatchesToday(u32),
 }
 
 /// A ping that moved less than this (and less than a tenth) is not news.
@@ -173,6 +177,7 @@ impl Summary {
         number(self.bots, new.bots, Field::Bots);
         number(self.max_clients, new.max_clients, Field::MaxClients);
         number(self.friendly_fire, new.friendly_fire, Field::FriendlyFire);
+        number(self.matches_today, new.matches_today, Field::MatchesToday);
         if self.flags != new.flags {
             fields.push(Field::Flags(new.flags));
         }
@@ -204,6 +209,7 @@ impl Summary {
                 Field::Ping(v) => self.ping_ms = v,
                 Field::Reachability(v) => self.reachability = v,
                 Field::Seen(v) => self.updated_ms = v,
+                Field::MatchesToday(v) => self.matches_today = v,
             }
         }
     }
@@ -639,6 +645,7 @@ mod tests {
             ping_ms: Some(40),
             reachability: Reachability::Online,
             updated_ms: Some(1_700_000_000_000),
+            matches_today: 0,
             sources: vec!["lan".into()],
             players: vec![Player {
                 name: "^2Ghost".into(),

@@ -322,10 +322,14 @@ impl Directory {
     }
 
     /// Stores a server's latest state, noting what pages need to hear of it.
-    pub fn upsert(&self, server: ServerInfo) {
+    pub fn upsert(&self, mut server: ServerInfo) {
         {
             let mut state = self.write();
             let addr = server.addr.clone();
+            // The matches count comes from the store, not from the server's answer.
+            if let Some(known) = state.servers.get(&addr) {
+                server.matches_today = known.matches_today;
+            }
             if !state.ids.contains_key(&addr) {
                 let id = state.ids.len() as u32;
                 state.ids.insert(addr.clone(), id);
@@ -522,6 +526,28 @@ impl crate::seams::WulframBoard for Directory {
 
     fn wulfram(&self) -> Vec<WulframServer> {
         Directory::wulfram(self)
+    }
+}
+
+impl crate::seams::MatchesToday for Directory {
+    fn post_matches_today(&self, counts: std::collections::BTreeMap<String, u32>) {
+        let changed = {
+            let mut state = self.write();
+            let state = &mut *state;
+            let mut changed = false;
+            for (addr, server) in state.servers.iter_mut() {
+                let today = counts.get(addr).copied().unwrap_or(0);
+                if server.matches_today != today {
+                    server.matches_today = today;
+                    state.pending.servers.insert(addr.clone());
+                    changed = true;
+                }
+            }
+            changed
+        };
+        if changed {
+            self.changed.notify_one();
+        }
     }
 }
 

@@ -196,6 +196,7 @@ fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
             td { (server.game) }
             td class="num" { (cells::players(server)) }
             td class="num ping" { (cells::ping(server)) }
+            td class="num matches" title="Matches followed in the last 24 hours" { (cells::matches(server)) }
             td class="flags" {
                 @if server.password { span class="flag" title="Password required" { "PW" } }
                 @if server.punkbuster { span class="flag" title="PunkBuster" { "PB" } }
@@ -241,6 +242,7 @@ fn head() -> Markup {
                 @for (label, numeric, sorted) in [
                     ("Server", false, false), ("Map", false, false), ("Mode", false, false),
                     ("Mod", false, false), ("Players", true, true), ("Ping", true, false),
+                    ("Matches", true, false),
                 ] {
                     th scope="col" aria-sort=(if sorted { "descending" } else { "none" }) class=[numeric.then_some("num")] {
                         button type="button" class="sort" disabled {

@@ -384,6 +384,7 @@ pub fn pending_server(addr: SocketAddrV4, sources: Vec<String>) -> ServerInfo {
         ping_ms: None,
         reachability: Reachability::Pending,
         updated_ms: None,
+        matches_today: 0,
         sources,
         players: Vec::new(),
         cvars: Vec::new(),

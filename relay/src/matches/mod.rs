@@ -59,6 +59,32 @@ impl MatchesArgs {
 /// yet, or whose hub was refused a slot, is tried again).
 const FOLLOW_EVERY: Duration = Duration::from_secs(5);
 
+/// How often each server's matches of the last 24 hours are counted for the list.
+const COUNT_EVERY: Duration = Duration::from_secs(15);
+
+/// Counts each server's matches of the last 24 hours for the server list, now and every
+/// [`COUNT_EVERY`].
+pub fn count_today(
+    readers: crate::store::worker::Workers,
+    list: Arc<dyn crate::seams::MatchesToday>,
+    tasks: &mut JoinSet<()>,
+) {
+    tasks.spawn(async move {
+        let mut every = tokio::time::interval(COUNT_EVERY);
+        loop {
+            every.tick().await;
+            let since = crate::net::unix_ms().saturating_sub(crate::store::DAY_MS);
+            let counted = readers
+                .run(move |store| crate::store::matches::started_since(store.exec()?, since))
+                .await;
+            match counted {
+                Ok(counts) => list.post_matches_today(counts),
+                Err(e) => tracing::debug!("matches today not counted: {e}"),
+            }
+        }
+    });
+}
+
 /// Keeps a hub on each followed server, recording it when `recorder` is given.
 pub fn start(
     config: MatchesConfig,

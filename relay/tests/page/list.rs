@@ -76,18 +76,6 @@ async fn the_page_lists_every_lab_server() {
     client.close().await.unwrap();
 }
 
-/// The page's order of the rendered rows, read in one step (rows are replaced as updates land).
-async fn row_addrs(client: &Client) -> Result<Vec<String>, String> {
-    let addrs = client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=server-row]')].map(r => r.dataset.addr);",
-            vec![],
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-    serde_json::from_value(addrs).map_err(|e| e.to_string())
-}
-
 #[tokio::test]
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn filters_sorting_and_search_match_the_browse_model_and_live_in_the_url() {

@@ -257,3 +257,15 @@ pub async fn api<T: serde::de::DeserializeOwned>(
         .map_err(|e| e.to_string())?;
     serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
 }
+
+/// The page's order of the rendered rows, read in one step (rows are replaced as updates land).
+pub async fn row_addrs(client: &Client) -> Result<Vec<String>, String> {
+    let addrs = client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=server-row]')].map(r => r.dataset.addr);",
+            vec![],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    serde_json::from_value(addrs).map_err(|e| e.to_string())
+}

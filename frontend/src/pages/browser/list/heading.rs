@@ -59,6 +59,7 @@ pub fn Heading(view: RwSignal<View>) -> impl IntoView {
                 <SortHeader view=view column=Column::Mod label="Mod" />
                 <SortHeader view=view column=Column::Players label="Players" />
                 <SortHeader view=view column=Column::Ping label="Ping" />
+                <SortHeader view=view column=Column::Matches label="Matches" />
                 <th scope="col">"Flags"</th>
                 <th scope="col" class="num">"Seen"</th>
                 <th scope="col"><span class="visually-hidden">"Favorite"</span></th>
@@ -80,7 +81,7 @@ fn SortHeader(view: RwSignal<View>, column: Column, label: &'static str) -> impl
         Some(false) => " ▲",
         None => "",
     };
-    let numeric = matches!(column, Column::Players | Column::Ping);
+    let numeric = matches!(column, Column::Players | Column::Ping | Column::Matches);
     view! {
         <th scope="col" aria-sort=aria class:num=numeric>
             <button

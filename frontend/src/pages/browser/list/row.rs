@@ -87,6 +87,7 @@ pub fn Row(
             <td>{text(|s| &s.game)}</td>
             <td class="num" data-testid="players">{text(|s| &s.players)}</td>
             <td class="num ping" data-testid="ping">{text(|s| &s.ping)}</td>
+            <td class="num matches" data-testid="matches" title="Matches followed in the last 24 hours">{text(|s| &s.matches)}</td>
             <td class="flags">
                 {move || flag(|s| s.password)().then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
                 {move || flag(|s| s.punkbuster)().then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
@@ -109,6 +110,7 @@ struct RowData {
     game: String,
     players: String,
     ping: String,
+    matches: String,
     password: bool,
     punkbuster: bool,
     updated_ms: Option<u64>,
@@ -124,6 +126,7 @@ impl RowData {
             game: server.game.clone(),
             players: cells::players(server),
             ping: cells::ping(server),
+            matches: cells::matches(server),
             password: server.password,
             punkbuster: server.punkbuster,
             updated_ms: server.updated_ms,

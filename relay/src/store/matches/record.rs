@@ -168,20 +168,6 @@ impl Record {
         }
     }
 
-    /// The first and last server time the record holds.
-    pub fn span(&self) -> Option<(i32, i32)> {
-        let times = self
-            .stays
-            .iter()
-            .flat_map(|s| [s.from, s.to])
-            .chain(self.kills.iter().map(|k| k.t))
-            .chain(self.board.iter().map(|b| b.t));
-        times.fold(None, |span, t| match span {
-            None => Some((t, t)),
-            Some((a, b)) => Some((a.min(t), b.max(t))),
-        })
-    }
-
     /// Whether teams play: a kill or a scoreboard row on a side.
     pub fn teams(&self) -> bool {
         let sided = |t: &Team| matches!(t, Team::Axis | Team::Allies);

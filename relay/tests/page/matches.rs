@@ -74,6 +74,22 @@ async fn a_followed_match_and_a_player_read_as_pages() {
     // From the server's detail on the list, to its matches, to one.
     let (_driver, client) = open_page(&relay, 1366, 1400).await;
     click(&client, &format!("tr[data-addr=\"{server}\"]")).await;
+    // The detail lists the server's recent matches and the week's best beside its players.
+    eventually("the detail's recent matches and board", async || {
+        let recent = client
+            .find_all(Locator::Css(&format!(
+                "[data-testid=server-recent] a[href=\"/matches/{}\"]",
+                finished.id
+            )))
+            .await
+            .map_err(|e| e.to_string())?;
+        let board = text_of(&client, "[data-testid=server-board]").await?;
+        (!recent.is_empty() && !board.is_empty())
+            .then_some(())
+            .ok_or(format!("{} recent, board {board:?}", recent.len()))
+    })
+    .await;
+    screenshot(&client, "detail-matches.png").await;
     click(&client, "[data-testid=recent-matches]").await;
     click(&client, &format!("a[href=\"/matches/{}\"]", finished.id)).await;
     let rows = eventually("the scoreboard", async || {

@@ -5,6 +5,7 @@ use protocol::relay_api::ServerInfo;
 
 use crate::feed::Feed;
 use crate::pages::browser::bridge::{Asked, JoinCheck, RefreshNow};
+use crate::pages::browser::matches::ServerMatches;
 use crate::parts::coloured::Coloured;
 use crate::parts::star::Star;
 use crate::personal::Personal;
@@ -36,6 +37,7 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
             }}
             // Outside the record's re-rendering: it fetches when the server or range changes.
             <crate::pages::browser::history::ServerHistory selected=selected />
+            <ServerMatches feed=feed selected=selected />
             // Outside it too: a record's update must not reload the console (and lose its
             // password).
             <AdminTab selected=selected />
@@ -112,7 +114,7 @@ fn ServerDetail(server: ServerInfo, personal: Personal, asked: Asked) -> impl In
         </p>
         <p class="matches">
             <a href=format!("/matches?server={}", server.addr) data-testid="recent-matches">
-                "Recent matches and leaderboard"
+                "Every match and the leaderboards"
             </a>
         </p>
         <h3>{format!("Players ({})", players.len())}</h3>

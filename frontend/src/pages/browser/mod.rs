@@ -5,6 +5,7 @@ pub(crate) mod bridge;
 mod detail;
 mod history;
 mod list;
+mod matches;
 pub(crate) mod panels;
 mod tools;
 mod wulfram;

@@ -103,6 +103,15 @@ pub async fn udp_to(target: SocketAddr) -> std::io::Result<UdpSocket> {
     Ok(socket)
 }
 
+/// A Unix time in milliseconds as the CLI and the relay's pages print it, to the minute in UTC.
+pub fn utc_minute(ms: u64) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
+    time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)
+        .ok()
+        .and_then(|t| t.format(&format).ok())
+        .unwrap_or_default()
+}
+
 /// Unix time in milliseconds: what `updated_ms` and the like carry.
 pub fn unix_ms() -> u64 {
     unix_us() / 1000

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::out;
 use crate::history::query;
-use crate::net::unix_ms;
+use crate::net::{unix_ms, utc_minute};
 use crate::store::worker::Workers;
 use crate::store::{Store, StoreArgs};
 
@@ -64,14 +64,6 @@ fn saved_servers(store: &mut dyn Store) -> crate::store::Result<Vec<ServerInfo>>
         .collect())
 }
 
-pub(super) fn time(t_ms: u64) -> String {
-    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
-    time::OffsetDateTime::from_unix_timestamp((t_ms / 1000) as i64)
-        .ok()
-        .and_then(|t| t.format(&format).ok())
-        .unwrap_or_default()
-}
-
 /// A server's history as text: one line per point, with a bar.
 #[derive(Serialize)]
 #[serde(transparent)]
@@ -94,23 +86,23 @@ impl std::fmt::Display for HistoryReport {
         let mut downs = h.downtime.iter().peekable();
         for p in &h.points {
             while let Some(m) = marks.next_if(|m| m.t < p.t + h.step_ms) {
-                writeln!(f, "{}  map {} {}", time(m.t), m.map, m.gametype)?;
+                writeln!(f, "{}  map {} {}", utc_minute(m.t), m.map, m.gametype)?;
             }
             while let Some((a, b)) = downs.next_if(|(a, _)| *a < p.t) {
-                writeln!(f, "{}  down until {}", time(*a), time(*b))?;
+                writeln!(f, "{}  down until {}", utc_minute(*a), utc_minute(*b))?;
             }
             let bar = "#".repeat(p.avg.round() as usize);
             writeln!(
                 f,
                 "{}  {:>3} {:>5.1} {:>3}  {bar}",
-                time(p.t),
+                utc_minute(p.t),
                 p.min,
                 p.avg,
                 p.max
             )?;
         }
         for (a, b) in downs {
-            writeln!(f, "{}  down until {}", time(*a), time(*b))?;
+            writeln!(f, "{}  down until {}", utc_minute(*a), utc_minute(*b))?;
         }
         Ok(())
     }
@@ -140,7 +132,7 @@ impl std::fmt::Display for SeenReport {
                     f,
                     "{}: last seen {} on {} ({})",
                     strip(&p.name),
-                    time(p.last_seen_ms),
+                    utc_minute(p.last_seen_ms),
                     strip(&p.last_server.hostname),
                     p.last_server.addr
                 )?,
@@ -149,8 +141,8 @@ impl std::fmt::Display for SeenReport {
                 writeln!(
                     f,
                     "  {} - {}  {} ({})",
-                    time(s.first_ms),
-                    time(s.last_ms),
+                    utc_minute(s.first_ms),
+                    utc_minute(s.last_ms),
                     strip(&s.server.hostname),
                     s.server.addr
                 )?;

@@ -6,10 +6,11 @@ use protocol::cod::text::strip;
 use protocol::relay_api::matches::{LeaderRow, MatchDetail, MatchEnd, MatchSummary, PlayerStats};
 use serde::Serialize;
 
-use super::history::{time, with_store};
+use super::history::with_store;
 use super::out;
 use crate::matches::api::{shown, BoardQuery, ListQuery};
 use crate::net::unix_ms;
+use crate::net::utc_minute;
 use crate::store::{matches, name_key, StoreArgs};
 
 /// List followed matches, newest first, or show one whole (`muster matches ID`).
@@ -86,7 +87,7 @@ fn line(m: &MatchSummary) -> String {
     format!(
         "#{:<6} {}  {:<14} {:<5} {:>4} kills {:>3} names  {:<12} {}  {}",
         m.id,
-        time(m.start_ms),
+        utc_minute(m.start_ms),
         m.map,
         m.gametype,
         m.kills,

@@ -16,7 +16,7 @@ use protocol::relay_api::matches::{
 
 use super::api::{shown, Pages};
 use super::chart;
-use crate::net::unix_ms;
+use crate::net::{unix_ms, utc_minute};
 use crate::store::matches::{self, MatchFilter};
 use crate::store::name_key;
 use crate::store::worker::Workers;
@@ -100,14 +100,6 @@ fn not_found(what: &str) -> Response {
     response
 }
 
-fn when(ms: u64) -> String {
-    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
-    time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)
-        .ok()
-        .and_then(|t| t.format(&format).ok())
-        .unwrap_or_default()
-}
-
 fn match_rows(list: &[MatchSummary]) -> Markup {
     html! {
         table {
@@ -115,7 +107,7 @@ fn match_rows(list: &[MatchSummary]) -> Markup {
             tbody {
                 @for m in list {
                     tr {
-                        td { a href=(format!("/matches/{}", m.id)) { (when(m.start_ms)) } }
+                        td { a href=(format!("/matches/{}", m.id)) { (utc_minute(m.start_ms)) } }
                         td { (m.map) }
                         td { (m.gametype) }
                         td { (coloured(&m.hostname)) }
@@ -242,7 +234,7 @@ pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
     let description = format!(
         "{} {}, {} kills by {} names; {}",
         s.gametype,
-        when(s.start_ms),
+        utc_minute(s.start_ms),
         s.kills,
         s.players,
         s.ended_text()
@@ -264,7 +256,7 @@ fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
     html! {
         h1 { (s.map) " · " (s.gametype) " · " (coloured(&s.hostname)) }
         p class="sub" data-testid="match-summary" {
-            (when(s.start_ms)) " · " (s.server) " · " (s.result()) " · " (s.ended_text())
+            (utc_minute(s.start_ms)) " · " (s.server) " · " (s.result()) " · " (s.ended_text())
             @if let Some(demo) = &s.demo { " · " a data-testid="match-demo" href=(demo_link(demo)) { "demo" } }
         }
         h2 { "Scoreboard" }
@@ -393,7 +385,7 @@ fn player_body(p: &PlayerStats) -> Markup {
     html! {
         h1 { (coloured(&p.name)) }
         @if let (Some(at), Some(server)) = (p.last_seen_ms, &p.last_server) {
-            p class="sub" { "Last seen " (when(at)) " on " (server) }
+            p class="sub" { "Last seen " (utc_minute(at)) " on " (server) }
         }
         table data-testid="totals" {
             tbody {

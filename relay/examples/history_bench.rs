@@ -12,6 +12,7 @@
 //!
 //! Usage: history_bench [SERVERS] [NAMES] [DAYS]  (PostgreSQL: MUSTER_BENCH_POSTGRES=URL)
 
+use bench_util::percentile;
 use std::time::Instant;
 
 use protocol::relay_api::{Player, Reachability, ServerInfo};
@@ -23,6 +24,8 @@ use relay::store::{
     Store, StoreArgs, DAY_MS, HOUR_MS, PERIOD_MS,
 };
 use serde_json::{json, Value};
+
+mod bench_util;
 
 const FIVE_MIN: u64 = 300_000;
 const POLL: u64 = 20_000;
@@ -283,12 +286,6 @@ fn load(fleet: &Fleet, stores: Vec<Box<dyn Store>>) -> f64 {
         }
     });
     started.elapsed().as_secs_f64()
-}
-
-fn percentile(mut ms: Vec<f64>, p: f64) -> f64 {
-    ms.sort_by(f64::total_cmp);
-    let i = ((ms.len() as f64 - 1.0) * p).round() as usize;
-    (ms[i] * 100.0).round() / 100.0
 }
 
 /// One second of the poller at 2,000 servers every 20 s: 100 answers with their players.

@@ -29,7 +29,9 @@ use relay::store::matches::{self, MatchFilter, MatchPart};
 use relay::store::{Store, StoreArgs, DAY_MS};
 use serde_json::{json, Value};
 
-use bench_util::{cpu_seconds, free_port, free_tcp_port, relay_args, rss_kib, start, start_fleet};
+use bench_util::{
+    cpu_seconds, free_port, free_tcp_port, percentile, relay_args, rss_kib, start, start_fleet,
+};
 
 mod bench_util;
 
@@ -150,12 +152,6 @@ fn generate(rng: &mut SmallRng, month: &Month, server: usize, n: u64) -> MatchPa
         demo: None,
         fence: None,
     }
-}
-
-fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
-    (v.get(i).copied().unwrap_or(0.0) * 100.0).round() / 100.0
 }
 
 fn timed(samples: usize, mut f: impl FnMut(usize)) -> Value {

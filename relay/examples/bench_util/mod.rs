@@ -23,6 +23,13 @@ impl Drop for Process {
     }
 }
 
+/// The `p` quantile of timings in ms, to a hundredth; 0 for none.
+pub fn percentile(mut ms: Vec<f64>, p: f64) -> f64 {
+    ms.sort_by(f64::total_cmp);
+    let i = ((ms.len() as f64 - 1.0) * p).round() as usize;
+    (ms.get(i).copied().unwrap_or(0.0) * 100.0).round() / 100.0
+}
+
 pub fn free_port() -> u16 {
     std::net::UdpSocket::bind("127.0.0.1:0")
         .and_then(|s| s.local_addr())

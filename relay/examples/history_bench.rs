@@ -12,7 +12,6 @@
 //!
 //! Usage: history_bench [SERVERS] [NAMES] [DAYS]  (PostgreSQL: MUSTER_BENCH_POSTGRES=URL)
 
-use bench_util::percentile;
 use std::time::Instant;
 
 use protocol::relay_api::{Player, Reachability, ServerInfo};
@@ -24,6 +23,8 @@ use relay::store::{
     Store, StoreArgs, DAY_MS, HOUR_MS, PERIOD_MS,
 };
 use serde_json::{json, Value};
+
+use bench_util::percentile;
 
 mod bench_util;
 

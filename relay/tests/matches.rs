@@ -402,6 +402,32 @@ async fn followed_matches_are_kept_exact_across_a_sigkill(store: Vec<String>) {
         .await
         .unwrap();
     assert_eq!(bad.status(), 400);
+    // The matches page's board: the month's, of the gametype asked, with the other choices
+    // linked.
+    let gametype = &whole.summary.gametype;
+    let page = reqwest::get(format!("{url}/matches?period=month&gametype={gametype}"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(&format!("This month's best at {gametype}")),
+        "{page}"
+    );
+    for link in [
+        format!("/matches?gametype={gametype}&amp;period=week"),
+        format!("/matches?gametype={gametype}&amp;period=all"),
+    ] {
+        assert!(
+            page.contains(&format!("href=\"{link}\"")),
+            "{link} not on {page}"
+        );
+    }
+    let bad = reqwest::get(format!("{url}/matches?period=decade"))
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
     relay.kill().await.unwrap();
 
     // The same from the command line, off the store the relay left.

@@ -125,52 +125,78 @@ fn match_rows(list: &[MatchSummary]) -> Markup {
 pub struct RecentQuery {
     /// One server's matches and leaderboard (`ip:port`).
     server: Option<String>,
+    /// The leaderboard's gametype; the most played of the matches listed by default.
+    gametype: Option<String>,
+    /// The leaderboard's period: `week` (the default), `month` or `all`.
+    period: Option<String>,
 }
 
-/// `/matches[?server=ADDR]`: the latest matches, and this week's leaderboard, of every
-/// server or of one.
+/// A link to `/matches` with this server, gametype and period.
+fn matches_link(server: Option<&str>, gametype: &str, period: &str) -> String {
+    let server = server.map_or_else(String::new, |s| format!("server={}&", segment(s)));
+    format!(
+        "/matches?{server}gametype={}&period={period}",
+        segment(gametype)
+    )
+}
+
+/// `/matches[?server=ADDR][&gametype=G][&period=week|month|all]`: the latest matches, and a
+/// leaderboard (this week's, by default of the gametype most played), of every server or of
+/// one, with links to the board's other periods and gametypes.
 pub async fn recent(
     State(readers): State<Workers>,
     axum::extract::Query(q): axum::extract::Query<RecentQuery>,
 ) -> Response {
     let now = unix_ms();
     let server = q.server.filter(|s| !s.is_empty());
+    let period = q.period.filter(|p| !p.is_empty()).unwrap_or("week".into());
+    let asked = super::api::BoardQuery {
+        server: server.clone(),
+        gametype: None,
+        period: Some(period.clone()),
+        min: None,
+        limit: Some(20),
+    };
+    let board_of = match asked.board(now) {
+        Ok(board) => board,
+        Err(e) => return (axum::http::StatusCode::BAD_REQUEST, e).into_response(),
+    };
     let of = server.clone();
+    let wanted = q.gametype.filter(|g| !g.is_empty());
     let read = readers
         .run(move |store| {
             let list = matches::list(
                 store.exec()?,
                 &MatchFilter {
-                    server: of.clone(),
+                    server: of,
                     limit: 50,
                     ..Default::default()
                 },
             )?;
-            // The board of the gametype most of these matches were played in, by rating.
+            // The gametypes these matches were played in, most played first.
             let mut played: Vec<&str> = list.iter().map(|m| m.gametype.as_str()).collect();
             played.sort_unstable();
-            let gametype = played
+            let mut gametypes: Vec<(usize, String)> = played
                 .chunk_by(|a, b| a == b)
-                .max_by_key(|same| same.len())
-                .map(|same| same[0].to_owned());
+                .map(|same| (same.len(), same[0].to_owned()))
+                .collect();
+            gametypes.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            let gametypes: Vec<String> = gametypes.into_iter().map(|(_, g)| g).collect();
+            let gametype = wanted.or_else(|| gametypes.first().cloned());
             let board = match &gametype {
                 None => Vec::new(),
                 Some(gametype) => matches::leaderboard(
                     store.exec()?,
                     &matches::Board {
-                        server: of,
                         gametype: Some(gametype.clone()),
-                        period: matches::Period::Week,
-                        at_ms: now,
-                        min_matches: super::api::MIN_MATCHES,
-                        limit: 20,
+                        ..board_of
                     },
                 )?,
             };
-            Ok((list, gametype, board))
+            Ok((list, gametypes, gametype, board))
         })
         .await;
-    let (list, gametype, board) = match read {
+    let (list, gametypes, gametype, board) = match read {
         Ok(read) => read,
         Err(e) => return unavailable(e),
     };
@@ -179,12 +205,30 @@ pub async fn recent(
         Some(server) => format!("Matches on {server}"),
         None => "Matches".to_owned(),
     };
+    let periods = [
+        ("week", "This week"),
+        ("month", "This month"),
+        ("all", "All time"),
+    ];
     let body = html! {
         h1 { (title) }
         p class="sub" { "Every match this relay followed, newest first. A match is followed while someone watches it, and always on the servers the operator follows." }
         @if list.is_empty() { p { "No match followed yet." } } @else { (match_rows(&list)) }
         @if let Some(gametype) = &gametype {
-            h2 { "This week's best at " (gametype) }
+            h2 data-testid="board-title" {
+                (match period.as_str() { "month" => "This month's", "all" => "All-time", _ => "This week's" })
+                " best at " (gametype)
+            }
+            p class="sub" data-testid="board-choices" {
+                @for (code, label) in periods {
+                    @if code == period { strong aria-current="true" { (label) } } @else { a href=(matches_link(server.as_deref(), gametype, code)) { (label) } }
+                    " · "
+                }
+                @for g in &gametypes {
+                    " "
+                    @if g == gametype { strong aria-current="true" { (g) } } @else { a href=(matches_link(server.as_deref(), g, &period)) { (g) } }
+                }
+            }
             (leaders(&board))
         }
     };
@@ -197,7 +241,7 @@ pub async fn recent(
 
 fn leaders(board: &[LeaderRow]) -> Markup {
     html! {
-        @if board.is_empty() { p class="sub" { "Nobody has played " (super::api::MIN_MATCHES) " matches this week yet." } }
+        @if board.is_empty() { p class="sub" { "Nobody rated has played " (super::api::MIN_MATCHES) " matches in this period yet." } }
         @else {
             table {
                 thead { tr { th class="n" { "#" } th { "Name" } th class="n" { "Ranked as" } th class="n" { "Kills" } th class="n" { "Deaths" } th class="n" { "K/D" } th class="n" { "Matches" } } }

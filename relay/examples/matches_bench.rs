@@ -333,7 +333,8 @@ async fn live(matches: usize) -> anyhow::Result<Value> {
     // Some of the lab's servers are passworded; the operator gives the lab's password.
     let password = dir.path().join("password");
     std::fs::write(&password, "lab")?;
-    let mut follow = Vec::new();
+    // A hub per followed match, beyond the default cap of 16.
+    let mut follow = vec!["--max-hubs".to_owned(), (matches + 4).to_string()];
     for port in base..base + matches as u16 {
         follow.extend([
             "--follow".to_owned(),

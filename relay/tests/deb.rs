@@ -161,12 +161,7 @@ async fn the_package_installs_runs_as_its_user_keeps_data_on_remove_and_purges()
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let page = reqwest::get(format!("{base}/"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = common::body(format!("{base}/")).await;
     assert!(
         page.contains("<meta name=\"muster-session\""),
         "the packaged page, not a fallback: {page}"

@@ -139,12 +139,7 @@ async fn sigterm_stops_the_relay_with_status_0_after_serving_every_listener() {
         assert!(addrs[1].is_ipv6(), "{addrs:?}");
     }
     for addr in &addrs {
-        let metrics = reqwest::get(format!("http://{addr}/metrics"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let metrics = common::body(format!("http://{addr}/metrics")).await;
         assert!(metrics.contains("muster_build_info{"), "{metrics}");
         promtool_accepts(&metrics);
     }

@@ -25,10 +25,6 @@ async fn peopled_lab(servers: usize) -> Lab {
     lab
 }
 
-async fn text(url: &str) -> String {
-    reqwest::get(url).await.unwrap().text().await.unwrap()
-}
-
 async fn get<T: serde::de::DeserializeOwned>(url: &str) -> T {
     reqwest::get(url).await.unwrap().json().await.unwrap()
 }
@@ -106,12 +102,7 @@ async fn killed_relay_comes_back(store: StoreArgs) {
         "{history:?}"
     );
     assert_eq!(history.map_changes[0].map, before[0].map);
-    let svg = reqwest::get(format!("{url}/api/servers/{addr}/history.svg?range=1h"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let svg = common::body(format!("{url}/api/servers/{addr}/history.svg?range=1h")).await;
     assert_eq!(svg.matches(r#"class="pt""#).count(), history.points.len());
     let human = before[0].players.iter().find(|p| !p.bot).expect("a human");
     let plain = protocol::browse::plain_lower(&human.name);
@@ -202,14 +193,7 @@ async fn servers_down_for_long_leave_the_default_list_and_stay_out_after_a_resta
     let rows = |html: &str| html.matches("data-testid=\"first-row\"").count();
     let page = |query: &'static str| {
         let url = url.clone();
-        async move {
-            reqwest::get(format!("{url}/{query}"))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap()
-        }
+        async move { common::body(format!("{url}/{query}")).await }
     };
     assert_eq!(rows(&page("").await), 0);
     assert_eq!(rows(&page("?gone=1").await), 3);
@@ -339,7 +323,7 @@ async fn postgres_restarted_under_a_running_relay_is_connected_again_and_nothing
         .unwrap()
     };
     assert!(held > 0, "no sample of the outage was written after it");
-    let metrics = text(&format!("{url}/metrics")).await;
+    let metrics = common::body(format!("{url}/metrics")).await;
     assert!(
         metrics.contains("muster_history_writes_failing 0\n"),
         "{metrics}"
@@ -691,7 +675,7 @@ async fn a_full_disk_keeps_the_list_serving_and_the_store_recovers_whole_when_sp
         assert_eq!(page.status(), 200);
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let metrics = text(&format!("{url}/metrics")).await;
+    let metrics = common::body(format!("{url}/metrics")).await;
     assert!(
         metrics.contains("muster_history_writes_failing 1\n"),
         "{metrics}"

@@ -405,12 +405,7 @@ async fn followed_matches_are_kept_exact_across_a_sigkill(store: Vec<String>) {
     // The matches page's board: the month's, of the gametype asked, with the other choices
     // linked.
     let gametype = &whole.summary.gametype;
-    let page = reqwest::get(format!("{url}/matches?period=month&gametype={gametype}"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = common::body(format!("{url}/matches?period=month&gametype={gametype}")).await;
     assert!(
         page.contains(&format!("This month's best at {gametype}")),
         "{page}"
@@ -598,12 +593,7 @@ async fn a_recorded_match_links_its_demo_and_each_kill_its_moment() {
         .unwrap();
     let timeline = protocol::cod::watch::timeline::Timeline::open(bytes.to_vec()).unwrap();
     let in_demo = &timeline.summary().kills;
-    let page = reqwest::get(format!("{url}/matches/{}", m.id))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = common::body(format!("{url}/matches/{}", m.id)).await;
     assert!(
         page.contains(&format!("href=\"/playback/#/demo/{demo}\"")),
         "{page}"

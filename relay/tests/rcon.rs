@@ -166,12 +166,7 @@ async fn wrong_passwords_lock_out_their_client_before_any_datagram_and_not_the_a
         "unknown_target"
     );
 
-    let metrics = reqwest::get(format!("http://{}/metrics", relay.addr))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = common::body(format!("http://{}/metrics", relay.addr)).await;
     for line in [
         "muster_rcon_commands_total{outcome=\"bad_password\"} 5",
         "muster_rcon_commands_total{outcome=\"locked\"} 1",
@@ -272,12 +267,7 @@ async fn the_password_appears_in_no_log_line_metric_or_file() {
         "bad_password"
     );
     assert_eq!(outcome(&console.run(PASSWORD, "status").await).0, "output");
-    let metrics = reqwest::get(format!("http://{listen}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = common::body(format!("http://{listen}/metrics")).await;
     // The history store keeps the audit too (written within a second).
     let store = relay::store::StoreArgs {
         data_dir: dir.path().join("muster-data"),

@@ -66,6 +66,11 @@ pub fn dist() -> PathBuf {
         .unwrap_or_else(std::env::temp_dir)
 }
 
+/// The body of a GET that must answer (`url` in full: `http://...`).
+pub async fn body(url: impl reqwest::IntoUrl) -> String {
+    reqwest::get(url).await.unwrap().text().await.unwrap()
+}
+
 /// A relay that polls only the lab master (and, if given, the LAN at `lan`).
 pub async fn start_relay(lab: &Lab, lan: Vec<Ipv4Addr>, refresh: Duration) -> Relay {
     Relay::start(relay_config(lab, lan, refresh))

@@ -251,6 +251,18 @@ impl MatchSummary {
     }
 }
 
+/// The gametypes `matches` were played in, most played first (then by name): the board a
+/// list of matches is shown beside.
+pub fn most_played(matches: &[MatchSummary]) -> Vec<String> {
+    let mut played: BTreeMap<&str, usize> = BTreeMap::new();
+    for m in matches {
+        *played.entry(m.gametype.as_str()).or_default() += 1;
+    }
+    let mut order: Vec<(&str, usize)> = played.into_iter().collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    order.into_iter().map(|(g, _)| String::from(g)).collect()
+}
+
 /// Time on a side: `m:ss`, or hours and minutes.
 pub fn played(ms: u64) -> String {
     let secs = ms / 1000;
@@ -474,4 +486,32 @@ pub struct LeaderRow {
     pub totals: Totals,
     /// The gametype's rating, when the board is of one gametype.
     pub rating: Option<Rating>,
+}
+
+#[cfg(test)]
+mod list_tests {
+    use super::*;
+
+    #[test]
+    fn the_most_played_gametype_comes_first_and_ties_go_by_name() {
+        let of = |gametype: &str| MatchSummary {
+            id: 1,
+            server: String::new(),
+            hostname: String::new(),
+            map: String::new(),
+            gametype: gametype.into(),
+            start_ms: 0,
+            end_ms: 0,
+            ended: None,
+            kills: 0,
+            players: 0,
+            axis: None,
+            allies: None,
+            winner: None,
+            demo: None,
+        };
+        let list = ["sd", "tdm", "dm", "tdm", "sd", "tdm", "ctf", "ctf"].map(of);
+        assert_eq!(most_played(&list), ["tdm", "ctf", "sd", "dm"]);
+        assert!(most_played(&[]).is_empty());
+    }
 }

@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use protocol::cod::text::{spans, strip};
 use protocol::relay_api::matches::{
-    demo_link, moment, played, segment, Count, KillKind, LeaderRow, MatchDetail, MatchSummary,
-    PlayerStats,
+    demo_link, moment, most_played, played, segment, Count, KillKind, LeaderRow, MatchDetail,
+    MatchSummary, PlayerStats,
 };
 
 use super::api::{shown, Pages};
@@ -173,15 +173,7 @@ pub async fn recent(
                     ..Default::default()
                 },
             )?;
-            // The gametypes these matches were played in, most played first.
-            let mut played: Vec<&str> = list.iter().map(|m| m.gametype.as_str()).collect();
-            played.sort_unstable();
-            let mut gametypes: Vec<(usize, String)> = played
-                .chunk_by(|a, b| a == b)
-                .map(|same| (same.len(), same[0].to_owned()))
-                .collect();
-            gametypes.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let gametypes: Vec<String> = gametypes.into_iter().map(|(_, g)| g).collect();
+            let gametypes = most_played(&list);
             let gametype = wanted.or_else(|| gametypes.first().cloned());
             let board = match &gametype {
                 None => Vec::new(),

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use protocol::relay_api::matches::{segment, LeaderRow, MatchSummary};
+use protocol::relay_api::matches::{most_played, segment, LeaderRow, MatchSummary};
 
 use crate::feed::Feed;
 use crate::net::{fetch_text, from_json};
@@ -11,16 +11,6 @@ use crate::parts::coloured::Coloured;
 
 /// Matches and names shown; the server's matches page has the rest.
 const SHOWN: u32 = 5;
-
-/// The gametype most of `matches` were played in: the board worth showing beside them.
-fn most_played(matches: &[MatchSummary]) -> Option<String> {
-    let mut played: Vec<&str> = matches.iter().map(|m| m.gametype.as_str()).collect();
-    played.sort_unstable();
-    played
-        .chunk_by(|a, b| a == b)
-        .max_by_key(|same| same.len())
-        .map(|same| same[0].to_owned())
-}
 
 /// Outside the record's re-rendering, as the history chart is: it fetches when another server
 /// is selected, or when the server's count of matches today moves (a match began), not at each
@@ -58,7 +48,7 @@ pub fn ServerMatches(feed: Feed, selected: RwSignal<Option<String>>) -> impl Int
             if selected.get_untracked().as_deref() != Some(addr.as_str()) {
                 return;
             }
-            let gametype = most_played(&list);
+            let gametype = most_played(&list).into_iter().next();
             recent.set(Some(list.into_iter().take(SHOWN as usize).collect()));
             let Some(gametype) = gametype else {
                 return;

@@ -15,6 +15,7 @@ mod standings;
 pub(super) mod suite;
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use protocol::relay_api::matches::{
     round_based, rounds, Count, MatchDetail, MatchEnd, MatchKill, MatchPlayer, MatchSummary,
@@ -192,6 +193,16 @@ const PUT_MATCH_PLAYER: &str =
      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player, match_id) DO UPDATE SET \
      team = excluded.team, kills = excluded.kills, deaths = excluded.deaths, \
      score = excluded.score, place = excluded.place";
+/// Adds a name's gains to its daily figures.
+static ADD_STATS: LazyLock<String> = LazyLock::new(|| {
+    standings::adding(
+        "player_stats",
+        "player, series, gametype, day, kills, deaths, suicides, team_kills, time_ms, matches, \
+         wins, losses",
+        "player, series, gametype, day",
+        &["($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)".to_owned()],
+    )
+});
 const ADD_WEAPON: &str = "INSERT INTO weapon_stats (player, weapon, kills) VALUES ($1, $2, $3) \
      ON CONFLICT (player, weapon) DO UPDATE SET kills = weapon_stats.kills + excluded.kills";
 const RATING_OF: &str =
@@ -332,13 +343,6 @@ fn write_part(db: &mut dyn Exec, part: &MatchPart, hidden: &dyn Fn(&str) -> bool
     let before = old.figures(was_finished);
     let day = to_i64(start_ms / DAY_MS);
     let mut ids = BTreeMap::new();
-    let add_stats = standings::adding(
-        "player_stats",
-        "player, series, gametype, day, kills, deaths, suicides, team_kills, time_ms, matches, \
-         wins, losses",
-        "player, series, gametype, day",
-        &["($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)".to_owned()],
-    );
     for (key, now) in &figures {
         if key.is_empty() || hidden(key) {
             continue;
@@ -379,7 +383,7 @@ fn write_part(db: &mut dyn Exec, part: &MatchPart, hidden: &dyn Fn(&str) -> bool
             Value::Int(day),
         ];
         let params: Vec<Value> = daily.into_iter().chain(gained).collect();
-        db.exec(&add_stats, &params)?;
+        db.exec(&ADD_STATS, &params)?;
         standings::add(db, player, series, &part.gametype, day, gained)?;
         for (weapon, kills) in &now.weapons {
             let more = kills - was.weapons.get(weapon).copied().unwrap_or(0);

@@ -7,6 +7,8 @@
 //! Weeks start on Monday and months on the 1st, at 00:00 UTC, so "this week" is a week that
 //! fills as it goes and whose board everyone sees the same.
 
+use std::sync::LazyLock;
+
 use protocol::relay_api::matches::{LeaderRow, Rating};
 
 use super::exec::{Exec, Value};
@@ -124,6 +126,30 @@ pub(super) fn adding(table: &str, columns: &str, key: &str, rows: &[String]) -> 
     )
 }
 
+/// The statement [`add`] runs, made once: the shared values first ($1-$10), then each row's
+/// period, first day and server, so the numbers appear in order as SQLite counts them.
+static ADD: LazyLock<String> = LazyLock::new(|| {
+    let rows: Vec<String> = (0..6)
+        .map(|i| {
+            let b = 11 + 3 * i;
+            format!(
+                "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${b}, ${}, ${})",
+                b + 1,
+                b + 2
+            )
+        })
+        .collect();
+    adding(
+        "standings",
+        &format!(
+            "gametype, player, {}, period, since_day, series",
+            FIGURES.join(", ")
+        ),
+        "period, since_day, series, gametype, player",
+        &rows,
+    )
+});
+
 /// Adds what a name gained in a match to its standings: each period the match's day falls in,
 /// on the match's server and on all servers. Nothing is written for a write that gained nothing.
 pub(super) fn add(
@@ -137,27 +163,6 @@ pub(super) fn add(
     if gained.iter().all(|v| matches!(v, Value::Int(0))) {
         return Ok(());
     }
-    // Shared values first ($1-$10), then each row's period, first day and server, so the
-    // numbers appear in order as SQLite counts them.
-    let rows: Vec<String> = (0..6)
-        .map(|i| {
-            let b = 11 + 3 * i;
-            format!(
-                "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${b}, ${}, ${})",
-                b + 1,
-                b + 2
-            )
-        })
-        .collect();
-    let sql = adding(
-        "standings",
-        &format!(
-            "gametype, player, {}, period, since_day, series",
-            FIGURES.join(", ")
-        ),
-        "period, since_day, series, gametype, player",
-        &rows,
-    );
     let mut params: Vec<Value> = vec![Value::Text(gametype), Value::Int(player)];
     params.extend(gained);
     for period in Period::EVERY {
@@ -169,7 +174,7 @@ pub(super) fn add(
             ]);
         }
     }
-    db.exec(&sql, &params)?;
+    db.exec(&ADD, &params)?;
     Ok(())
 }
 
@@ -315,6 +320,8 @@ fn walked(
         joined(db, "players", "p", "p.id = r.player"),
     );
     let mut fetch = limit * 2;
+    // How many are rated: read once, when a first read came short.
+    let mut rated = None;
     while fetch <= MOST {
         let params: Vec<Value> = [Value::Text(gametype), Value::Int(fetch)]
             .into_iter()
@@ -325,11 +332,17 @@ fn walked(
         if rows.len() as i64 >= limit {
             return Ok(Some(rows));
         }
-        let rated = db.rows(
-            "SELECT COUNT(*) FROM ratings WHERE gametype = $1",
-            &[Value::Text(gametype)],
-        )?;
-        if rated.first().is_none_or(|r| r[0].int() <= fetch) {
+        let all = match rated {
+            Some(all) => all,
+            None => {
+                let count = db.rows(
+                    "SELECT COUNT(*) FROM ratings WHERE gametype = $1",
+                    &[Value::Text(gametype)],
+                )?;
+                *rated.insert(count.first().map_or(0, |r| r[0].int()))
+            }
+        };
+        if all <= fetch {
             return Ok(Some(rows));
         }
         fetch *= 4;

@@ -7,8 +7,10 @@ pub mod master;
 pub mod profile;
 pub mod server;
 pub mod sessions;
+mod sync;
 pub mod wulfram;
 
+use crate::sync::Locked;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -175,10 +177,7 @@ impl LabServer {
 impl LabServer {
     /// The server's state at this moment.
     pub fn snapshot(&self) -> ServerProfile {
-        self.profile
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        self.profile.locked().clone()
     }
 }
 
@@ -319,10 +318,7 @@ impl Lab {
 
     /// How many servers the master has verified.
     pub fn registered(&self) -> usize {
-        self.registry
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .len()
+        self.registry.locked().len()
     }
 
     /// Waits until the master has verified every server, or fails after `limit`.

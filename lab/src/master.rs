@@ -1,6 +1,7 @@
 //! The lab master: verifies each heartbeat with `getinfo <challenge>` (as dpmaster does) and
 //! answers `getservers` with multi-packet lists.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::net::{SocketAddr, SocketAddrV4};
 use std::sync::{Arc, Mutex};
@@ -47,7 +48,7 @@ pub async fn run(
         };
         match packet {
             Packet::Heartbeat { tag } if tag.eq_ignore_ascii_case("flatline") => {
-                lock(&registry).remove(&from);
+                registry.locked().remove(&from);
             }
             Packet::Heartbeat { .. } => {
                 let challenge = format!("{}", rng.random::<u32>());
@@ -70,7 +71,7 @@ pub async fn run(
                         max_clients: number("sv_maxclients"),
                         verified: Instant::now(),
                     };
-                    lock(&registry).insert(from, registration);
+                    registry.locked().insert(from, registration);
                 }
             }
             Packet::GetServers(query) if query.protocol == PROTOCOL_VERSION => {
@@ -84,15 +85,9 @@ pub async fn run(
     }
 }
 
-fn lock(registry: &Registry) -> std::sync::MutexGuard<'_, HashMap<SocketAddrV4, Registration>> {
-    registry
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// The live servers a query asks for, in address order.
 fn listed(registry: &Registry, empty: bool, full: bool) -> Vec<SocketAddrV4> {
-    let mut registry = lock(registry);
+    let mut registry = registry.locked();
     registry.retain(|_, r| r.verified.elapsed() < REGISTRATION_TIMEOUT);
     let mut list: Vec<SocketAddrV4> = registry
         .iter()

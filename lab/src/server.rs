@@ -1,5 +1,6 @@
 //! One lab game server: answers the connectionless queries as stock does and heartbeats its master.
 
+use crate::sync::Locked;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -106,7 +107,7 @@ pub async fn run(
                     _ if is_session(datagram) => {
                         let now = millis();
                         {
-                            let mut profile = lock(&profile);
+                            let mut profile = profile.locked();
                             sessions
                                 .get_or_insert_with(|| {
                                     Sessions::new(&profile, session_config.clone(), now)
@@ -122,11 +123,10 @@ pub async fn run(
                         let now = millis();
                         timing
                             .rcon_arrivals
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
+                            .locked()
                             .push(std::time::Instant::now());
                         let handled = {
-                            let mut profile = lock(&profile);
+                            let mut profile = profile.locked();
                             let handled = console.handle(now, datagram, &mut profile);
                             match (&handled, sessions.as_mut()) {
                                 (Some((_, Effect::Map(map))), Some(host)) => {
@@ -169,7 +169,7 @@ pub async fn run(
                 }
             }
             _ = status.tick() => {
-                let full = Packet::StatusResponse(lock(&profile).status(None)).emit();
+                let full = Packet::StatusResponse(profile.locked().status(None)).emit();
                 for master in &masters {
                     let _ = socket.send_to(&full, master).await;
                 }
@@ -182,22 +182,16 @@ pub async fn run(
                 return;
             }
             _ = churn.tick(), if timing.churn.is_some() => {
-                lock(&profile).churn(&mut rng);
+                profile.locked().churn(&mut rng);
             }
             _ = frames.tick(), if sessions.as_ref().is_some_and(Sessions::is_active) => {
                 if let Some(host) = sessions.as_mut() {
-                    host.tick(millis(), &mut lock(&profile));
+                    host.tick(millis(), &mut profile.locked());
                     flush(&socket, host).await;
                 }
             }
         }
     }
-}
-
-fn lock(profile: &Mutex<ServerProfile>) -> std::sync::MutexGuard<'_, ServerProfile> {
-    profile
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A reply no parser may accept: an info string whose last key has no value, a player line
@@ -244,10 +238,10 @@ fn is_rcon(datagram: &[u8]) -> bool {
 fn answer(datagram: &[u8], profile: &Mutex<ServerProfile>) -> Option<Vec<u8>> {
     let reply = match Packet::parse(datagram).ok()? {
         Packet::GetInfo { challenge } => {
-            Packet::InfoResponse(lock(profile).info_response(challenge.as_deref()))
+            Packet::InfoResponse(profile.locked().info_response(challenge.as_deref()))
         }
         Packet::GetStatus { challenge } => {
-            Packet::StatusResponse(lock(profile).status(challenge.as_deref()))
+            Packet::StatusResponse(profile.locked().status(challenge.as_deref()))
         }
         _ => return None,
     };

@@ -4,6 +4,7 @@
 //! when the followed player dies, and the idle-spectator kick. Sessions join as spectators; the
 //! match runs only while someone watches.
 
+use crate::sync::Locked;
 use protocol::cod::fields::PlayerStateField;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -56,7 +57,7 @@ impl Truth {
     }
 
     fn write(&self, line: &str) {
-        let mut out = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = self.0.locked();
         // A full disk loses truth lines, never the match.
         let _ = writeln!(out, "{line}");
         let _ = out.flush();

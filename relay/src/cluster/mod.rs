@@ -290,13 +290,13 @@ impl Cluster {
     }
 
     /// What this relay is in the cluster now.
-    pub fn status(&self) -> ClusterStatus {
+    pub fn status(&self) -> ClusterStatus<'_> {
         ClusterStatus {
-            relay: self.relay.clone(),
+            relay: &self.relay,
             connected: self.connected(),
             leases: self.held.locked().clone(),
             polling_alone: self.polling_alone.load(Ordering::Relaxed),
-            counters: serde_json::to_value(&self.counters).unwrap_or_default(),
+            counters: &self.counters,
         }
     }
 
@@ -333,13 +333,13 @@ impl Cluster {
 /// `GET /api/cluster`: this relay's name, whether it reaches NATS, the leases it holds
 /// (`poller`, `hub.ADDR`) with their revisions, whether it polls on its own while NATS is
 /// unreachable, and its [`Counters`].
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ClusterStatus {
-    pub relay: String,
+#[derive(Debug, serde::Serialize)]
+pub struct ClusterStatus<'a> {
+    pub relay: &'a str,
     pub connected: bool,
     pub leases: BTreeMap<String, u64>,
     pub polling_alone: bool,
-    pub counters: serde_json::Value,
+    pub counters: &'a Counters,
 }
 
 /// `GET /api/cluster` (404 on a relay outside a cluster).

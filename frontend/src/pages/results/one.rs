@@ -97,9 +97,53 @@ impl Charts {
 fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
     let s = m.summary.clone();
     let live = s.ended.is_none();
-    let by = RwSignal::new(Column::Score);
+    // The name whose kills and deaths alone the feed shows (chosen in the scoreboard).
     let only = RwSignal::new(None::<String>);
-    let board = m.scoreboard.clone();
+    let has_rounds = !m.rounds.is_empty();
+    view! {
+        <h1>{s.map.clone()} " · " {s.gametype.clone()} " · " <Coloured text=s.hostname.clone() /></h1>
+        <p class="sub" data-testid="match-summary">
+            {when(s.start_ms)} " · " {s.server.clone()} " · " {s.result()} " · " {s.ended_text()}
+            {s.demo.clone().map(|d| view! { " · " <a data-testid="match-demo" href=demo_link(&d)>"demo"</a> })}
+            {live.then(|| view! { " · " <span data-testid="live">"live: updated every 5 s"</span> })}
+        </p>
+        <h2>"Scoreboard"</h2>
+        <Scoreboard board=m.scoreboard.clone() only=only />
+        {has_rounds.then(|| view! {
+            <h2>"Rounds"</h2>
+            {rounds(&m)}
+        })}
+        <div class="charts">
+            <figure>
+                <Chart url=charts.score.0 drawn=charts.score.1.unwrap_or_default() />
+                <figcaption class="sub">"The score over the match"</figcaption>
+            </figure>
+            <figure class="heat">
+                <Chart url=charts.heat.0 drawn=charts.heat.1.unwrap_or_default() />
+                <figcaption class="sub">"Kills made (red) and deaths (blue), seen from above"</figcaption>
+            </figure>
+        </div>
+        <h2>"Who killed whom"</h2>
+        {kill_matrix(&m)}
+        <h2>"Weapons"</h2>
+        <table data-testid="weapons">
+            <thead><tr><th>"Weapon"</th><th class="n">"Kills"</th></tr></thead>
+            <tbody>
+                {m.weapons()
+                    .into_iter()
+                    .map(|(w, n)| view! { <tr><td>{w.to_owned()}</td><td class="n">{n}</td></tr> })
+                    .collect_view()}
+            </tbody>
+        </table>
+        <h2>"Kill feed"</h2>
+        <KillFeed m=m only=only />
+    }
+}
+
+/// The scoreboard, sorted by the column last pressed; each name's "feed" button sets `only`.
+#[component]
+fn Scoreboard(board: Vec<MatchPlayer>, only: RwSignal<Option<String>>) -> impl IntoView {
+    let by = RwSignal::new(Column::Score);
     let header = move |column: Column, label: &'static str| {
         view! {
             <th class="n">
@@ -118,46 +162,70 @@ fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
     let rows = move || {
         sorted(board.clone(), by.get())
             .into_iter()
-            .map(|p| {
-                let name = p.name.clone();
-                let chosen = name.clone();
-                let on = Memo::new(move |_| only.get().as_deref() == Some(chosen.as_str()));
-                view! {
-                    <tr class:chosen=on>
-                        <td>
-                            <PlayerLink name=p.name.clone() />
-                            " "
-                            <button
-                                type="button"
-                                class="filter"
-                                data-testid="feed-filter"
-                                title="only this name's kills and deaths in the feed"
-                                aria-pressed=move || on.get().to_string()
-                                on:click=move |_| {
-                                    only.update(|o| {
-                                        *o = if o.as_deref() == Some(name.as_str()) {
-                                            None
-                                        } else {
-                                            Some(name.clone())
-                                        }
-                                    })
-                                }
-                            >
-                                "feed"
-                            </button>
-                        </td>
-                        <td>{format!("{:?}", p.team).to_lowercase()}</td>
-                        <td class="n">{p.score.map(|v| v.to_string()).unwrap_or_default()}</td>
-                        <td class="n">{p.kills}</td>
-                        <td class="n">{p.deaths}</td>
-                        <td class="n">{p.suicides}</td>
-                        <td class="n">{p.team_kills}</td>
-                        <td class="n">{played(p.time_ms)}</td>
-                    </tr>
-                }
-            })
+            .map(|p| view! { <ScoreRow p=p only=only /> })
             .collect_view()
     };
+    view! {
+        <table data-testid="scoreboard">
+            <thead>
+                <tr>
+                    <th>"Name"</th>
+                    <th>"Side"</th>
+                    {header(Column::Score, "Score")}
+                    {header(Column::Kills, "Kills")}
+                    {header(Column::Deaths, "Deaths")}
+                    <th class="n">"Suicides"</th>
+                    <th class="n">"Team kills"</th>
+                    {header(Column::Time, "Time")}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}
+
+#[component]
+fn ScoreRow(p: MatchPlayer, only: RwSignal<Option<String>>) -> impl IntoView {
+    let name = p.name.clone();
+    let chosen = name.clone();
+    let on = Memo::new(move |_| only.get().as_deref() == Some(chosen.as_str()));
+    view! {
+        <tr class:chosen=on>
+            <td>
+                <PlayerLink name=p.name.clone() />
+                " "
+                <button
+                    type="button"
+                    class="filter"
+                    data-testid="feed-filter"
+                    title="only this name's kills and deaths in the feed"
+                    aria-pressed=move || on.get().to_string()
+                    on:click=move |_| {
+                        only.update(|o| {
+                            *o = if o.as_deref() == Some(name.as_str()) {
+                                None
+                            } else {
+                                Some(name.clone())
+                            }
+                        })
+                    }
+                >
+                    "feed"
+                </button>
+            </td>
+            <td>{format!("{:?}", p.team).to_lowercase()}</td>
+            <td class="n">{p.score.map(|v| v.to_string()).unwrap_or_default()}</td>
+            <td class="n">{p.kills}</td>
+            <td class="n">{p.deaths}</td>
+            <td class="n">{p.suicides}</td>
+            <td class="n">{p.team_kills}</td>
+            <td class="n">{played(p.time_ms)}</td>
+        </tr>
+    }
+}
+
+/// A round-based match's rounds: who won each, when, and the score after it.
+fn rounds(m: &MatchDetail) -> impl IntoView {
     let rounds = m
         .rounds
         .iter()
@@ -173,42 +241,49 @@ fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
             }
         })
         .collect_view();
-    let has_rounds = !m.rounds.is_empty();
+    view! {
+        <table data-testid="rounds">
+            <thead><tr><th class="n">"Round"</th><th>"Won by"</th><th class="n">"At"</th><th class="n">"Axis"</th><th class="n">"Allies"</th></tr></thead>
+            <tbody>{rounds}</tbody>
+        </table>
+    }
+}
+
+/// Who killed whom: a row per killer, a column per victim, in the scoreboard's order.
+fn kill_matrix(m: &MatchDetail) -> impl IntoView {
     let names: Vec<String> = m.scoreboard.iter().map(|p| p.name.clone()).collect();
-    let matrix = {
-        let counts = m.matrix();
-        let head = (1..=names.len())
-            .map(|i| view! { <th>{i}</th> })
-            .collect_view();
-        let body = names
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let cells = names
-                    .iter()
-                    .map(|v| {
-                        let n = counts.get(&(a.as_str(), v.as_str())).copied().unwrap_or(0);
-                        view! { <td class:z=n == 0>{n}</td> }
-                    })
-                    .collect_view();
-                view! { <tr><th>{i + 1} ". " <Coloured text=a.clone() /></th>{cells}</tr> }
-            })
-            .collect_view();
-        view! {
-            <table class="matrix" data-testid="kill-matrix">
-                <thead><tr><th>"killer ↓ victim →"</th>{head}</tr></thead>
-                <tbody>{body}</tbody>
-            </table>
-        }
-    };
-    let weapons = m
-        .weapons()
-        .into_iter()
-        .map(|(w, n)| view! { <tr><td>{w.to_owned()}</td><td class="n">{n}</td></tr> })
+    let counts = m.matrix();
+    let head = (1..=names.len())
+        .map(|i| view! { <th>{i}</th> })
         .collect_view();
-    let demo = s.demo.clone();
-    let feed_rows = m.kill_feed.clone();
-    let clocks: Vec<String> = feed_rows.iter().map(|k| m.clock(k.server_time)).collect();
+    let body = names
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let cells = names
+                .iter()
+                .map(|v| {
+                    let n = counts.get(&(a.as_str(), v.as_str())).copied().unwrap_or(0);
+                    view! { <td class:z=n == 0>{n}</td> }
+                })
+                .collect_view();
+            view! { <tr><th>{i + 1} ". " <Coloured text=a.clone() /></th>{cells}</tr> }
+        })
+        .collect_view();
+    view! {
+        <table class="matrix" data-testid="kill-matrix">
+            <thead><tr><th>"killer ↓ victim →"</th>{head}</tr></thead>
+            <tbody>{body}</tbody>
+        </table>
+    }
+}
+
+/// Every kill in order, or only `only`'s; each kill's time links its moment in the demo.
+#[component]
+fn KillFeed(m: MatchDetail, only: RwSignal<Option<String>>) -> impl IntoView {
+    let demo = m.summary.demo.clone();
+    let clocks: Vec<String> = m.kill_feed.iter().map(|k| m.clock(k.server_time)).collect();
+    let feed_rows = m.kill_feed;
     let feed = move || {
         let only = only.get();
         feed_rows
@@ -246,53 +321,6 @@ fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <h1>{s.map.clone()} " · " {s.gametype.clone()} " · " <Coloured text=s.hostname.clone() /></h1>
-        <p class="sub" data-testid="match-summary">
-            {when(s.start_ms)} " · " {s.server.clone()} " · " {s.result()} " · " {s.ended_text()}
-            {s.demo.clone().map(|d| view! { " · " <a data-testid="match-demo" href=demo_link(&d)>"demo"</a> })}
-            {live.then(|| view! { " · " <span data-testid="live">"live: updated every 5 s"</span> })}
-        </p>
-        <h2>"Scoreboard"</h2>
-        <table data-testid="scoreboard">
-            <thead>
-                <tr>
-                    <th>"Name"</th>
-                    <th>"Side"</th>
-                    {header(Column::Score, "Score")}
-                    {header(Column::Kills, "Kills")}
-                    {header(Column::Deaths, "Deaths")}
-                    <th class="n">"Suicides"</th>
-                    <th class="n">"Team kills"</th>
-                    {header(Column::Time, "Time")}
-                </tr>
-            </thead>
-            <tbody>{rows}</tbody>
-        </table>
-        {has_rounds.then(|| view! {
-            <h2>"Rounds"</h2>
-            <table data-testid="rounds">
-                <thead><tr><th class="n">"Round"</th><th>"Won by"</th><th class="n">"At"</th><th class="n">"Axis"</th><th class="n">"Allies"</th></tr></thead>
-                <tbody>{rounds}</tbody>
-            </table>
-        })}
-        <div class="charts">
-            <figure>
-                <Chart url=charts.score.0 drawn=charts.score.1.unwrap_or_default() />
-                <figcaption class="sub">"The score over the match"</figcaption>
-            </figure>
-            <figure class="heat">
-                <Chart url=charts.heat.0 drawn=charts.heat.1.unwrap_or_default() />
-                <figcaption class="sub">"Kills made (red) and deaths (blue), seen from above"</figcaption>
-            </figure>
-        </div>
-        <h2>"Who killed whom"</h2>
-        {matrix}
-        <h2>"Weapons"</h2>
-        <table data-testid="weapons">
-            <thead><tr><th>"Weapon"</th><th class="n">"Kills"</th></tr></thead>
-            <tbody>{weapons}</tbody>
-        </table>
-        <h2>"Kill feed"</h2>
         <p class="sub" data-testid="feed-shows">
             {move || match only.get() {
                 Some(name) => view! { "Only " <Coloured text=name /> "'s kills and deaths · " <button type="button" on:click=move |_| only.set(None)>"show all"</button> }.into_any(),

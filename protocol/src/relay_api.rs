@@ -10,6 +10,7 @@ pub mod history;
 pub mod matches;
 pub mod proxy;
 pub mod rcon;
+pub mod rewind;
 pub mod watch;
 
 use alloc::string::String;

@@ -207,8 +207,8 @@ fn measure(label: &str, month: &Month, store: &mut dyn Store) -> Value {
         let m = matches::detail(store.exec().unwrap(), ids[i % ids.len()])
             .unwrap()
             .unwrap();
-        assert!(relay::matches::chart::score(&m).len() > 100);
-        assert!(relay::matches::chart::heatmap(&m, None).len() > 100);
+        assert!(relay::matches::score(&m).len() > 100);
+        assert!(relay::matches::heatmap(&m, None).len() > 100);
     });
     let player_page = timed(100, |_| {
         let key = relay::store::name_key(&name(rng.random_range(0..month.names)));

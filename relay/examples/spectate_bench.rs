@@ -93,7 +93,7 @@ async fn viewer(
                 }
                 view = Some(v);
             }
-            WatchMessage::Status(_) => {}
+            WatchMessage::Status(_) | WatchMessage::Playing { .. } => {}
         }
         if let (Some(model), Some(v), true) = (&model, &view, open) {
             if sampled.elapsed() >= Duration::from_millis(100) {

@@ -10,6 +10,7 @@
 //! - [`history`]: population history, player sightings and the persisted directory, kept in
 //!   [`store`] (SQLite or PostgreSQL);
 //! - [`matches`]: followed matches kept as records, each name's figures and rating;
+//! - [`rewind`]: the last minutes of each watched match, for viewers to go back into;
 //! - [`cluster`]: several relays as one site through NATS (one poller, one game slot per
 //!   match, shared budgets).
 //!
@@ -31,6 +32,7 @@ pub mod matches;
 pub mod metrics;
 pub mod net;
 pub mod rcon;
+pub mod rewind;
 pub mod seams;
 pub mod secrets;
 pub mod spectate;
@@ -86,6 +88,8 @@ pub struct ServeConfig {
     pub rcon: rcon::RconConfig,
     /// Which matches are followed with nobody watching (their records need the history).
     pub matches: matches::MatchesConfig,
+    /// How much of each watched match viewers can go back into (`None`: nothing).
+    pub rewind: rewind::RewindConfig,
 }
 
 impl Default for ServeConfig {
@@ -107,6 +111,7 @@ impl Default for ServeConfig {
             cluster: None,
             rcon: rcon::RconConfig::default(),
             matches: matches::MatchesConfig::default(),
+            rewind: rewind::RewindArgs::default().config(),
         }
     }
 }

@@ -86,9 +86,43 @@ pub trait HubTap: Send {
     fn turn(&mut self, _hub: &dyn HubFace, _client: Option<&mut Client>) {}
     /// Each event the session decoded, in order, with the relay's clock when it arrived.
     fn event(&mut self, _hub: &dyn HubFace, _relay_us: u64, _event: &Event) {}
-    /// Each change of the match as it leaves the broadcast delay (what viewers are shown),
-    /// with its update sequence.
-    fn released(&mut self, _hub: &dyn HubFace, _seq: u64, _relay_us: u64, _update: &Update) {}
+    /// Each change of the match as it leaves the broadcast delay (what viewers are shown).
+    fn released(&mut self, _hub: &dyn HubFace, _released: &Released<'_>) {}
+}
+
+/// A change of the match as it left the broadcast delay, and the message viewers got for it.
+pub struct Released<'a> {
+    /// Its update sequence.
+    pub seq: u64,
+    /// When its newest snapshot reached the relay (µs since the Unix epoch).
+    pub relay_us: u64,
+    pub update: &'a Update,
+    /// The message viewers were sent, encoded once: the update, or the whole match when
+    /// `keyframe` (the first picture, or the first after a takeover: what came before it
+    /// does not lead to it).
+    pub message: &'a axum::body::Bytes,
+    pub keyframe: bool,
+}
+
+/// A stretch of a match as the broadcast sent it: the messages in order, and the last one's
+/// sequence and time.
+#[derive(Clone, Debug, Default)]
+pub struct Moment {
+    pub frames: Vec<axum::body::Bytes>,
+    pub seq: u64,
+    pub relay_us: u64,
+    /// It reaches the newest moment released: what follows is live.
+    pub live: bool,
+}
+
+/// What a viewer's socket asks of the rewind windows (`rewind::Rewinds`).
+pub trait Rewinding: Send + Sync {
+    /// The moment `relay_us` of the server's window (clamped to it): a keyframe and the
+    /// updates after it up to then. `None`: no window for the server.
+    fn seek(&self, server: ServerAddr, relay_us: u64) -> Option<Moment>;
+    /// The updates after `seq` up to `until_us`, at most `max` (an empty moment keeps `seq`).
+    /// `None`: `seq` has left the window.
+    fn play(&self, server: ServerAddr, seq: u64, until_us: u64, max: usize) -> Option<Moment>;
 }
 
 /// Makes a hub's taps when its session task starts.
@@ -112,6 +146,9 @@ pub trait HubFace {
     /// In a cluster: the fencing token of the hub lease this relay holds or last held, so
     /// what the hub's session writes is refused once another relay has taken the slot over.
     fn lease_token(&self) -> Option<u64>;
+    /// The released match as one message, as a joining viewer gets it (encoded once per
+    /// update however many ask).
+    fn keyframe(&self) -> Option<axum::body::Bytes>;
 }
 
 /// Why a hub could not be joined or started.

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::{
-    bridge, browse, cluster, demos, edge, history, master, matches, metrics, rcon, seams, spectate,
-    store, wulfram, Directory, ServeConfig,
+    bridge, browse, cluster, demos, edge, history, master, matches, metrics, rcon, rewind, seams,
+    spectate, store, wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -93,51 +93,38 @@ pub(crate) async fn capabilities(
         config.spectate.recordable = true;
         config.spectate.taps.0.push(demos::tap(recording.clone()));
     }
+    let (rewinds, rewind_routes) = rewind::start(config.rewind);
+    if let Some(rewinds) = &rewinds {
+        config.spectate.taps.0.push(rewinds.tap());
+        config.spectate.rewind = spectate::Rewind(Some(rewinds.clone()));
+    }
     // Every followed match is kept when there is a history to keep it in.
-    let mut matches_routes = None;
     if let Some(history) = &history {
         config
             .spectate
             .taps
             .0
-            .push(matches::tap::tap(history.log.clone()));
-        let overviews = config
-            .spectate
-            .overviews
-            .iter()
-            .map(|o| {
-                let backdrop = matches::chart::Backdrop {
-                    url: format!("/overview/{}", o.map),
-                    corners: o.corners,
-                };
-                (o.map.clone(), backdrop)
-            })
-            .collect();
-        matches::count_today(history.readers(), directory.clone(), tasks);
-        matches_routes = Some(matches::api::routes(matches::api::Pages {
-            readers: history.readers(),
-            dist: config.dist.clone(),
-            overviews: Arc::new(overviews),
-        }));
-    } else if !config.matches.follow.is_empty() || config.matches.busy.is_some() {
-        anyhow::bail!(
-            "--follow and --follow-busy keep match records in the history: drop --no-history"
-        );
+            .push(matches::tap(history.log.clone()));
     }
+    let overviews = (config.spectate.overviews.iter())
+        .map(|o| (o.map.clone(), o.corners))
+        .collect();
     let (hubs, spectate_routes) =
         spectate::start(config.spectate, directory.clone(), cluster.clone());
-    let recorder = match (config.matches.record, &config.recording) {
-        (false, _) => None,
-        (true, Some(_)) => Some(hubs.clone() as Arc<dyn seams::RecordingHubs>),
-        (true, None) => anyhow::bail!("--follow-record records to --record-dir: give one"),
-    };
-    matches::start(
-        config.matches,
-        hubs.clone(),
-        recorder,
-        directory.clone(),
+    let matches_routes = matches::start(
+        matches::MatchesStart {
+            config: config.matches,
+            readers: history.as_ref().map(|h| h.readers()),
+            dist: config.dist.clone(),
+            overviews,
+            hubs: hubs.clone(),
+            recorder: (config.recording.as_ref())
+                .map(|_| hubs.clone() as Arc<dyn seams::RecordingHubs>),
+            servers: directory.clone(),
+            list: directory.clone(),
+        },
         tasks,
-    );
+    )?;
     let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
     let bridge_config = bridge::BridgeConfig {
         masters,
@@ -159,6 +146,9 @@ pub(crate) async fn capabilities(
     if let Some(history) = &history {
         scrapes.push(history.clone());
     }
+    if let Some(rewinds) = rewinds {
+        scrapes.push(rewinds);
+    }
     let mut routers = vec![
         browse_routes,
         spectate_routes,
@@ -168,6 +158,7 @@ pub(crate) async fn capabilities(
         master_routes,
         cluster_routes,
         rcon_routes,
+        rewind_routes,
     ];
     routers.extend(history_routes);
     routers.extend(matches_routes);

@@ -7,6 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use common::truth::{placed_as_the_truth, positions};
 use common::{start_spectating_relay, wait_listed, Viewer};
 use futures_util::SinkExt;
 use lab::{Lab, LabConfig};
@@ -298,34 +299,6 @@ async fn a_map_change_and_a_server_restart_are_followed() {
     assert_eq!(restarted.servers[0].connects(), 1);
 }
 
-/// Reads the lab's truth file: server time to each soldier's (origin, alive).
-fn truth(path: &std::path::Path) -> BTreeMap<i32, BTreeMap<u8, ([f64; 3], bool)>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut frames = BTreeMap::new();
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        let soldiers = v["soldiers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| {
-                let o = &s["origin"];
-                (
-                    s["client"].as_u64().unwrap() as u8,
-                    (
-                        [0, 1, 2].map(|i| o[i].as_f64().unwrap()),
-                        s["alive"].as_bool().unwrap(),
-                    ),
-                )
-            })
-            .collect();
-        frames.insert(v["server_time"].as_i64().unwrap() as i32, soldiers);
-    }
-    frames
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn over_a_lossy_link_the_viewers_model_converges_to_the_truth() {
     let dir = tempfile::tempdir().unwrap();
@@ -343,7 +316,7 @@ async fn over_a_lossy_link_the_viewers_model_converges_to_the_truth() {
     let mut viewer = Viewer::open(&relay, &addr).await;
     viewer.until(LIMIT, |v| v.seq >= 150).await;
     let view = viewer.view.clone().unwrap();
-    let frames = truth(&path);
+    let frames = positions(&path);
     let mut exact = 0;
     let mut recent = 0;
     let living: Vec<u8> = frames
@@ -356,24 +329,9 @@ async fn over_a_lossy_link_the_viewers_model_converges_to_the_truth() {
                 .collect()
         })
         .unwrap_or_default();
-    for p in view.players.iter().filter(|p| p.team != Team::Spectator) {
-        let Some(seen) = p.seen else { continue };
-        let Some((origin, _)) = frames.get(&seen).and_then(|f| f.get(&p.client)) else {
-            panic!(
-                "player {} seen at {seen}, a time the server never ran",
-                p.client
-            )
-        };
-        let error = (0..2)
-            .map(|i| (origin[i] - f64::from(p.origin[i])).abs())
-            .fold(0.0, f64::max);
-        assert!(
-            error <= 1.0,
-            "player {} is {error} units off what the server had",
-            p.client
-        );
+    for (client, seen) in placed_as_the_truth(&view, &frames) {
         exact += 1;
-        if living.contains(&p.client) && view.server_time - seen <= 1000 {
+        if living.contains(&client) && view.server_time - seen <= 1000 {
             recent += 1;
         }
     }

@@ -243,6 +243,13 @@ pub enum WatchMessage {
         relay_us: u64,
         update: Update,
     },
+    /// Where this viewer now is: at the live edge, or rewound and played at `speed_pct`
+    /// percent (0: paused). Sent when it changes; the keyframe and updates that follow are
+    /// from there.
+    Playing {
+        live: bool,
+        speed_pct: u16,
+    },
 }
 
 /// A message from a viewer; anything else closes its socket.
@@ -251,7 +258,16 @@ pub enum WatchMessage {
 pub enum ViewerMessage {
     /// Send me a fresh keyframe (a tab that slept, a model that looks wrong).
     Keyframe,
+    /// Show me the match from this moment of the rewind window (a keyframe's `relay_us`;
+    /// clamped to the window), played on at `speed_pct` percent of real time (at most
+    /// [`MAX_SPEED_PCT`]; 0 holds it there).
+    Seek { relay_us: u64, speed_pct: u16 },
+    /// Back to the live edge.
+    Live,
 }
+
+/// The fastest a rewound viewer may play.
+pub const MAX_SPEED_PCT: u16 = 400;
 
 /// Largest message a viewer may send.
 pub const MAX_VIEWER_MESSAGE: usize = 64;

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::history::with_store;
 use super::out;
-use crate::matches::api::{shown, BoardQuery, ListQuery};
+use crate::matches::{shown, BoardQuery, ListQuery};
 use crate::net::unix_ms;
 use crate::net::utc_minute;
 use crate::store::{matches, name_key, StoreArgs};
@@ -58,7 +58,7 @@ pub struct LeaderboardArgs {
     #[arg(long, default_value = "all", value_parser = ["week", "month", "all"])]
     pub period: String,
     /// Leave off names with fewer matches in the period.
-    #[arg(long, default_value_t = crate::matches::api::MIN_MATCHES)]
+    #[arg(long, default_value_t = crate::matches::MIN_MATCHES)]
     pub min_matches: u32,
     #[arg(long, default_value_t = 20)]
     pub limit: u32,

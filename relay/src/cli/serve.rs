@@ -14,6 +14,7 @@ use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::matches::MatchesArgs;
 use crate::rcon::RconArgs;
+use crate::rewind::RewindArgs;
 use crate::spectate::SpectateArgs;
 use crate::wulfram::WulframArgs;
 use crate::{Relay, ServeConfig};
@@ -74,6 +75,8 @@ pub struct Args {
     #[command(flatten)]
     matches: MatchesArgs,
     #[command(flatten)]
+    rewind: RewindArgs,
+    #[command(flatten)]
     cluster: ClusterArgs,
     #[command(flatten)]
     rcon: RconArgs,
@@ -105,6 +108,7 @@ impl Args {
             history: self.history.config(),
             cluster: self.cluster.config(),
             matches: self.matches.config(),
+            rewind: self.rewind.config(),
         })
     }
 }

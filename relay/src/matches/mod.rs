@@ -8,19 +8,26 @@
 //! `GET /api/players/{name}/stats`, `GET /api/leaderboard`; the pages `/matches`,
 //! `/matches/{id}` and `/players/{name}` ([`html`]).
 
-pub mod api;
-pub mod chart;
-pub mod follow;
-pub mod html;
-pub mod tap;
+mod api;
+mod chart;
+mod follow;
+mod html;
+mod tap;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Router;
 use tokio::task::JoinSet;
 
 use crate::net::ServerAddr;
-use crate::seams::{FollowHubs, JoinError, RecordingHubs, ServerSlots};
+use crate::seams::{FollowHubs, JoinError, MatchesToday, RecordingHubs, ServerSlots};
+use crate::store::worker::Workers;
+
+pub use api::{shown, BoardQuery, ListQuery, MIN_MATCHES};
+pub use chart::{heatmap, score, Backdrop};
+pub use tap::tap;
 
 /// Which matches are followed with nobody watching.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -62,13 +69,57 @@ const FOLLOW_EVERY: Duration = Duration::from_secs(5);
 /// How often each server's matches of the last 24 hours are counted for the list.
 const COUNT_EVERY: Duration = Duration::from_secs(15);
 
+/// What the matches capability starts from: the history it keeps records in (none with
+/// `--no-history`), the hubs it follows through and the list it counts matches for.
+pub struct MatchesStart {
+    pub config: MatchesConfig,
+    /// The history's readers, for the pages and the daily counts.
+    pub readers: Option<Workers>,
+    pub dist: PathBuf,
+    /// The operator's overview images (`--overview`): map and world corners.
+    pub overviews: Vec<(String, [f32; 4])>,
+    pub hubs: Arc<dyn FollowHubs>,
+    /// The hubs' recorder, when the relay records (`--record-dir`).
+    pub recorder: Option<Arc<dyn RecordingHubs>>,
+    pub servers: Arc<dyn ServerSlots>,
+    pub list: Arc<dyn MatchesToday>,
+}
+
+/// Starts following, counting and serving matches; the routes exist only with a history.
+pub fn start(start: MatchesStart, tasks: &mut JoinSet<()>) -> anyhow::Result<Option<Router>> {
+    let Some(readers) = start.readers else {
+        if !start.config.follow.is_empty() || start.config.busy.is_some() {
+            anyhow::bail!(
+                "--follow and --follow-busy keep match records in the history: drop --no-history"
+            );
+        }
+        return Ok(None);
+    };
+    let recorder = match (start.config.record, start.recorder) {
+        (false, _) => None,
+        (true, Some(recorder)) => Some(recorder),
+        (true, None) => anyhow::bail!("--follow-record records to --record-dir: give one"),
+    };
+    let overviews = start
+        .overviews
+        .into_iter()
+        .map(|(map, corners)| {
+            let url = format!("/overview/{map}");
+            (map, Backdrop { url, corners })
+        })
+        .collect();
+    count_today(readers.clone(), start.list, tasks);
+    follow(start.config, start.hubs, recorder, start.servers, tasks);
+    Ok(Some(api::routes(api::Pages {
+        readers,
+        dist: start.dist,
+        overviews: Arc::new(overviews),
+    })))
+}
+
 /// Counts each server's matches of the last 24 hours for the server list, now and every
 /// [`COUNT_EVERY`].
-pub fn count_today(
-    readers: crate::store::worker::Workers,
-    list: Arc<dyn crate::seams::MatchesToday>,
-    tasks: &mut JoinSet<()>,
-) {
+fn count_today(readers: Workers, list: Arc<dyn MatchesToday>, tasks: &mut JoinSet<()>) {
     tasks.spawn(async move {
         let mut every = tokio::time::interval(COUNT_EVERY);
         loop {
@@ -86,7 +137,7 @@ pub fn count_today(
 }
 
 /// Keeps a hub on each followed server, recording it when `recorder` is given.
-pub fn start(
+fn follow(
     config: MatchesConfig,
     hubs: Arc<dyn FollowHubs>,
     recorder: Option<Arc<dyn RecordingHubs>>,

@@ -131,6 +131,8 @@ pub struct SpectateConfig {
     pub recordable: bool,
     /// What follows each hub's session (the demo recorder; match statistics next).
     pub taps: Taps,
+    /// Where a viewer goes back to (`rewind`'s windows, which one of `taps` fills).
+    pub rewind: Rewind,
     /// Passworded servers' passwords (`g_password`): hubs join those servers with them, and
     /// viewers never see them.
     pub server_passwords: BTreeMap<ServerAddr, protocol::secret::Secret>,
@@ -147,8 +149,19 @@ impl Default for SpectateConfig {
             overviews: Vec::new(),
             recordable: false,
             taps: Taps::default(),
+            rewind: Rewind::default(),
             server_passwords: BTreeMap::new(),
         }
+    }
+}
+
+/// The rewind windows viewers may go back into, when the relay keeps them.
+#[derive(Clone, Default)]
+pub struct Rewind(pub Option<std::sync::Arc<dyn crate::seams::Rewinding>>);
+
+impl std::fmt::Debug for Rewind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rewind {}", if self.0.is_some() { "on" } else { "off" })
     }
 }
 

@@ -230,9 +230,9 @@ impl Hub {
     }
 
     /// One change leaves the delay: applied to what viewers hold, encoded once, sent to all.
-    /// Returns its sequence, and the change for the taps (moved through the message, not
+    /// Returns the frame sent, and the change for the taps (moved through the message, not
     /// copied).
-    pub(super) fn release(&self, relay_us: u64, update: Update) -> (u64, Update) {
+    pub(super) fn release(&self, relay_us: u64, update: Update) -> (Frame, Update) {
         let mut shared = self.lock();
         let restart = std::mem::take(&mut shared.restart);
         if restart {
@@ -264,8 +264,8 @@ impl Hub {
             };
             (frame, update)
         };
-        let _ = self.feed.send(frame);
-        (seq, update)
+        let _ = self.feed.send(frame.clone());
+        (frame, update)
     }
 
     pub(super) fn idle_for(&self) -> Option<Duration> {
@@ -370,6 +370,10 @@ impl HubFace for Hub {
 
     fn lease_token(&self) -> Option<u64> {
         Some(self.lease_token.load(Ordering::Acquire)).filter(|&t| t > 0)
+    }
+
+    fn keyframe(&self) -> Option<Bytes> {
+        Hub::keyframe(self).map(|frame| frame.bytes)
     }
 
     fn recording_file(&self) -> Option<String> {

@@ -27,7 +27,7 @@ use tower_http::services::ServeFile;
 use crate::net::ServerAddr;
 
 pub use crate::seams::JoinError;
-pub use config::{OverviewFile, ServerPassword, SpectateArgs, SpectateConfig, Taps};
+pub use config::{OverviewFile, Rewind, ServerPassword, SpectateArgs, SpectateConfig, Taps};
 pub use hub::{Frame, FrameKind, Hub, ViewerGuard, VIEWER_BACKLOG};
 pub use registry::Hubs;
 
@@ -59,6 +59,7 @@ async fn upgrade(
         Ok(ws) => ws,
         Err(rejection) => return rejection.into_response(),
     };
+    let rewind = hubs.config().rewind.0.clone();
     let guard = match hubs.join(addr) {
         Ok(guard) => guard,
         Err(e) => return e.into_response(),
@@ -69,7 +70,7 @@ async fn upgrade(
         .write_buffer_size(0)
         .on_upgrade(move |socket| {
             let (sink, stream) = closing.split(socket);
-            viewer::serve(guard, sink, stream)
+            viewer::serve(guard, rewind, sink, stream)
         })
 }
 

@@ -190,6 +190,8 @@ impl Replica {
                     bytes,
                 }
             }
+            // A viewer's own place in the rewind window: no hub publishes one.
+            WatchMessage::Playing { .. } => return Mirrored::Unreadable,
         };
         let _ = self.hub.feed.send(frame);
         Mirrored::Applied

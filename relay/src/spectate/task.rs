@@ -12,11 +12,11 @@ use protocol::relay_api::watch::{apply, diff, HubState, MatchView, Update};
 
 use super::config::SpectateConfig;
 use super::delay::DelayQueue;
-use super::hub::{Hub, STATUS_EVERY};
+use super::hub::{FrameKind, Hub, STATUS_EVERY};
 use super::registry::Hubs;
 use crate::game_link::{Arrival, GameLink};
 use crate::net::{unix_us, ServerAddr};
-use crate::seams::HubTap;
+use crate::seams::{HubTap, Released};
 
 /// The first and the longest wait before rejoining a server.
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
@@ -246,9 +246,16 @@ impl HubTask {
     fn release(&mut self, now: Instant) {
         let mut released = false;
         while let Some((relay_us, update)) = self.queue.pop_due(now) {
-            let (seq, update) = self.hub.release(relay_us, update);
+            let (frame, update) = self.hub.release(relay_us, update);
+            let told = Released {
+                seq: frame.seq,
+                relay_us,
+                update: &update,
+                message: &frame.bytes,
+                keyframe: frame.kind == FrameKind::Keyframe,
+            };
             for tap in &mut self.taps {
-                tap.released(&*self.hub, seq, relay_us, &update);
+                tap.released(&*self.hub, &told);
             }
             released = true;
         }

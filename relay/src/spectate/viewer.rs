@@ -1,40 +1,80 @@
 //! One viewer's WebSocket: the hub's status, a keyframe, then the shared updates. A viewer that
 //! falls behind by more than the hub's backlog gets a fresh keyframe instead of the backlog;
 //! anything it sends but a well-formed [`ViewerMessage`] closes its socket, and only its own.
+//!
+//! A viewer may go back into the hub's rewind window (`ViewerMessage::Seek`): it is then sent
+//! the window's keyframe and updates from there, paced at its own speed, and the hub's status
+//! still; the bytes are the window's, never copied for it. It comes back live when it asks, or
+//! when its playing reaches the live edge, with a fresh keyframe.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
 use axum::extract::ws::Message;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use protocol::relay_api::watch::ViewerMessage;
+use protocol::relay_api::watch::{ViewerMessage, WatchMessage, MAX_SPEED_PCT};
 use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
 
-use super::hub::{Frame, FrameKind, ViewerGuard};
+use super::hub::{Frame, FrameKind, Hub, ViewerGuard};
+use crate::seams::{Moment, Rewinding};
 
-async fn send<S: Sink<Message> + Unpin>(sink: &mut S, frame: &Frame) -> bool {
-    sink.send(Message::Binary(frame.bytes.clone()))
-        .await
-        .is_ok()
+/// How often a rewound viewer is sent what its clock has reached (the hub's own updates come
+/// about this often).
+const PLAY_EVERY: Duration = Duration::from_millis(50);
+/// The most updates sent to a rewound viewer at once (2 s at 20 a second, at 2x speed 1 s).
+const PLAY_AT_ONCE: usize = 40;
+
+async fn send<S: Sink<Message> + Unpin>(sink: &mut S, bytes: &Bytes) -> bool {
+    sink.send(Message::Binary(bytes.clone())).await.is_ok()
+}
+
+/// Where a rewound viewer is: the last sequence sent, and its clock (the match time it had
+/// reached at `since`, running at `speed_pct`).
+struct Rewound {
+    seq: u64,
+    at_us: u64,
+    since: Instant,
+    speed_pct: u16,
+}
+
+impl Rewound {
+    /// The match time this viewer's clock shows now.
+    fn now_us(&self) -> u64 {
+        let played = self.since.elapsed().as_micros() as u64;
+        (self.at_us).saturating_add(played * u64::from(self.speed_pct) / 100)
+    }
 }
 
 /// Serves one viewer until it leaves, misbehaves, or the hub closes.
-pub async fn serve<S, R>(guard: ViewerGuard, mut sink: S, mut stream: R)
-where
+pub async fn serve<S, R>(
+    guard: ViewerGuard,
+    rewinding: Option<Arc<dyn Rewinding>>,
+    mut sink: S,
+    mut stream: R,
+) where
     S: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
     let hub = guard.hub().clone();
     let mut frames = hub.subscribe();
-    if !send(&mut sink, &hub.status_frame()).await {
+    if !send(&mut sink, &hub.status_frame().bytes).await {
         return;
     }
     // The sequence this viewer's model includes; updates before a keyframe mean nothing to it.
     let mut have: Option<u64> = None;
     if let Some(keyframe) = hub.keyframe() {
-        if !send(&mut sink, &keyframe).await {
+        if !send(&mut sink, &keyframe.bytes).await {
             return;
         }
         have = Some(keyframe.seq);
     }
+    let mut rewound: Option<Rewound> = None;
+    let mut tick = tokio::time::interval(PLAY_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        let playing = rewound.as_ref().is_some_and(|r| r.speed_pct > 0);
         tokio::select! {
             frame = frames.recv() => {
                 let frame = match frame {
@@ -43,14 +83,16 @@ where
                         // Too slow: skip what it missed and start again from the present.
                         frames = frames.resubscribe();
                         match hub.keyframe() {
-                            Some(keyframe) => keyframe,
-                            None => continue,
+                            Some(keyframe) if rewound.is_none() => keyframe,
+                            _ => continue,
                         }
                     }
                     Err(RecvError::Closed) => return,
                 };
+                // A rewound viewer still hears how the hub stands, never the live match.
                 let wanted = match frame.kind {
                     FrameKind::Status => true,
+                    _ if rewound.is_some() => false,
                     FrameKind::Keyframe => have.is_none_or(|seq| frame.seq > seq),
                     FrameKind::Update => have.is_some_and(|seq| frame.seq > seq),
                 };
@@ -60,21 +102,69 @@ where
                 if frame.kind != FrameKind::Status {
                     have = Some(frame.seq);
                 }
-                if !send(&mut sink, &frame).await {
+                if !send(&mut sink, &frame.bytes).await {
                     return;
+                }
+            }
+            _ = tick.tick(), if playing => {
+                let Some(r) = rewound.as_mut() else { continue };
+                let now = r.now_us();
+                let moment = rewinding.as_ref().and_then(|w| w.play(hub.addr, r.seq, now, PLAY_AT_ONCE));
+                let Some(moment) = moment else {
+                    // Its place left the window: on from the window's start.
+                    let speed_pct = r.speed_pct;
+                    if !seek(&mut sink, &hub, rewinding.as_deref(), 0, speed_pct, &mut rewound).await {
+                        return;
+                    }
+                    continue;
+                };
+                for bytes in &moment.frames {
+                    if !send(&mut sink, bytes).await {
+                        return;
+                    }
+                }
+                r.seq = moment.seq;
+                if moment.live && moment.frames.is_empty() {
+                    // Caught up with the live edge: live from here.
+                    rewound = None;
+                    match go_live(&mut sink, &hub, &mut frames).await {
+                        Some(seq) => have = seq,
+                        None => return,
+                    }
                 }
             }
             incoming = stream.next() => match incoming {
                 Some(Ok(Message::Binary(bytes))) => match ViewerMessage::decode(&bytes) {
-                    Ok(ViewerMessage::Keyframe) => {
+                    Ok(ViewerMessage::Keyframe) if rewound.is_none() => {
                         if let Some(keyframe) = hub.keyframe() {
                             have = Some(keyframe.seq);
-                            if !send(&mut sink, &keyframe).await {
+                            if !send(&mut sink, &keyframe.bytes).await {
                                 return;
                             }
                         }
                     }
-                    Err(_) => {
+                    // A rewound viewer's fresh picture is where it is.
+                    Ok(ViewerMessage::Keyframe) => {
+                        let at = rewound.as_ref().map_or(0, Rewound::now_us);
+                        let speed_pct = rewound.as_ref().map_or(100, |r| r.speed_pct);
+                        if !seek(&mut sink, &hub, rewinding.as_deref(), at, speed_pct, &mut rewound).await {
+                            return;
+                        }
+                    }
+                    Ok(ViewerMessage::Seek { relay_us, speed_pct }) if speed_pct <= MAX_SPEED_PCT => {
+                        if !seek(&mut sink, &hub, rewinding.as_deref(), relay_us, speed_pct, &mut rewound).await {
+                            return;
+                        }
+                    }
+                    Ok(ViewerMessage::Live) => {
+                        if rewound.take().is_some() {
+                            match go_live(&mut sink, &hub, &mut frames).await {
+                                Some(seq) => have = seq,
+                                None => return,
+                            }
+                        }
+                    }
+                    _ => {
                         let _ = sink.send(Message::Close(None)).await;
                         return;
                     }
@@ -88,4 +178,67 @@ where
             },
         }
     }
+}
+
+async fn playing<S: Sink<Message> + Unpin>(sink: &mut S, live: bool, speed_pct: u16) -> bool {
+    let message = WatchMessage::Playing { live, speed_pct }.encode();
+    send(sink, &message.into()).await
+}
+
+/// Sends the window's moment `relay_us`; with no window (rewinding off, or nothing released
+/// yet) the viewer stays where it was. False when the viewer is gone.
+async fn seek<S: Sink<Message> + Unpin>(
+    sink: &mut S,
+    hub: &Hub,
+    rewinding: Option<&dyn Rewinding>,
+    relay_us: u64,
+    speed_pct: u16,
+    rewound: &mut Option<Rewound>,
+) -> bool {
+    let Some(Moment {
+        frames,
+        seq,
+        relay_us: at_us,
+        live,
+    }) = rewinding.and_then(|w| w.seek(hub.addr, relay_us))
+    else {
+        return true;
+    };
+    if !playing(sink, false, speed_pct).await {
+        return false;
+    }
+    for bytes in &frames {
+        if !send(sink, bytes).await {
+            return false;
+        }
+    }
+    *rewound = Some(Rewound {
+        seq,
+        // The clock starts where the viewer asked (not at the last update before it), or at
+        // the live edge when it asked past it.
+        at_us: if live { at_us } else { relay_us.max(at_us) },
+        since: Instant::now(),
+        speed_pct,
+    });
+    true
+}
+
+/// Back to the live match: a fresh keyframe, then the broadcast from there. Returns the
+/// keyframe's sequence (`None` inside when nothing is released yet), or `None` when the viewer
+/// is gone.
+async fn go_live<S: Sink<Message> + Unpin>(
+    sink: &mut S,
+    hub: &Hub,
+    frames: &mut tokio::sync::broadcast::Receiver<Frame>,
+) -> Option<Option<u64>> {
+    *frames = frames.resubscribe();
+    if !playing(sink, true, 100).await {
+        return None;
+    }
+    let Some(keyframe) = hub.keyframe() else {
+        return Some(None);
+    };
+    send(sink, &keyframe.bytes)
+        .await
+        .then_some(Some(keyframe.seq))
 }

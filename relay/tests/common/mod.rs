@@ -399,6 +399,8 @@ pub struct Viewer {
     pub status: Option<protocol::relay_api::watch::HubStatus>,
     pub seq: u64,
     pub bytes: usize,
+    /// Where the relay last said this viewer is: live, and the speed it plays at.
+    pub playing: Option<(bool, u16)>,
     /// Every keyframe and update with when it arrived.
     pub received: Vec<(
         tokio::time::Instant,
@@ -423,8 +425,18 @@ impl Viewer {
             status: None,
             seq: 0,
             bytes: 0,
+            playing: None,
             received: Vec::new(),
         }
+    }
+
+    /// Sends the relay a viewer's message.
+    pub async fn say(&mut self, message: protocol::relay_api::watch::ViewerMessage) {
+        use futures_util::SinkExt;
+        self.socket
+            .send(Message::Binary(message.encode().into()))
+            .await
+            .expect("the viewer's message is sent");
     }
 
     /// Reads the next message; `None` when the socket ended.
@@ -450,6 +462,9 @@ impl Viewer {
                     assert_eq!(*seq, self.seq + 1, "updates arrive in order, none missing");
                     self.seq = *seq;
                     apply(self.view.as_mut().expect("a keyframe came first"), update);
+                }
+                WatchMessage::Playing { live, speed_pct } => {
+                    self.playing = Some((*live, *speed_pct));
                 }
             }
             if !matches!(decoded, WatchMessage::Status(_)) {

@@ -69,3 +69,60 @@ pub fn soldiers(path: &Path) -> BTreeSet<String> {
         .map(|s| s["name"].as_str().unwrap().to_owned())
         .collect()
 }
+
+/// Reads the lab's truth file: server time to each soldier's (origin, alive).
+pub fn positions(path: &Path) -> BTreeMap<i32, BTreeMap<u8, ([f64; 3], bool)>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut frames = BTreeMap::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let soldiers = v["soldiers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let o = &s["origin"];
+                (
+                    s["client"].as_u64().unwrap() as u8,
+                    (
+                        [0, 1, 2].map(|i| o[i].as_f64().unwrap()),
+                        s["alive"].as_bool().unwrap(),
+                    ),
+                )
+            })
+            .collect();
+        frames.insert(v["server_time"].as_i64().unwrap() as i32, soldiers);
+    }
+    frames
+}
+
+/// Each placed soldier of `view` (client, server time seen), checked against the truth at the
+/// time it was seen: within a unit of the server's position (the wire rounds to whole units).
+pub fn placed_as_the_truth(
+    view: &protocol::relay_api::watch::MatchView,
+    frames: &BTreeMap<i32, BTreeMap<u8, ([f64; 3], bool)>>,
+) -> Vec<(u8, i32)> {
+    use protocol::relay_api::watch::Team;
+    let mut placed = Vec::new();
+    for p in view.players.iter().filter(|p| p.team != Team::Spectator) {
+        let Some(seen) = p.seen else { continue };
+        let Some((origin, _)) = frames.get(&seen).and_then(|f| f.get(&p.client)) else {
+            panic!(
+                "player {} seen at {seen}, a time the server never ran",
+                p.client
+            )
+        };
+        let error = (0..2)
+            .map(|i| (origin[i] - f64::from(p.origin[i])).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            error <= 1.0,
+            "player {} is {error} units off what the server had",
+            p.client
+        );
+        placed.push((p.client, seen));
+    }
+    placed
+}

@@ -261,3 +261,90 @@ async fn the_watch_view_fits_a_laptop_and_a_phone_and_the_map_pinches_to_zoom() 
         client.close().await.unwrap();
     }
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn a_viewer_pauses_a_live_match_replays_a_kill_and_comes_back_to_live() {
+    let (lab, relay) = live_match().await;
+    let addr = lab.servers[0].addr.to_string();
+    let watch = format!("http://{}/watch/#/watch/{addr}", relay.addr);
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    client.goto(&watch).await.unwrap();
+    // A few seconds of match in the window, and a kill in it to replay.
+    eventually("the rewind bar shows a kill", async || {
+        let marks = count(&client, ".rewind-bar.held .rewind-kill").await;
+        let replays = count(&client, "[data-testid=kill-replay]").await;
+        (marks >= 1 && replays >= 1)
+            .then_some(())
+            .ok_or(format!("{marks} marks, {replays} replays"))
+    })
+    .await;
+    assert_eq!(
+        text_of(&client, "[data-testid=rewind-behind]")
+            .await
+            .unwrap(),
+        "live"
+    );
+    // A second viewer, in a browser of its own, stays live whatever the first does.
+    let (_other_driver, other) = open_page(&relay, 1000, 800).await;
+    other.goto(&watch).await.unwrap();
+    eventually("the second viewer is live", async || {
+        let t = text_of(&other, "[data-testid=rewind-behind]").await?;
+        (t == "live").then_some(()).ok_or(t)
+    })
+    .await;
+
+    // Pause: the view holds where it was.
+    click(&client, "[data-testid=rewind-play]").await;
+    eventually("paused", async || {
+        let t = text_of(&client, "[data-testid=rewind-play]").await?;
+        (t == "Play").then_some(()).ok_or(t)
+    })
+    .await;
+    let held = watch_rows(&client).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        watch_rows(&client).await.unwrap(),
+        held,
+        "paused, nothing moves"
+    );
+    let behind = text_of(&client, "[data-testid=rewind-behind]")
+        .await
+        .unwrap();
+    assert!(behind.starts_with('−'), "{behind}");
+
+    // Replay a kill: from 3 s before it, playing, behind the live edge.
+    click(&client, "[data-testid=kill-replay]").await;
+    eventually("replaying", async || {
+        let play = text_of(&client, "[data-testid=rewind-play]").await?;
+        let behind = text_of(&client, "[data-testid=rewind-behind]").await?;
+        (play == "Pause" && behind.starts_with('−'))
+            .then_some(())
+            .ok_or(format!("{play} {behind}"))
+    })
+    .await;
+    screenshot(&client, "rewind-replay.png").await;
+    assert_eq!(
+        text_of(&other, "[data-testid=rewind-behind]")
+            .await
+            .unwrap(),
+        "live"
+    );
+
+    // Back to live.
+    click(&client, "[data-testid=rewind-live]").await;
+    eventually("live again", async || {
+        let t = text_of(&client, "[data-testid=rewind-behind]").await?;
+        (t == "live").then_some(()).ok_or(t)
+    })
+    .await;
+    let first = watch_rows(&client).await.unwrap();
+    eventually("the dots move again", async || {
+        let rows = watch_rows(&client).await?;
+        let moved = rows.iter().filter(|r| !first.contains(r)).count();
+        (moved >= 3).then_some(()).ok_or(format!("{moved} moved"))
+    })
+    .await;
+    client.close().await.unwrap();
+    other.close().await.unwrap();
+}

@@ -1,14 +1,20 @@
-//! What happens in the match, newest first: kills, chat and the server's messages.
+//! What happens in the match, newest first: kills (each with "replay" while the relay's
+//! rewind window holds it), chat and the server's messages.
 
 use leptos::prelude::*;
 use protocol::cod::text::strip;
 use protocol::relay_api::watch::{FeedItem, MatchView};
 
+use super::rewind::{Rewinder, KILL_LEAD_US};
 use crate::parts::coloured::Coloured;
 
 /// The kill feed, chat and server messages.
 #[component]
-pub(super) fn Events(shown: RwSignal<Option<MatchView>>) -> impl IntoView {
+pub(super) fn Events(
+    shown: RwSignal<Option<MatchView>>,
+    selected: RwSignal<Option<u8>>,
+    rewinder: Option<Rewinder>,
+) -> impl IntoView {
     let name_of = |view: &MatchView, client: Option<u8>| match client {
         None => "the world".to_owned(),
         Some(c) => view
@@ -19,17 +25,19 @@ pub(super) fn Events(shown: RwSignal<Option<MatchView>>) -> impl IntoView {
     };
     let kills = move || {
         let view = shown.get()?;
-        let lines: Vec<(String, String, String)> = view
+        let lines: Vec<(i32, Option<u8>, String, String, String)> = view
             .feed
             .iter()
             .rev()
             .filter_map(|f| match f {
                 FeedItem::Kill {
+                    time,
                     attacker,
                     victim,
                     weapon,
-                    ..
                 } => Some((
+                    *time,
+                    *attacker,
                     name_of(&view, *attacker),
                     weapon
                         .trim_end_matches("_mp")
@@ -75,12 +83,34 @@ pub(super) fn Events(shown: RwSignal<Option<MatchView>>) -> impl IntoView {
         <section class="killfeed" aria-label="Kill feed">
             <h3>"Kills"</h3>
             <ul>
-                {move || kills().unwrap_or_default().into_iter().map(|(a, w, v)| view! {
-                    <li data-testid="kill">
-                        <Coloured text=a />
-                        <span class="weapon">{format!(" [{w}] ")}</span>
-                        <Coloured text=v />
-                    </li>
+                {move || kills().unwrap_or_default().into_iter().map(|(time, by, a, w, v)| {
+                    // Replays from 3 s before the kill, following its killer.
+                    let replay = rewinder
+                        .filter(|r| r.window.with(|_| r.kill_moment(time).is_some()))
+                        .map(|r| view! {
+                            " "
+                            <button
+                                type="button"
+                                class="replay"
+                                data-testid="kill-replay"
+                                on:click=move |_| {
+                                    if let Some(at) = r.kill_moment(time) {
+                                        selected.set(by);
+                                        r.seek(at.saturating_sub(KILL_LEAD_US), 100);
+                                    }
+                                }
+                            >
+                                "replay"
+                            </button>
+                        });
+                    view! {
+                        <li data-testid="kill">
+                            <Coloured text=a />
+                            <span class="weapon">{format!(" [{w}] ")}</span>
+                            <Coloured text=v />
+                            {replay}
+                        </li>
+                    }
                 }).collect_view()}
             </ul>
         </section>

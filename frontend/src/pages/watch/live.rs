@@ -1,7 +1,7 @@
 //! What the socket, the map and the tables of one watch view share, and the map's drawing loop.
 
 use leptos::prelude::*;
-use protocol::relay_api::watch::{HubStatus, MatchView, Overview};
+use protocol::relay_api::watch::{HubStatus, MatchView, Overview, ViewerMessage};
 use protocol::watching::{Bounds, RenderClock, Tracks};
 
 use super::map;
@@ -34,6 +34,14 @@ pub struct Live {
     pub(super) status: RwSignal<Option<HubStatus>>,
     /// The view the tables show, refreshed a few times a second.
     pub(super) shown: RwSignal<Option<MatchView>>,
+    /// When the newest message shown reached the relay (µs), and that, refreshed with the
+    /// tables, for the rewind bar.
+    pub(super) relay_us: u64,
+    pub(super) shown_us: RwSignal<u64>,
+    /// Live, or rewound and played at a speed (percent; 0: paused), as the relay last said.
+    pub(super) playing: RwSignal<(bool, u16)>,
+    /// What the view asks of the relay's hub (a seek, back to live), while a socket is open.
+    pub(super) outbox: Option<futures::channel::mpsc::UnboundedSender<ViewerMessage>>,
 }
 
 /// Zooms the map by `factor` about the point (`x`, `y`) of a `w` x `h` canvas: the point
@@ -86,7 +94,18 @@ impl Live {
             connected: RwSignal::new(false),
             status: RwSignal::new(None),
             shown: RwSignal::new(None),
+            relay_us: 0,
+            shown_us: RwSignal::new(0),
+            playing: RwSignal::new((true, 100)),
+            outbox: None,
         }
+    }
+
+    /// Asks the hub for something; false when no socket is open to ask.
+    pub(super) fn say(&self, message: ViewerMessage) -> bool {
+        self.outbox
+            .as_ref()
+            .is_some_and(|o| o.unbounded_send(message).is_ok())
     }
 
     /// Loads the operator's overview image for the current map, once.

@@ -8,6 +8,7 @@ mod gestures;
 mod head;
 mod live;
 mod map;
+mod rewind;
 mod scoreboard;
 mod socket;
 
@@ -95,6 +96,9 @@ pub fn Watch(
     } else {
         socket::follow(addr.clone(), live, open);
     }
+    // Going back in the match: only through the relay's hub, which keeps the window.
+    let rewinder =
+        (player.is_none() && !direct).then(|| rewind::Rewinder::start(addr.clone(), live, open));
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     Effect::new(move |started: Option<bool>| {
         if started != Some(true) && canvas.get().is_some() {
@@ -139,10 +143,11 @@ pub fn Watch(
                     </div>
                 </div>
                 {player.map(|player| view! { <demo::DemoBar player=player /> })}
+                {rewinder.map(|r| view! { <rewind::RewindBar rewinder=r /> })}
             </section>
             <aside class="watch-side">
                 <Scoreboard shown=shown selected=selected />
-                <Events shown=shown />
+                <Events shown=shown selected=selected rewinder=rewinder />
                 {player.map(|player| view! { <demo::DemoKills player=player /> })}
             </aside>
         </main>

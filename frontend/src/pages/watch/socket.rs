@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{SinkExt, StreamExt};
 use gloo_net::websocket::{futures::WebSocket, Message};
 use leptos::prelude::*;
-use protocol::relay_api::watch::{apply, WatchMessage};
+use protocol::relay_api::watch::{apply, ViewerMessage, WatchMessage};
 
 use super::live::Live;
 use crate::net::{now_ms, sleep, ws_url};
@@ -26,19 +26,33 @@ async fn session(addr: &str, live: StoredValue<Live, LocalStorage>, open: Stored
     let Ok(socket) = WebSocket::open(&ws_url(&format!("/spectate/{addr}"))) else {
         return;
     };
-    let (_sink, mut stream) = socket.split();
-    while let Some(message) = stream.next().await {
-        if !open.try_get_value().unwrap_or(false) {
-            return;
+    let (mut sink, stream) = socket.split();
+    let (outbox, said) = futures::channel::mpsc::unbounded::<ViewerMessage>();
+    live.update_value(|l| l.outbox = Some(outbox));
+    let (mut stream, mut said) = (stream.fuse(), said.fuse());
+    loop {
+        futures::select! {
+            message = stream.next() => {
+                if !open.try_get_value().unwrap_or(false) {
+                    return;
+                }
+                let Some(Ok(Message::Bytes(bytes))) = message else {
+                    return;
+                };
+                let Ok(message) = WatchMessage::decode(&bytes) else {
+                    leptos::logging::warn!("unreadable watch message");
+                    continue;
+                };
+                live.update_value(|l| l.take(message));
+            }
+            asked = said.next() => {
+                if let Some(asked) = asked {
+                    if sink.send(Message::Bytes(asked.encode())).await.is_err() {
+                        return;
+                    }
+                }
+            }
         }
-        let Ok(Message::Bytes(bytes)) = message else {
-            return;
-        };
-        let Ok(message) = WatchMessage::decode(&bytes) else {
-            leptos::logging::warn!("unreadable watch message");
-            continue;
-        };
-        live.update_value(|l| l.take(message));
     }
 }
 
@@ -59,11 +73,20 @@ impl Live {
                 self.filling_until = now + f64::from(status.filling_ms);
                 self.status.set(Some(status));
             }
-            WatchMessage::Keyframe { seq, view, .. } => {
+            WatchMessage::Keyframe {
+                seq,
+                view,
+                relay_us,
+            } => {
                 self.seq = seq;
+                self.relay_us = relay_us;
                 self.view = Some(view);
             }
-            WatchMessage::Update { seq, update, .. } => {
+            WatchMessage::Update {
+                seq,
+                update,
+                relay_us,
+            } => {
                 let Some(view) = self.view.as_mut() else {
                     return;
                 };
@@ -71,7 +94,19 @@ impl Live {
                     return;
                 }
                 self.seq = seq;
+                self.relay_us = relay_us;
                 apply(view, &update);
+            }
+            WatchMessage::Playing { live, speed_pct } => {
+                // What follows is from elsewhere in the match: the map's trails and clock
+                // start again from it.
+                self.playing.set((live, speed_pct));
+                self.tracks = protocol::watching::Tracks::default();
+                self.clock = protocol::watching::RenderClock::default();
+                if speed_pct > 0 {
+                    self.clock.set_rate(f64::from(speed_pct) / 100.0);
+                }
+                return;
             }
         }
         if let Some(view) = &self.view {
@@ -85,9 +120,15 @@ impl Live {
                 self.bounds = Some(self.bounds.map_or(b, |old| old.union(b)));
             }
             // The tables redraw a few times a second; the map every frame.
-            if now - self.shown_at >= 250.0 || self.shown.with_untracked(Option::is_none) {
+            // Paused after a seek, the tables show where it stopped at once.
+            let paused = self
+                .playing
+                .with_untracked(|&(live, speed)| !live && speed == 0);
+            if now - self.shown_at >= 250.0 || paused || self.shown.with_untracked(Option::is_none)
+            {
                 self.shown_at = now;
                 self.shown.set(Some(view.clone()));
+                self.shown_us.set(self.relay_us);
             }
         }
     }

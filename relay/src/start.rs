@@ -96,6 +96,7 @@ pub(crate) async fn capabilities(
     let (rewinds, rewind_routes) = rewind::start(config.rewind);
     if let Some(rewinds) = &rewinds {
         config.spectate.taps.0.push(rewinds.tap());
+        config.spectate.mirror_taps.0.push(rewinds.tap());
         config.spectate.rewind = spectate::Rewind(Some(rewinds.clone()));
     }
     // Every followed match is kept when there is a history to keep it in.

@@ -10,7 +10,8 @@ use std::time::Duration;
 use common::engines::{Nats, RelayProcess};
 use common::{Page, Viewer};
 use lab::{Lab, LabConfig};
-use protocol::relay_api::watch::WatchMessage;
+use protocol::relay_api::rewind::RewindWindow;
+use protocol::relay_api::watch::{ViewerMessage, WatchMessage};
 use tokio::time::Instant;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -794,4 +795,92 @@ async fn a_followed_match_is_written_by_the_hub_holder_and_continued_by_its_succ
         let most = lab_pairs.get(&pair).copied().unwrap_or(0);
         assert!(n <= most, "{pair:?} stored {n} times, the lab made {most}");
     }
+}
+
+async fn rewind_window(relay: &RelayProcess, server: &str) -> Option<RewindWindow> {
+    let url = format!("http://{}/api/spectate/{server}/rewind", relay.addr);
+    let answer = reqwest::get(url).await.ok()?;
+    if answer.status() != 200 {
+        return None;
+    }
+    answer.json().await.ok()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn a_viewer_rewinds_through_its_own_relay_and_a_takeover_keeps_the_window() {
+    let (lab, server, nats, database) = watched_match().await;
+    let args = relay_args(&lab, &nats, &database, &["--spectate-delay", "0"]);
+    let mut relays = relays(2, &args).await;
+    for relay in &relays {
+        eventually(LIMIT, "the server listed", || async {
+            all_online(&lab, &listed(relay).await)
+        })
+        .await;
+    }
+    let mut viewers = Vec::new();
+    for (at, relay) in relays.iter().enumerate() {
+        viewers.push((at, Viewer::open_at(relay.addr, &server).await));
+    }
+    let mut viewers = read_until(viewers, |v| v.seq >= 200).await;
+    let lease = format!("hub.{}", server.replace(['.', ':'], "-"));
+    let owner = holder(&relays, &lease)
+        .await
+        .expect("a relay holds the slot");
+    let mirror = 1 - owner;
+    // The mirror keeps its own window of what it forwarded: the same kills as the holder's.
+    let held = found(LIMIT, "the mirror's window", || async {
+        rewind_window(&relays[mirror], &server)
+            .await
+            .filter(|w| w.keyframes >= 2 && !w.kills.is_empty())
+    })
+    .await;
+    let theirs = rewind_window(&relays[owner], &server).await.unwrap();
+    // After both windows' first keyframes (a keyframe's own kills are before any window).
+    let span = held.start_server_time.max(theirs.start_server_time) + 1
+        ..=held.end_server_time.min(theirs.end_server_time);
+    let kills = |w: &RewindWindow| -> Vec<(i32, String)> {
+        w.kills
+            .iter()
+            .filter(|k| span.contains(&k.server_time))
+            .map(|k| (k.server_time, k.victim.clone()))
+            .collect()
+    };
+    assert_eq!(kills(&held), kills(&theirs));
+    // Its viewer goes back through it.
+    let (_, viewer) = viewers.iter_mut().find(|(at, _)| *at == mirror).unwrap();
+    viewer
+        .say(ViewerMessage::Seek {
+            relay_us: held.start_us,
+            speed_pct: 0,
+        })
+        .await;
+    let deadline = Instant::now() + LIMIT;
+    while viewer.playing != Some((false, 0)) {
+        assert!(
+            Instant::now() < deadline,
+            "the mirror never answered the seek"
+        );
+        tokio::time::timeout_at(deadline, viewer.next())
+            .await
+            .unwrap();
+    }
+    let next = tokio::time::timeout(LIMIT, viewer.next()).await.unwrap();
+    assert!(matches!(next, Some(WatchMessage::Keyframe { .. })));
+
+    // The holder dies; the mirror takes the slot over and keeps the window it had.
+    relays[owner].kill().await;
+    let kept = found(LIMIT, "the window after the takeover", || async {
+        rewind_window(&relays[mirror], &server)
+            .await
+            .filter(|w| w.end_us > held.end_us + 3_000_000)
+    })
+    .await;
+    assert_eq!(kept.start_us, held.start_us, "the window's start is kept");
+    let survivor = std::slice::from_ref(&relays[mirror]);
+    assert_eq!(
+        holder(survivor, &lease).await,
+        Some(0),
+        "the mirror holds the slot"
+    );
 }

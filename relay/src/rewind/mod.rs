@@ -7,8 +7,10 @@
 //!
 //! Routes: `GET /api/spectate/{addr}/rewind` (the window: its span, size and kills).
 //!
-//! A window lives with its hub's session on the relay holding the game slot; in a cluster,
-//! a mirror has none, and a takeover starts a new window.
+//! In a cluster every relay keeps the window of each hub its viewers watch: the one holding the
+//! game slot from its session, the mirrors from the frames they forward (no traffic beyond
+//! what viewers already cost), so a viewer rewinds through its own relay, and a relay that
+//! takes the slot over keeps the window it mirrored.
 
 mod scrape;
 mod tap;
@@ -17,7 +19,7 @@ mod window;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -77,10 +79,21 @@ impl RewindArgs {
 /// Rewinding's limits; `None`: off.
 pub type RewindConfig = Option<Limits>;
 
+/// How long a window outlives its last tap: a cluster's hub that moves between holding the
+/// slot and mirroring (a takeover) keeps its window across the move.
+const ORPHAN_GRACE: Duration = Duration::from_secs(10);
+
+/// A hub's window, the taps filling it, and since when none has.
+struct Held {
+    window: Arc<Mutex<Window>>,
+    taps: usize,
+    orphaned: Option<Instant>,
+}
+
 /// Every hub's window on this relay.
 pub struct Rewinds {
     limits: Limits,
-    windows: Mutex<HashMap<ServerAddr, Arc<Mutex<Window>>>>,
+    windows: Mutex<HashMap<ServerAddr, Held>>,
     /// Every window's bytes together.
     total: Arc<AtomicUsize>,
 }
@@ -94,27 +107,44 @@ impl Rewinds {
         })
     }
 
-    /// The tap that gives each hub its window.
+    /// The tap that gives each hub its window: the server's window if one is held (a hub
+    /// that went from mirroring to holding the slot, or back), else a new one.
     pub fn tap(self: &Arc<Self>) -> TapMaker {
         let rewinds = self.clone();
         Arc::new(move |server| {
-            let window = Arc::new(Mutex::new(Window::new(
-                rewinds.limits,
-                rewinds.total.clone(),
-            )));
-            rewinds.windows.locked().insert(server, window.clone());
+            let window = {
+                let mut windows = rewinds.held();
+                let held = windows.entry(server).or_insert_with(|| Held {
+                    window: Arc::new(Mutex::new(Window::new(
+                        rewinds.limits,
+                        rewinds.total.clone(),
+                    ))),
+                    taps: 0,
+                    orphaned: None,
+                });
+                held.taps += 1;
+                held.orphaned = None;
+                held.window.clone()
+            };
             Box::new(tap::RewindTap::new(server, window, rewinds.clone()))
         })
     }
 
-    /// A hub's window, while its hub runs here.
+    /// The windows, without those whose hub left here more than [`ORPHAN_GRACE`] ago.
+    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<ServerAddr, Held>> {
+        let mut windows = self.windows.locked();
+        windows.retain(|_, h| h.orphaned.is_none_or(|at| at.elapsed() < ORPHAN_GRACE));
+        windows
+    }
+
+    /// A hub's window, while its hub runs here (or has just moved).
     pub fn window(&self, server: ServerAddr) -> Option<Arc<Mutex<Window>>> {
-        self.windows.locked().get(&server).cloned()
+        self.held().get(&server).map(|h| h.window.clone())
     }
 
     /// Hubs keeping a window now.
     pub fn windows(&self) -> usize {
-        self.windows.locked().len()
+        self.held().len()
     }
 
     /// Every window's bytes together.
@@ -122,11 +152,15 @@ impl Rewinds {
         self.total.load(Ordering::Relaxed)
     }
 
-    /// Forgets a hub's window, unless a newer hub for the server has replaced it.
-    fn forget(&self, server: ServerAddr, window: &Arc<Mutex<Window>>) {
+    /// A tap of the server's window is gone; with the last, the window is kept for
+    /// [`ORPHAN_GRACE`] in case the hub comes back (a cluster's takeover), then forgotten.
+    fn forget(&self, server: ServerAddr) {
         let mut windows = self.windows.locked();
-        if windows.get(&server).is_some_and(|w| Arc::ptr_eq(w, window)) {
-            windows.remove(&server);
+        if let Some(held) = windows.get_mut(&server) {
+            held.taps = held.taps.saturating_sub(1);
+            if held.taps == 0 {
+                held.orphaned = Some(Instant::now());
+            }
         }
     }
 }

@@ -110,6 +110,6 @@ impl HubTap for RewindTap {
 impl Drop for RewindTap {
     /// The hub is gone: so is its window.
     fn drop(&mut self) {
-        self.rewinds.forget(self.server, &self.window);
+        self.rewinds.forget(self.server);
     }
 }

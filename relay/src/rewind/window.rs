@@ -85,7 +85,13 @@ impl Window {
     }
 
     /// Starts a segment at `keyframe`: the whole match after the step of the same sequence.
+    /// A keyframe numbered before the window's end is a new hub's (its sequence starts
+    /// again): what was held no longer leads anywhere, so it goes.
     pub fn keyframe(&mut self, keyframe: Step) {
+        if self.end().is_some_and(|end| keyframe.seq < end.seq) {
+            let gone: usize = self.segments.drain(..).map(|s| s.bytes).sum();
+            self.shrink(gone);
+        }
         let bytes = keyframe.bytes.len() + STEP_OVERHEAD;
         self.segments.push_back(Segment {
             keyframe,
@@ -297,6 +303,24 @@ mod tests {
         assert_eq!((none.frames.len(), none.seq, none.live), (0, 400, true));
         assert!(window.seek(u64::MAX).unwrap().live);
         assert!(!window.seek(step(250, 0).relay_us).unwrap().live);
+        assert_eq!(total.load(Ordering::Relaxed), window.bytes());
+    }
+
+    #[test]
+    fn a_new_hub_s_numbering_starts_the_window_again() {
+        let total = Arc::new(AtomicUsize::new(0));
+        let mut window = Window::new(limits(), total.clone());
+        fed(&mut window, 1..=300);
+        assert_eq!(window.summary().unwrap().keyframes, 3);
+        // A hub gone and back within the grace: its sequence starts at 1 again.
+        let mut again = step(1, 100);
+        again.relay_us += 3600 * SECOND;
+        window.keyframe(again);
+        let summary = window.summary().unwrap();
+        assert_eq!(
+            (summary.keyframes, summary.start_us),
+            (1, 3600 * SECOND + SECOND / 20)
+        );
         assert_eq!(total.load(Ordering::Relaxed), window.bytes());
     }
 

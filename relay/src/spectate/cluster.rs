@@ -21,6 +21,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::replica::{Mirrored, Replica};
 use crate::cluster::{lease::Lease, token, Cluster, Counters};
+use crate::seams::HubTap;
 use crate::AbortOnDrop;
 
 /// How often mirrors report their viewers, and how long a report counts.
@@ -196,7 +197,8 @@ impl Role<'_> {
             tokio::time::sleep(REPORT_EVERY).await;
             return Ended::Unsubscribed;
         };
-        let mut synced = resync(hub, cluster, subjects).await;
+        let mut taps = hub.mirror_taps();
+        let mut synced = resync(hub, cluster, subjects, &mut taps).await;
         let mut report = tokio::time::interval(REPORT_EVERY);
         let mut record_said = false;
         loop {
@@ -210,8 +212,8 @@ impl Role<'_> {
                     }
                 }
                 Some(message) = frames.next() => {
-                    if hub.mirror(message.payload) == Mirrored::Gap {
-                        synced = resync(hub, cluster, subjects).await;
+                    if hub.mirror(message.payload, &mut taps) == Mirrored::Gap {
+                        synced = resync(hub, cluster, subjects, &mut taps).await;
                     }
                 }
                 _ = report.tick() => {
@@ -230,7 +232,7 @@ impl Role<'_> {
                         }
                     }
                     if !synced {
-                        synced = resync(hub, cluster, subjects).await;
+                        synced = resync(hub, cluster, subjects, &mut taps).await;
                     }
                 }
             }
@@ -239,7 +241,12 @@ impl Role<'_> {
 }
 
 /// Asks the holder for its status and keyframe; false when nobody answered (no holder yet).
-async fn resync(hub: &Replica, cluster: &Cluster, subjects: &Subjects) -> bool {
+async fn resync(
+    hub: &Replica,
+    cluster: &Cluster,
+    subjects: &Subjects,
+    taps: &mut [Box<dyn HubTap>],
+) -> bool {
     Counters::add(&cluster.counters.hub_resyncs);
     let Ok(reply) = cluster
         .client
@@ -258,10 +265,10 @@ async fn resync(hub: &Replica, cluster: &Cluster, subjects: &Subjects) -> bool {
     let Some(status) = payload.get(4..4 + len) else {
         return false;
     };
-    hub.mirror(payload.slice(4..4 + len.min(status.len())));
+    hub.mirror(payload.slice(4..4 + len.min(status.len())), taps);
     let keyframe = payload.slice(4 + len..);
     if !keyframe.is_empty() {
-        hub.mirror(keyframe);
+        hub.mirror(keyframe, taps);
     }
     true
 }

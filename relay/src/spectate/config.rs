@@ -133,6 +133,9 @@ pub struct SpectateConfig {
     pub taps: Taps,
     /// Where a viewer goes back to (`rewind`'s windows, which one of `taps` fills).
     pub rewind: Rewind,
+    /// Taps that also follow a hub this relay mirrors in a cluster (the rewind window): they
+    /// are offered each frame as it reaches this relay's viewers, never the session.
+    pub mirror_taps: Taps,
     /// Passworded servers' passwords (`g_password`): hubs join those servers with them, and
     /// viewers never see them.
     pub server_passwords: BTreeMap<ServerAddr, protocol::secret::Secret>,
@@ -150,6 +153,7 @@ impl Default for SpectateConfig {
             recordable: false,
             taps: Taps::default(),
             rewind: Rewind::default(),
+            mirror_taps: Taps::default(),
             server_passwords: BTreeMap::new(),
         }
     }

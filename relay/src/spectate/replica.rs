@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Bytes;
-use protocol::relay_api::watch::{apply, WatchMessage};
+use protocol::relay_api::watch::{apply, diff, MatchView, Update, WatchMessage};
 use tokio::sync::broadcast;
 
 use super::hub::{Frame, FrameKind, Hub};
@@ -15,6 +15,7 @@ use super::registry::Hubs;
 use super::task::HubTask;
 
 use crate::net::ServerAddr;
+use crate::seams::{HubTap, Released};
 
 /// How far a takeover moves the update sequence (see [`Replica::take_over`]).
 const SEQ_JUMP: u64 = 1_000;
@@ -130,9 +131,40 @@ impl Replica {
         }
     }
 
+    /// The taps that follow a mirrored hub (made when mirroring starts).
+    pub(super) fn mirror_taps(&self) -> Vec<Box<dyn HubTap>> {
+        let taps = &self.hubs.config().mirror_taps.0;
+        taps.iter().map(|make| make(self.hub.addr)).collect()
+    }
+
     /// On a relay that mirrors another's hub: one frame as its hub published it, forwarded
-    /// unchanged to this relay's viewers and applied to what late joiners get.
-    pub(super) fn mirror(&self, bytes: Bytes) -> Mirrored {
+    /// unchanged to this relay's viewers, applied to what late joiners get, and offered to
+    /// the mirror's `taps` (a keyframe as the whole match told as one change).
+    pub(super) fn mirror(&self, bytes: Bytes, taps: &mut [Box<dyn HubTap>]) -> Mirrored {
+        let mut told = None;
+        let mirrored = self.mirror_frame(bytes, |frame, update| {
+            if !taps.is_empty() {
+                told = Some((frame.clone(), update));
+            }
+        });
+        if let Some((frame, (update, relay_us))) = told {
+            let released = Released {
+                seq: frame.seq,
+                relay_us,
+                update: &update,
+                message: &frame.bytes,
+                keyframe: frame.kind == FrameKind::Keyframe,
+            };
+            for tap in taps.iter_mut() {
+                tap.released(&*self.hub, &released);
+            }
+        }
+        mirrored
+    }
+
+    /// [`Replica::mirror`] under the hub's lock; `told` gets each frame for the viewers with
+    /// its change and time (the taps run after the lock is let go: they read the hub).
+    fn mirror_frame(&self, bytes: Bytes, mut told: impl FnMut(&Frame, (Update, u64))) -> Mirrored {
         let Ok(message) = WatchMessage::decode(&bytes) else {
             return Mirrored::Unreadable;
         };
@@ -158,6 +190,7 @@ impl Replica {
                 if shared.seq != 0 && seq <= shared.seq {
                     return Mirrored::Applied;
                 }
+                let whole = diff(&MatchView::default(), &view);
                 shared.released = view;
                 shared.seq = seq;
                 shared.relay_us = relay_us;
@@ -167,6 +200,7 @@ impl Replica {
                     bytes,
                 };
                 shared.keyframe = Some(frame.clone());
+                told(&frame, (whole, relay_us));
                 frame
             }
             WatchMessage::Update {
@@ -184,11 +218,13 @@ impl Replica {
                 shared.seq = seq;
                 shared.relay_us = relay_us;
                 shared.keyframe = None;
-                Frame {
+                let frame = Frame {
                     kind: FrameKind::Update,
                     seq,
                     bytes,
-                }
+                };
+                told(&frame, (update, relay_us));
+                frame
             }
             // A viewer's own place in the rewind window: no hub publishes one.
             WatchMessage::Playing { .. } => return Mirrored::Unreadable,

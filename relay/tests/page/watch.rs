@@ -312,6 +312,10 @@ async fn a_viewer_pauses_a_live_match_replays_a_kill_and_comes_back_to_live() {
         .await
         .unwrap();
     assert!(behind.starts_with('−'), "{behind}");
+    let status = text_of(&client, "[data-testid=watch-status]")
+        .await
+        .unwrap();
+    assert_eq!(status, "paused");
 
     // Replay a kill: from 3 s before it, playing, behind the live edge.
     click(&client, "[data-testid=kill-replay]").await;
@@ -323,6 +327,10 @@ async fn a_viewer_pauses_a_live_match_replays_a_kill_and_comes_back_to_live() {
             .ok_or(format!("{play} {behind}"))
     })
     .await;
+    let status = text_of(&client, "[data-testid=watch-status]")
+        .await
+        .unwrap();
+    assert_eq!(status, "rewound, 1x");
     screenshot(&client, "rewind-replay.png").await;
     assert_eq!(
         text_of(&other, "[data-testid=rewind-behind]")
@@ -338,6 +346,10 @@ async fn a_viewer_pauses_a_live_match_replays_a_kill_and_comes_back_to_live() {
         (t == "live").then_some(()).ok_or(t)
     })
     .await;
+    let status = text_of(&client, "[data-testid=watch-status]")
+        .await
+        .unwrap();
+    assert_eq!(status, "live");
     let first = watch_rows(&client).await.unwrap();
     eventually("the dots move again", async || {
         let rows = watch_rows(&client).await?;

@@ -61,12 +61,18 @@ pub(super) fn WatchHead(
     live: StoredValue<Live, LocalStorage>,
     player: Option<DemoPlayer>,
 ) -> impl IntoView {
-    let (status, shown, connected) = live.with_value(|l| (l.status, l.shown, l.connected));
+    let (status, shown, connected, playing) =
+        live.with_value(|l| (l.status, l.shown, l.connected, l.playing));
     let filling_s = filling_seconds(live);
     move || {
         let view = shown.get();
         let status = status.get();
-        let state = state_line(player, status.as_ref(), filling_s(), connected.get());
+        let state = match playing.get() {
+            // Gone back into the rewind window: the hub's state is not what is shown.
+            (false, 0) => "paused".to_owned(),
+            (false, pct) => format!("rewound, {}x", f64::from(pct) / 100.0),
+            (true, _) => state_line(player, status.as_ref(), filling_s(), connected.get()),
+        };
         let delay = status.as_ref().map_or(String::new(), |s| match s.delay_ms {
             0 => "no delay".into(),
             ms => format!("delay {} s", ms / 1000),

@@ -16,6 +16,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some("page") => page(root),
         Some("spectate") => example(root, "spectate_bench", &args[1..]),
         Some("feed") => example(root, "feed_bench", &args[1..]),
+        Some("rewind") => example(root, "rewind_bench", &args[1..]),
         Some("demo") => demo(root, &args[1..]),
         Some("history") => {
             tools::ensure(root, tools::Needs::Test)?;
@@ -43,7 +44,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             example(root, "master_bench", &args[1..])
         }
         other => {
-            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|demo|master|history|matches|cluster (got {other:?})")
+            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|rewind|demo|master|history|matches|cluster (got {other:?})")
         }
     }
 }

@@ -218,7 +218,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let per_hub_window = window_bytes / windows.max(1.0);
-    let seek_p95 = percentile(seeks.clone(), 95.0);
+    let seek_p95 = percentile(seeks.clone(), 0.95);
     let result = json!({
         "bench": "rewind",
         "matches": matches,
@@ -226,16 +226,16 @@ async fn main() -> anyhow::Result<()> {
         "viewers": viewers,
         "window_minutes": minutes,
         "seconds": elapsed,
-        "relay_rss_idle_mib": idle_rss / 1024.0,
-        "relay_rss_filled_mib": filled_rss / 1024.0,
-        "relay_rss_with_viewers_mib": busy_rss / 1024.0,
-        "relay_rss_per_hub_mib": (filled_rss - idle_rss) / 1024.0 / matches as f64,
+        "relay_rss_idle_mib": (idle_rss / 102.4).round() / 10.0,
+        "relay_rss_filled_mib": (filled_rss / 102.4).round() / 10.0,
+        "relay_rss_with_viewers_mib": (busy_rss / 102.4).round() / 10.0,
+        "relay_rss_per_hub_mib": ((filled_rss - idle_rss) / 102.4 / matches as f64).round() / 10.0,
         "window_bytes_per_hub": per_hub_window.round(),
         "window_mb_per_hub_15_minutes": (per_hub_window * 15.0 / minutes.max(1) as f64 / 1e6 * 10.0).round() / 10.0,
         "relay_cpu_cores": (cpu * 1000.0).round() / 1000.0,
         "seeks": seeks.len(),
-        "seek_to_keyframe_p50_ms": (percentile(seeks.clone(), 50.0) * 10.0).round() / 10.0,
-        "seek_to_keyframe_p95_ms": (seek_p95 * 10.0).round() / 10.0,
+        "seek_to_keyframe_p50_ms": percentile(seeks.clone(), 0.5),
+        "seek_to_keyframe_p95_ms": seek_p95,
         "bytes_per_live_viewer_per_s": (live_bytes as f64 / live_n.max(1) as f64 / elapsed).round(),
         "bytes_per_rewound_viewer_per_s": (rewound_bytes as f64 / rewound_n.max(1) as f64 / elapsed).round(),
         "clip_create_p95_ms": null,

@@ -18,6 +18,22 @@ pub(crate) const PAGE_TARGET: &str = "target/page";
 pub(crate) const DIST_NEXT: &str = "target/dist-next";
 /// Where the previous page goes while the new one takes its place.
 pub(crate) const DIST_OLD: &str = "target/dist-old";
+/// One page besides the browser's, into its folder of `next`.
+fn build_subpage(root: &Path, next: &Path, html: &str, url: &str) -> Result<()> {
+    let dist = next.join(url.trim_matches('/'));
+    status(
+        Command::new("trunk")
+            .args(["build", "--release", "--skip-version-check", html])
+            .arg("--dist")
+            .arg(&dist)
+            .args(["--public-url", url])
+            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
+            .current_dir(root),
+    )?;
+    worker_names::rename(&dist)?;
+    compress(&dist)
+}
+
 pub(crate) fn build_page(root: &Path) -> Result<()> {
     let next = root.join(DIST_NEXT);
     status(
@@ -32,24 +48,23 @@ pub(crate) fn build_page(root: &Path) -> Result<()> {
     // are pages of their own, built after the browser (whose build replaces its folder whole),
     // so its first download carries none. They are built at once: each is mostly one thread
     // (wasm-bindgen, then the compressors on its wasm), and their cargo runs, which find the
-    // wasm built, take turns.
+    // wasm built, take turns. The pages carrying the session worker are built one after the
+    // other: Trunk runs wasm-bindgen on the worker into one folder of the shared target, and two
+    // at once have left a page an empty worker.
+    let (with_worker, others): (Vec<_>, Vec<_>) = SUBPAGES.iter().partition(|(html, _)| {
+        std::fs::read_to_string(root.join(html)).is_ok_and(|h| h.contains("data-type=\"worker\""))
+    });
+    let mut chains: Vec<Vec<(&str, &str)>> = others.into_iter().map(|&p| vec![p]).collect();
+    chains.push(with_worker.into_iter().copied().collect());
     std::thread::scope(|scope| {
-        let building: Vec<_> = SUBPAGES
-            .iter()
-            .map(|&(html, url)| {
-                let dist = next.join(url.trim_matches('/'));
+        let building: Vec<_> = chains
+            .into_iter()
+            .map(|chain| {
+                let next = &next;
                 scope.spawn(move || {
-                    status(
-                        Command::new("trunk")
-                            .args(["build", "--release", "--skip-version-check", html])
-                            .arg("--dist")
-                            .arg(&dist)
-                            .args(["--public-url", url])
-                            .env("CARGO_TARGET_DIR", root.join(PAGE_TARGET))
-                            .current_dir(root),
-                    )?;
-                    worker_names::rename(&dist)?;
-                    compress(&dist)
+                    chain
+                        .into_iter()
+                        .try_for_each(|(html, url)| build_subpage(root, next, html, url))
                 })
             })
             .collect();
@@ -57,6 +72,7 @@ pub(crate) fn build_page(root: &Path) -> Result<()> {
             .into_iter()
             .try_for_each(|built| built.join().expect("a page's build thread panicked"))
     })?;
+    worker_names::same_worker_everywhere(&next, SUBPAGES.iter().map(|(_, url)| *url))?;
     worker_names::name_panels(&next)?;
     compress(&next)?;
     publish(&next, &root.join("dist"), &root.join(DIST_OLD))

@@ -17,6 +17,28 @@ fn content_hash(bytes: &[u8]) -> String {
     format!("{:016x}", hasher.finish())
 }
 
+/// Checks every page carrying the worker carries the browser page's own, whole: its files are
+/// named by their content, so a page whose worker was cut short has other names.
+pub fn same_worker_everywhere<'a>(dist: &Path, pages: impl Iterator<Item = &'a str>) -> Result<()> {
+    let worker_files = |dir: &Path| -> Result<Vec<String>> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(WORKER) && (n.ends_with(".js") || n.ends_with(".wasm")))
+            .collect();
+        names.sort();
+        Ok(names)
+    };
+    let browser = worker_files(dist)?;
+    for page in pages {
+        let files = worker_files(&dist.join(page.trim_matches('/')))?;
+        anyhow::ensure!(
+            files.is_empty() || files == browser,
+            "the page {page} carries another session worker than the browser's: {files:?} against {browser:?}"
+        );
+    }
+    Ok(())
+}
+
 /// Renames the worker's three files in `dist` (if this page has the worker) and names the
 /// loader in `dist/index.html`.
 pub fn rename(dist: &Path) -> Result<()> {

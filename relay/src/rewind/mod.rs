@@ -137,9 +137,13 @@ impl Rewinds {
         windows
     }
 
-    /// A hub's window, while its hub runs here (or has just moved).
+    /// A hub's window, while its hub runs here (or has just moved). Read on every rewound
+    /// viewer's tick, so it only looks: the sweep is [`Rewinds::held`]'s.
     pub fn window(&self, server: ServerAddr) -> Option<Arc<Mutex<Window>>> {
-        self.held().get(&server).map(|h| h.window.clone())
+        let windows = self.windows.locked();
+        let held = windows.get(&server)?;
+        let fresh = held.orphaned.is_none_or(|at| at.elapsed() < ORPHAN_GRACE);
+        fresh.then(|| held.window.clone())
     }
 
     /// Hubs keeping a window now.

@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 
 use super::config::SpectateConfig;
 use crate::net::ServerAddr;
-use crate::seams::HubFace;
+use crate::seams::{HubFace, HubTap, Released};
 use crate::sync::Locked;
 
 /// Frames a viewer may fall behind by (about 2 s of 20 Hz updates) before it skips to a
@@ -305,6 +305,26 @@ impl Hub {
     /// The demo file being written, which is not to be served yet.
     pub fn record_path(&self) -> Option<PathBuf> {
         self.lock().record_path.clone()
+    }
+}
+
+/// Tells `taps` of a frame this relay's viewers were sent, with the change it carries.
+pub(super) fn tell(
+    hub: &Hub,
+    taps: &mut [Box<dyn HubTap>],
+    frame: &Frame,
+    relay_us: u64,
+    update: &Update,
+) {
+    let released = Released {
+        seq: frame.seq,
+        relay_us,
+        update,
+        message: &frame.bytes,
+        keyframe: frame.kind == FrameKind::Keyframe,
+    };
+    for tap in taps {
+        tap.released(hub, &released);
     }
 }
 

@@ -10,12 +10,12 @@ use axum::body::Bytes;
 use protocol::relay_api::watch::{apply, diff, MatchView, Update, WatchMessage};
 use tokio::sync::broadcast;
 
-use super::hub::{Frame, FrameKind, Hub};
+use super::hub::{tell, Frame, FrameKind, Hub};
 use super::registry::Hubs;
 use super::task::HubTask;
 
 use crate::net::ServerAddr;
-use crate::seams::{HubTap, Released};
+use crate::seams::HubTap;
 
 /// How far a takeover moves the update sequence (see [`Replica::take_over`]).
 const SEQ_JUMP: u64 = 1_000;
@@ -141,34 +141,26 @@ impl Replica {
     /// unchanged to this relay's viewers, applied to what late joiners get, and offered to
     /// the mirror's `taps` (a keyframe as the whole match told as one change).
     pub(super) fn mirror(&self, bytes: Bytes, taps: &mut [Box<dyn HubTap>]) -> Mirrored {
-        let mut told = None;
-        let mirrored = self.mirror_frame(bytes, |frame, update| {
-            if !taps.is_empty() {
-                told = Some((frame.clone(), update));
-            }
-        });
-        if let Some((frame, (update, relay_us))) = told {
-            let released = Released {
-                seq: frame.seq,
-                relay_us,
-                update: &update,
-                message: &frame.bytes,
-                keyframe: frame.kind == FrameKind::Keyframe,
-            };
-            for tap in taps.iter_mut() {
-                tap.released(&*self.hub, &released);
-            }
+        let (mirrored, told) = self.mirror_frame(bytes, !taps.is_empty());
+        if let Some((frame, relay_us, update)) = told {
+            tell(&self.hub, taps, &frame, relay_us, &update);
         }
         mirrored
     }
 
-    /// [`Replica::mirror`] under the hub's lock; `told` gets each frame for the viewers with
-    /// its change and time (the taps run after the lock is let go: they read the hub).
-    fn mirror_frame(&self, bytes: Bytes, mut told: impl FnMut(&Frame, (Update, u64))) -> Mirrored {
+    /// [`Replica::mirror`] under the hub's lock; with `telling`, also the frame sent to the
+    /// viewers, its time and its change, for the taps (which run after the lock is let go:
+    /// they read the hub).
+    fn mirror_frame(
+        &self,
+        bytes: Bytes,
+        telling: bool,
+    ) -> (Mirrored, Option<(Frame, u64, Update)>) {
         let Ok(message) = WatchMessage::decode(&bytes) else {
-            return Mirrored::Unreadable;
+            return (Mirrored::Unreadable, None);
         };
         let mut shared = self.hub.lock();
+        let mut told = None;
         let frame = match message {
             WatchMessage::Status(mut status) => {
                 // The status counts every relay's viewers; the flags are this relay's own.
@@ -188,9 +180,10 @@ impl Replica {
                 view,
             } => {
                 if shared.seq != 0 && seq <= shared.seq {
-                    return Mirrored::Applied;
+                    return (Mirrored::Applied, None);
                 }
-                let whole = diff(&MatchView::default(), &view);
+                // The whole match as one change, for the taps only.
+                let whole = telling.then(|| diff(&MatchView::default(), &view));
                 shared.released = view;
                 shared.seq = seq;
                 shared.relay_us = relay_us;
@@ -200,7 +193,7 @@ impl Replica {
                     bytes,
                 };
                 shared.keyframe = Some(frame.clone());
-                told(&frame, (whole, relay_us));
+                told = whole.map(|whole| (frame.clone(), relay_us, whole));
                 frame
             }
             WatchMessage::Update {
@@ -209,10 +202,10 @@ impl Replica {
                 update,
             } => {
                 if shared.seq != 0 && seq <= shared.seq {
-                    return Mirrored::Applied;
+                    return (Mirrored::Applied, None);
                 }
                 if shared.seq == 0 || seq != shared.seq + 1 {
-                    return Mirrored::Gap;
+                    return (Mirrored::Gap, None);
                 }
                 apply(&mut shared.released, &update);
                 shared.seq = seq;
@@ -223,13 +216,15 @@ impl Replica {
                     seq,
                     bytes,
                 };
-                told(&frame, (update, relay_us));
+                if telling {
+                    told = Some((frame.clone(), relay_us, update));
+                }
                 frame
             }
             // A viewer's own place in the rewind window: no hub publishes one.
-            WatchMessage::Playing { .. } => return Mirrored::Unreadable,
+            WatchMessage::Playing { .. } => return (Mirrored::Unreadable, None),
         };
         let _ = self.hub.feed.send(frame);
-        Mirrored::Applied
+        (Mirrored::Applied, told)
     }
 }

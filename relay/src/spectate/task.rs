@@ -12,11 +12,11 @@ use protocol::relay_api::watch::{apply, diff, HubState, MatchView, Update};
 
 use super::config::SpectateConfig;
 use super::delay::DelayQueue;
-use super::hub::{FrameKind, Hub, STATUS_EVERY};
+use super::hub::{tell, Hub, STATUS_EVERY};
 use super::registry::Hubs;
 use crate::game_link::{Arrival, GameLink};
 use crate::net::{unix_us, ServerAddr};
-use crate::seams::{HubTap, Released};
+use crate::seams::HubTap;
 
 /// The first and the longest wait before rejoining a server.
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
@@ -247,16 +247,7 @@ impl HubTask {
         let mut released = false;
         while let Some((relay_us, update)) = self.queue.pop_due(now) {
             let (frame, update) = self.hub.release(relay_us, update);
-            let told = Released {
-                seq: frame.seq,
-                relay_us,
-                update: &update,
-                message: &frame.bytes,
-                keyframe: frame.kind == FrameKind::Keyframe,
-            };
-            for tap in &mut self.taps {
-                tap.released(&*self.hub, &told);
-            }
+            tell(&self.hub, &mut self.taps, &frame, relay_us, &update);
             released = true;
         }
         if released && self.hub.lock().status.filling_ms != 0 {

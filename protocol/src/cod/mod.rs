@@ -17,6 +17,7 @@ pub mod netchan;
 pub mod oob;
 pub mod playerstate;
 pub mod rcon;
+pub mod reel;
 pub mod reliable;
 pub mod sequenced;
 pub mod server;

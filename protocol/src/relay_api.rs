@@ -8,6 +8,7 @@ pub mod demos;
 pub mod feed;
 pub mod history;
 pub mod matches;
+pub mod moments;
 pub mod proxy;
 pub mod rcon;
 pub mod rewind;

@@ -30,6 +30,7 @@ pub mod http;
 pub mod master;
 pub mod matches;
 pub mod metrics;
+pub mod moments;
 pub mod net;
 pub mod rcon;
 pub mod rewind;
@@ -90,6 +91,8 @@ pub struct ServeConfig {
     pub matches: matches::MatchesConfig,
     /// How much of each watched match viewers can go back into (`None`: nothing).
     pub rewind: rewind::RewindConfig,
+    /// Shared moments' retention and creation limit.
+    pub moments: moments::MomentsArgs,
 }
 
 impl Default for ServeConfig {
@@ -112,6 +115,7 @@ impl Default for ServeConfig {
             rcon: rcon::RconConfig::default(),
             matches: matches::MatchesConfig::default(),
             rewind: rewind::RewindArgs::default().config(),
+            moments: moments::MomentsArgs::default(),
         }
     }
 }

@@ -125,6 +125,45 @@ pub trait Rewinding: Send + Sync {
     fn play(&self, server: ServerAddr, seq: u64, until_us: u64, max: usize) -> Option<Moment>;
 }
 
+/// A stretch of a match cut as a stock demo (`rewind::Rewinds`), for a moment.
+#[derive(Clone, Debug)]
+pub struct Clip {
+    /// The whole `.dm_3`.
+    pub demo: Vec<u8>,
+    /// The span asked for, clamped to the window and the live edge (µs since the Unix epoch).
+    pub from_us: u64,
+    pub to_us: u64,
+    pub first_server_time: i32,
+    pub last_server_time: i32,
+    pub snapshots: u32,
+    pub kills: Vec<protocol::relay_api::rewind::RewindKill>,
+}
+
+/// Why no clip was cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClipRefused {
+    /// No window for that server here.
+    NoWindow,
+    /// This relay mirrors the server: the relay holding its slot keeps the game's messages.
+    Mirrored,
+    /// The span is backwards, empty or too long; the text says which.
+    Span(String),
+    /// Nothing kept in the span; the text says what is.
+    Outside(String),
+}
+
+/// What moments ask of the rewind windows.
+pub trait Clipping: Send + Sync {
+    /// A stock demo of the server's match from `from` to `to` (each seconds from the live
+    /// edge, or Unix ms), never past the live edge, so the delay holds.
+    fn clip(
+        &self,
+        server: ServerAddr,
+        from: protocol::relay_api::moments::MomentTime,
+        to: protocol::relay_api::moments::MomentTime,
+    ) -> Result<Clip, ClipRefused>;
+}
+
 /// Makes a hub's taps when its session task starts.
 pub type TapMaker = Arc<dyn Fn(ServerAddr) -> Box<dyn HubTap> + Send + Sync>;
 

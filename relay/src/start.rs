@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::{
-    bridge, browse, cluster, demos, edge, history, master, matches, metrics, rcon, rewind, seams,
-    spectate, store, wulfram, Directory, ServeConfig,
+    bridge, browse, cluster, demos, edge, history, master, matches, metrics, moments, rcon, rewind,
+    seams, spectate, store, wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -94,6 +94,10 @@ pub(crate) async fn capabilities(
         config.spectate.taps.0.push(demos::tap(recording.clone()));
     }
     let (rewinds, rewind_routes) = rewind::start(config.rewind);
+    let clipping = (rewinds.clone()).map(|r| r as Arc<dyn seams::Clipping>);
+    let overview_files = (config.spectate.overviews.iter())
+        .map(|o| (o.map.clone(), o.path.clone(), o.corners))
+        .collect();
     if let Some(rewinds) = &rewinds {
         config.spectate.taps.0.push(rewinds.tap());
         config.spectate.mirror_taps.0.push(rewinds.tap());
@@ -126,6 +130,17 @@ pub(crate) async fn capabilities(
         },
         tasks,
     )?;
+    let moments_routes = moments::start(
+        moments::MomentsStart {
+            config: config.moments,
+            store: history.as_ref().map(|h| h.readers()),
+            clipping,
+            dist: config.dist.clone(),
+            overviews: overview_files,
+            trusted: config.edge.trusted_proxies.clone(),
+        },
+        tasks,
+    );
     let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
     let bridge_config = bridge::BridgeConfig {
         masters,
@@ -163,6 +178,7 @@ pub(crate) async fn capabilities(
     ];
     routers.extend(history_routes);
     routers.extend(matches_routes);
+    routers.extend(moments_routes);
     Ok(Started {
         master,
         cluster,

@@ -13,6 +13,7 @@ use crate::edge::{EdgeArgs, EdgeConfig};
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::matches::MatchesArgs;
+use crate::moments::MomentsArgs;
 use crate::rcon::RconArgs;
 use crate::rewind::RewindArgs;
 use crate::spectate::SpectateArgs;
@@ -77,6 +78,8 @@ pub struct Args {
     #[command(flatten)]
     rewind: RewindArgs,
     #[command(flatten)]
+    moments: MomentsArgs,
+    #[command(flatten)]
     cluster: ClusterArgs,
     #[command(flatten)]
     rcon: RconArgs,
@@ -109,6 +112,7 @@ impl Args {
             cluster: self.cluster.config(),
             matches: self.matches.config(),
             rewind: self.rewind.config(),
+            moments: self.moments,
         })
     }
 }

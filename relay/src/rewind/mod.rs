@@ -12,6 +12,7 @@
 //! what viewers already cost), so a viewer rewinds through its own relay, and a relay that
 //! takes the slot over keeps the window it mirrored.
 
+mod reel;
 mod scrape;
 mod tap;
 mod window;
@@ -28,7 +29,9 @@ use axum::routing::get;
 use axum::{Json, Router};
 
 use crate::net::ServerAddr;
-use crate::seams::{Moment, Rewinding, TapMaker};
+use protocol::relay_api::moments::{MomentTime, MAX_SPAN_S};
+
+use crate::seams::{Clip, ClipRefused, Clipping, Moment, Rewinding, TapMaker};
 use crate::sync::Locked;
 
 pub use window::{Limits, Step, Window};
@@ -83,9 +86,10 @@ pub type RewindConfig = Option<Limits>;
 /// slot and mirroring (a takeover) keeps its window across the move.
 const ORPHAN_GRACE: Duration = Duration::from_secs(10);
 
-/// A hub's window, the taps filling it, and since when none has.
+/// A hub's window and reel, the taps filling them, and since when none has.
 struct Held {
     window: Arc<Mutex<Window>>,
+    reel: Arc<Mutex<reel::Kept>>,
     taps: usize,
     orphaned: Option<Instant>,
 }
@@ -112,11 +116,16 @@ impl Rewinds {
     pub fn tap(self: &Arc<Self>) -> TapMaker {
         let rewinds = self.clone();
         Arc::new(move |server| {
-            let window = {
+            let (window, reel) = {
                 let mut windows = rewinds.held();
                 let held = windows.entry(server).or_insert_with(|| Held {
                     window: Arc::new(Mutex::new(Window::new(
                         rewinds.limits,
+                        rewinds.total.clone(),
+                    ))),
+                    reel: Arc::new(Mutex::new(reel::Kept::new(
+                        rewinds.limits,
+                        KEYFRAME_EVERY.as_millis() as i32,
                         rewinds.total.clone(),
                     ))),
                     taps: 0,
@@ -124,9 +133,9 @@ impl Rewinds {
                 });
                 held.taps += 1;
                 held.orphaned = None;
-                held.window.clone()
+                (held.window.clone(), held.reel.clone())
             };
-            Box::new(tap::RewindTap::new(server, window, rewinds.clone()))
+            Box::new(tap::RewindTap::new(server, window, reel, rewinds.clone()))
         })
     }
 
@@ -144,6 +153,13 @@ impl Rewinds {
         let held = windows.get(&server)?;
         let fresh = held.orphaned.is_none_or(|at| at.elapsed() < ORPHAN_GRACE);
         fresh.then(|| held.window.clone())
+    }
+
+    fn reel(&self, server: ServerAddr) -> Option<Arc<Mutex<reel::Kept>>> {
+        let windows = self.windows.locked();
+        let held = windows.get(&server)?;
+        let fresh = held.orphaned.is_none_or(|at| at.elapsed() < ORPHAN_GRACE);
+        fresh.then(|| held.reel.clone())
     }
 
     /// Hubs keeping a window now.
@@ -176,6 +192,56 @@ impl Rewinding for Rewinds {
 
     fn play(&self, server: ServerAddr, seq: u64, until_us: u64, max: usize) -> Option<Moment> {
         self.window(server)?.locked().after(seq, until_us, max)
+    }
+}
+
+impl Clipping for Rewinds {
+    fn clip(
+        &self,
+        server: ServerAddr,
+        from: MomentTime,
+        to: MomentTime,
+    ) -> Result<Clip, ClipRefused> {
+        let window = self.window(server).ok_or(ClipRefused::NoWindow)?;
+        let reel = self.reel(server).ok_or(ClipRefused::NoWindow)?;
+        let (from_us, to_us, from_time, to_time, kills) = {
+            let window = window.locked();
+            let edge = window.end().ok_or(ClipRefused::NoWindow)?;
+            let edge_us = edge.relay_us;
+            // Never past the live edge: the broadcast delay holds for clips too.
+            let from_us = from.unix_us(edge_us).min(edge_us);
+            let to_us = to.unix_us(edge_us).min(edge_us);
+            if to_us <= from_us {
+                return Err(ClipRefused::Span(
+                    "the span ends before it starts (or both ends are past the live edge)".into(),
+                ));
+            }
+            if to_us - from_us > (MAX_SPAN_S * 1e6) as u64 {
+                return Err(ClipRefused::Span(format!(
+                    "a moment is at most {MAX_SPAN_S} seconds"
+                )));
+            }
+            let time = |us| window.server_time_at(us).ok_or(ClipRefused::NoWindow);
+            let kills = window.kills_between(from_us, to_us);
+            (from_us, to_us, time(from_us)?, time(to_us)?, kills)
+        };
+        let kept = reel.locked();
+        if kept.reel.span().is_none() {
+            return Err(ClipRefused::Mirrored);
+        }
+        let cut = kept
+            .reel
+            .cut(from_time, to_time)
+            .map_err(|e| ClipRefused::Outside(e.to_string()))?;
+        Ok(Clip {
+            demo: cut.demo,
+            from_us,
+            to_us,
+            first_server_time: cut.first_server_time,
+            last_server_time: cut.last_server_time,
+            snapshots: cut.snapshots,
+            kills,
+        })
     }
 }
 

@@ -8,15 +8,19 @@ use std::sync::{Arc, Mutex};
 use protocol::relay_api::rewind::RewindKill;
 use protocol::relay_api::watch::{FeedItem, PlayerChange, Update};
 
+use super::reel::Kept;
 use super::window::{Step, Window};
 use super::Rewinds;
 use crate::net::ServerAddr;
 use crate::seams::{HubFace, HubTap, Released};
 use crate::sync::Locked;
+use protocol::cod::client::Event;
 
 pub(super) struct RewindTap {
     pub(super) server: ServerAddr,
     pub(super) window: Arc<Mutex<Window>>,
+    /// Filled only where the session runs (a mirror sees no game messages).
+    reel: Arc<Mutex<Kept>>,
     pub(super) rewinds: Arc<Rewinds>,
     /// Each client's name as viewers hold it, for naming kills.
     names: HashMap<u8, String>,
@@ -26,11 +30,13 @@ impl RewindTap {
     pub(super) fn new(
         server: ServerAddr,
         window: Arc<Mutex<Window>>,
+        reel: Arc<Mutex<Kept>>,
         rewinds: Arc<Rewinds>,
     ) -> Self {
         Self {
             server,
             window,
+            reel,
             rewinds,
             names: HashMap::new(),
         }
@@ -84,6 +90,10 @@ impl RewindTap {
 }
 
 impl HubTap for RewindTap {
+    fn event(&mut self, _hub: &dyn HubFace, _relay_us: u64, event: &Event) {
+        self.reel.locked().handle(event);
+    }
+
     fn released(&mut self, hub: &dyn HubFace, released: &Released<'_>) {
         let kills = self.kills(released.relay_us, released.update, released.keyframe);
         let step = Step {

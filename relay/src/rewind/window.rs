@@ -208,6 +208,32 @@ impl Window {
         self.segments.back().map(Segment::last)
     }
 
+    /// The server time shown at `relay_us`: the last step at or before it (the first step's
+    /// when before the window).
+    pub fn server_time_at(&self, relay_us: u64) -> Option<i32> {
+        let first = &self.segments.front()?.keyframe;
+        let steps = self
+            .segments
+            .iter()
+            .flat_map(|s| std::iter::once(&s.keyframe).chain(&s.steps));
+        Some(
+            steps
+                .take_while(|s| s.relay_us <= relay_us)
+                .last()
+                .unwrap_or(first)
+                .server_time,
+        )
+    }
+
+    /// The kills released from `from_us` to `to_us`, both included.
+    pub fn kills_between(&self, from_us: u64, to_us: u64) -> Vec<RewindKill> {
+        let kills = self.segments.iter().flat_map(|s| s.kills.iter());
+        kills
+            .filter(|k| (from_us..=to_us).contains(&k.relay_us))
+            .cloned()
+            .collect()
+    }
+
     /// What the API shows of the window.
     pub fn summary(&self) -> Option<RewindWindow> {
         let first = &self.segments.front()?.keyframe;

@@ -10,6 +10,7 @@
 pub mod backup;
 pub(crate) mod compact;
 pub mod matches;
+pub mod moments;
 pub(crate) mod pack;
 mod postgres;
 mod sqlite;

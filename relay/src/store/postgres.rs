@@ -52,6 +52,8 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
     super::matches::POSTGRES_SCHEMA,
     // Leaderboards' standings per week, month and all time.
     super::matches::POSTGRES_STANDINGS,
+    // Moments: clips of watched matches shared as links.
+    super::moments::POSTGRES_SCHEMA,
 ];
 
 /// How many schema versions this relay knows.

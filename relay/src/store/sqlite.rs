@@ -41,7 +41,9 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
 // Matches, what each name did in them, and ratings.
 super::matches::SQLITE_SCHEMA,
 // Leaderboards' standings per week, month and all time.
-super::matches::SQLITE_STANDINGS];
+super::matches::SQLITE_STANDINGS,
+// Moments: clips of watched matches shared as links.
+super::moments::SQLITE_SCHEMA];
 
 /// How many schema versions this relay knows.
 pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;

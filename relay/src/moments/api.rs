@@ -1,0 +1,294 @@
+//! `POST /api/moments` and `GET /api/moments/{id}[.dm_3|.png]`.
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use protocol::cod::watch::timeline::Timeline;
+use protocol::relay_api::moments::{
+    is_moment_id, MomentAsk, MomentCreated, MomentDetail, MomentTime,
+};
+use rand::Rng;
+
+use super::still::{self, Overview};
+use super::Moments;
+use crate::net::{unix_ms, ServerAddr};
+use crate::seams::{Clip, ClipRefused};
+use crate::store::moments::{self, Part, SavedMoment};
+
+fn refused(status: StatusCode, text: impl Into<String>) -> Response {
+    (status, text.into()).into_response()
+}
+
+fn unavailable(e: crate::store::StoreError) -> Response {
+    tracing::warn!("moments: {e}");
+    refused(StatusCode::SERVICE_UNAVAILABLE, "moments are unavailable")
+}
+
+/// A new id: ten of `[a-z0-9]`, 51 bits, never guessed in a moment's lifetime.
+fn new_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..10)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+/// `POST /api/moments` `{"server", "from", "to"}` → `201 {"id", "url"}`.
+pub async fn create(
+    State(moments): State<Moments>,
+    extensions: axum::http::Extensions,
+    headers: HeaderMap,
+    ask: Result<Json<MomentAsk>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(ask) =
+        match ask {
+            Ok(ask) => ask,
+            Err(e) => return refused(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "expected {{\"server\": \"ADDR\", \"from\": SECONDS, \"to\": SECONDS}}: {e}"
+                ),
+            ),
+        };
+    let Ok(server) = ask.server.parse::<ServerAddr>() else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "server: not an IPv4 address and port",
+        );
+    };
+    if !ask.from.is_finite() || !ask.to.is_finite() {
+        return refused(StatusCode::BAD_REQUEST, "from and to must be numbers");
+    }
+    let Some(clipping) = moments.clipping.clone() else {
+        return refused(
+            StatusCode::NOT_FOUND,
+            "this relay keeps no rewind window (--rewind-minutes 0), so it cuts no moments",
+        );
+    };
+    let peer = extensions.get::<ConnectInfo<SocketAddr>>().cloned();
+    let client = peer.map_or_else(
+        || "local".to_owned(),
+        |ConnectInfo(peer)| {
+            crate::edge::limits::client_ip(peer.ip(), &headers, &moments.trusted).to_string()
+        },
+    );
+    let now = unix_ms();
+    let per_hour = u64::from(moments.config.moment_per_hour);
+    let of = client.clone();
+    let made = moments
+        .store
+        .run(move |store| moments::made_since(store.exec()?, &of, now.saturating_sub(3_600_000)))
+        .await;
+    match made {
+        Ok(made) if made >= per_hour => {
+            return (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, "600")],
+                format!("at most {per_hour} moments an hour from one address (--moment-per-hour)"),
+            )
+                .into_response()
+        }
+        Ok(_) => {}
+        Err(e) => return unavailable(e),
+    }
+    let (from, to) = (MomentTime::of(ask.from), MomentTime::of(ask.to));
+    let describer = moments.clone();
+    let made = tokio::task::spawn_blocking(move || {
+        let clip = clipping.clip(server, from, to)?;
+        Ok::<_, ClipRefused>(describer.describe(server, clip, now))
+    })
+    .await;
+    let (detail, demo, still) = match made {
+        Ok(Ok(Some(made))) => made,
+        Ok(Ok(None)) => {
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the clip did not read back",
+            )
+        }
+        Ok(Err(refusal)) => return clip_refused(refusal),
+        Err(_) => return refused(StatusCode::INTERNAL_SERVER_ERROR, "cutting the clip failed"),
+    };
+    let created = MomentCreated {
+        id: detail.id.clone(),
+        url: detail.page(),
+    };
+    let saved = SavedMoment {
+        id: detail.id.clone(),
+        server: server.to_string(),
+        client,
+        created_ms: now,
+        detail: serde_json::to_string(&detail).unwrap_or_default(),
+        demo,
+        still,
+    };
+    let store = moments.store.clone();
+    if let Err(e) = store
+        .run(move |store| moments::save(store.exec()?, &saved))
+        .await
+    {
+        return unavailable(e);
+    }
+    (StatusCode::CREATED, Json(created)).into_response()
+}
+
+fn clip_refused(refusal: ClipRefused) -> Response {
+    match refusal {
+        ClipRefused::NoWindow => refused(
+            StatusCode::NOT_FOUND,
+            "no rewind window for this server: nobody here has watched it yet",
+        ),
+        ClipRefused::Mirrored => refused(
+            StatusCode::CONFLICT,
+            "this relay mirrors that match; the relay holding its session cuts moments of it",
+        ),
+        ClipRefused::Span(why) => refused(StatusCode::BAD_REQUEST, why),
+        ClipRefused::Outside(why) => refused(StatusCode::CONFLICT, why),
+    }
+}
+
+impl Moments {
+    /// The moment's description, clip and still; `None` if the clip does not read back.
+    fn describe(
+        &self,
+        server: ServerAddr,
+        clip: Clip,
+        now: u64,
+    ) -> Option<(MomentDetail, Vec<u8>, Vec<u8>)> {
+        let mut timeline = Timeline::open(clip.demo.clone()).ok()?;
+        let summary = timeline.summary().clone();
+        // The still shows the last kill of the span, else its middle.
+        let still_time = clip.kills.last().map_or(
+            clip.first_server_time + (clip.last_server_time - clip.first_server_time) / 2,
+            |k| {
+                k.server_time
+                    .clamp(clip.first_server_time, clip.last_server_time)
+            },
+        );
+        timeline.advance_to(still_time.saturating_sub(summary.first_server_time).max(0) as u32);
+        let view = timeline.view();
+        let map = summary.maps.first().cloned().unwrap_or_default();
+        let marked: Vec<u8> = clip
+            .kills
+            .last()
+            .map(|k| {
+                view.players
+                    .iter()
+                    .filter(|p| Some(&p.name) == k.attacker.as_ref() || p.name == k.victim)
+                    .map(|p| p.client)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let backdrop = self.overviews.iter().find(|(m, _, _)| *m == map);
+        let png = backdrop.and_then(|(_, path, _)| std::fs::read(path).ok());
+        let overview = backdrop
+            .zip(png.as_deref())
+            .map(|((_, _, corners), png)| Overview {
+                png,
+                corners: *corners,
+            });
+        let still = still::render(&view, overview, &marked);
+        let detail = MomentDetail {
+            id: new_id(),
+            server: server.to_string(),
+            hostname: summary.hostname.clone(),
+            map,
+            gametype: summary.gametype.clone(),
+            created_ms: now,
+            from_ms: clip.from_us / 1000,
+            to_ms: clip.to_us / 1000,
+            first_server_time: clip.first_server_time,
+            last_server_time: clip.last_server_time,
+            snapshots: clip.snapshots,
+            bytes: clip.demo.len() as u64,
+            still_server_time: still_time,
+            kills: clip.kills,
+            match_demo: None,
+        };
+        Some((detail, clip.demo, still))
+    }
+
+    /// A moment's description, with the whole match's demo when this relay recorded one.
+    pub(super) async fn detail(
+        &self,
+        id: &str,
+    ) -> Result<Option<MomentDetail>, crate::store::StoreError> {
+        let id = id.to_owned();
+        self.store
+            .run(move |store| {
+                let Some(json) = moments::part(store.exec()?, &id, Part::Detail)? else {
+                    return Ok(None);
+                };
+                let Ok(mut detail) = serde_json::from_slice::<MomentDetail>(&json) else {
+                    return Ok(None);
+                };
+                let filter = crate::store::matches::MatchFilter {
+                    server: Some(detail.server.clone()),
+                    limit: 50,
+                    ..Default::default()
+                };
+                let list = crate::store::matches::list(store.exec()?, &filter)?;
+                detail.match_demo = list
+                    .iter()
+                    .find(|m| m.start_ms <= detail.from_ms && detail.from_ms <= m.end_ms)
+                    .and_then(|m| m.demo.as_deref())
+                    .map(|demo| {
+                        protocol::relay_api::matches::moment(demo, detail.first_server_time)
+                    });
+                Ok(Some(detail))
+            })
+            .await
+    }
+}
+
+/// `GET /api/moments/{id}`, `{id}.dm_3`, `{id}.png`.
+pub async fn read(State(moments): State<Moments>, Path(file): Path<String>) -> Response {
+    let (id, part) = match file.rsplit_once('.') {
+        Some((id, "dm_3")) => (id, Part::Demo),
+        Some((id, "png")) => (id, Part::Still),
+        Some(_) => return refused(StatusCode::NOT_FOUND, "a moment is ID, ID.dm_3 or ID.png"),
+        None => (file.as_str(), Part::Detail),
+    };
+    if !is_moment_id(id) {
+        return refused(StatusCode::NOT_FOUND, "no such moment");
+    }
+    if part == Part::Detail {
+        return match moments.detail(id).await {
+            Ok(Some(detail)) => Json(detail).into_response(),
+            Ok(None) => refused(StatusCode::NOT_FOUND, "no such moment (or it has expired)"),
+            Err(e) => unavailable(e),
+        };
+    }
+    let wanted = id.to_owned();
+    let read = moments
+        .store
+        .run(move |store| moments::part(store.exec()?, &wanted, part))
+        .await;
+    let (kind, disposition) = match part {
+        Part::Demo => (
+            "application/octet-stream",
+            format!("attachment; filename=\"moment-{id}.dm_3\""),
+        ),
+        _ => ("image/png", "inline".to_owned()),
+    };
+    match read {
+        Ok(Some(bytes)) => (
+            [
+                (header::CONTENT_TYPE, kind.to_owned()),
+                (header::CONTENT_DISPOSITION, disposition),
+                // A moment never changes.
+                (
+                    header::CACHE_CONTROL,
+                    "public, max-age=86400, immutable".to_owned(),
+                ),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Ok(None) => refused(StatusCode::NOT_FOUND, "no such moment (or it has expired)"),
+        Err(e) => unavailable(e),
+    }
+}

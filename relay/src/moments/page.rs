@@ -1,0 +1,153 @@
+//! `/m/{id}`: a moment's page. Its first screen is plain HTML (the still, the kills, the clip
+//! to download) with Open Graph and Twitter card tags, so a link pasted into a chat or a forum
+//! unfurls as a card; then the demo player's code takes over and plays the clip in a loop.
+//! `/m/{id}/embed` is the same player alone, for an iframe.
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+use protocol::cod::text::strip;
+use protocol::relay_api::moments::{is_moment_id, MomentDetail};
+
+use super::Moments;
+
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:1rem auto;max-width:64rem;\
+padding:0 .75rem;color:#222}h1{font-size:1.3rem;margin:.2rem 0}.sub{color:#666}\
+img.still{width:100%;max-width:32rem;height:auto;background:#1d2327}\
+body.embed{margin:0;padding:0;max-width:none}";
+
+/// The demo player's tags (its module script, style and worker), for a relay-made page; the
+/// worker's address made absolute, as this page is not under `/playback/`.
+fn player_code(moments: &Moments) -> String {
+    let built = std::fs::read_to_string(moments.dist.join("playback/index.html"));
+    let built = built.unwrap_or_default();
+    match (
+        built.find("<script type=\"module\">"),
+        built.find("</head>"),
+    ) {
+        (Some(from), Some(to)) if from < to => {
+            built[from..to].replace("content=\"./", "content=\"/playback/")
+        }
+        _ => String::new(),
+    }
+}
+
+/// `scheme://host` of this request, for the absolute addresses cards need.
+fn origin(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let https = headers
+        .get("x-forwarded-proto")
+        .is_some_and(|p| p.as_bytes() == b"https");
+    format!("{}://{host}", if https { "https" } else { "http" })
+}
+
+fn first_screen(m: &MomentDetail) -> Markup {
+    html! {
+        h1 { (m.headline()) }
+        p class="sub" {
+            (strip(&m.hostname)) " · " (m.map) " · " (m.gametype) " · "
+            (format!("{:.0} s", m.seconds()))
+        }
+        img class="still" src=(m.still()) width="512" height="512"
+            alt=(format!("Where everyone stood on {}", m.map));
+        @if !m.kills.is_empty() {
+            ol {
+                @for k in &m.kills {
+                    li { (strip(k.attacker.as_deref().unwrap_or("the world"))) " killed "
+                        (strip(&k.victim)) " (" (k.weapon) ")" }
+                }
+            }
+        }
+        p {
+            a href=(m.demo()) download="" { "Download the clip (.dm_3)" }
+            @if let Some(full) = &m.match_demo { " · " a href=(full) { "The whole match" } }
+        }
+    }
+}
+
+fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: bool) -> Response {
+    let origin = origin(headers);
+    let title = format!("{} · {}", m.headline(), strip(&m.hostname));
+    let description = format!(
+        "A {:.0}-second moment of {} on {}, playable in the browser or in the game.",
+        m.seconds(),
+        m.map,
+        strip(&m.hostname)
+    );
+    let image = format!("{origin}{}", m.still());
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Muster" }
+                meta name="description" content=(description);
+                meta property="og:site_name" content="Muster";
+                meta property="og:type" content="video.other";
+                meta property="og:title" content=(title);
+                meta property="og:description" content=(description);
+                meta property="og:url" content=(format!("{origin}{}", m.page()));
+                meta property="og:image" content=(image);
+                meta property="og:image:type" content="image/png";
+                meta property="og:image:width" content="512";
+                meta property="og:image:height" content="512";
+                meta name="twitter:card" content="summary_large_image";
+                meta name="twitter:title" content=(title);
+                meta name="twitter:image" content=(image);
+                meta name="muster-moment" content=(m.id);
+                @if let Some(full) = &m.match_demo { meta name="muster-match-demo" content=(full); }
+                link rel="icon" href="data:,";
+                style { (PreEscaped(STYLE)) }
+                (PreEscaped(player_code(moments)))
+            }
+            body class=[embed.then_some("embed")] {
+                div id="first-screen" { (first_screen(m)) }
+            }
+        }
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "max-age=60"),
+        ],
+        page.into_string(),
+    )
+        .into_response()
+}
+
+async fn shown(moments: Moments, id: String, headers: HeaderMap, embed: bool) -> Response {
+    if !is_moment_id(&id) {
+        return (StatusCode::NOT_FOUND, "no such moment").into_response();
+    }
+    match moments.detail(&id).await {
+        Ok(Some(m)) => moment_page(&moments, &m, &headers, embed),
+        Ok(None) => (StatusCode::NOT_FOUND, "no such moment (or it has expired)").into_response(),
+        Err(e) => {
+            tracing::warn!("moments: {e}");
+            (StatusCode::SERVICE_UNAVAILABLE, "moments are unavailable").into_response()
+        }
+    }
+}
+
+/// `GET /m/{id}`.
+pub async fn page(
+    State(moments): State<Moments>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    shown(moments, id, headers, false).await
+}
+
+/// `GET /m/{id}/embed`.
+pub async fn embed(
+    State(moments): State<Moments>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    shown(moments, id, headers, true).await
+}

@@ -9,10 +9,12 @@ pub mod history;
 pub mod master;
 pub mod master_server;
 pub mod matches;
+pub mod moment;
 pub mod notify;
 pub mod query;
 pub mod rcon;
 pub mod record;
+mod relay_http;
 pub mod scan;
 pub mod serve;
 pub mod spectate;
@@ -53,6 +55,7 @@ pub enum Command {
     Backup(backup::BackupArgs),
     Restore(backup::RestoreArgs),
     Doctor(Box<doctor::DoctorArgs>),
+    Moment(moment::Args),
     /// Read demo files.
     Demo {
         #[command(subcommand)]
@@ -83,6 +86,7 @@ impl Command {
             Self::Backup(args) => backup::backup(args).await,
             Self::Restore(args) => backup::restore(args).await,
             Self::Doctor(args) => doctor::run(*args).await,
+            Self::Moment(args) => moment::run(args).await,
             Self::Demo { tool } => demo::run(tool),
         }
     }

@@ -2,8 +2,6 @@
 //! for a script): what it lists, how its polling goes, who is connected, how its store and its
 //! cluster lease fare, and what the process costs.
 
-use std::time::Duration;
-
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 
@@ -35,38 +33,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     out(render(&args.url, &summary))
 }
 
-/// `GET URL/metrics` over HTTP/1.1 (a relay behind TLS is read at its own plain address).
+/// `GET URL/metrics`.
 async fn fetch_metrics(url: &str) -> anyhow::Result<String> {
-    use http_body_util::BodyExt;
-    let uri: hyper::Uri = format!("{}/metrics", url.trim_end_matches('/'))
-        .parse()
-        .with_context(|| format!("not a URL: {url}"))?;
-    if uri.scheme_str() != Some("http") {
-        bail!("{url}: only http:// is read (point it at the relay's own address, not a TLS proxy)");
-    }
-    let host = uri.host().context("the URL has no host")?.to_owned();
-    let port = uri.port_u16().unwrap_or(80);
-    let io = tokio::time::timeout(
-        Duration::from_secs(5),
-        tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port)),
-    )
-    .await
-    .with_context(|| format!("{url}: no answer within 5 s"))?
-    .with_context(|| format!("connecting to {url}"))?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io)).await?;
-    tokio::spawn(connection);
-    let request = hyper::Request::get(&uri)
-        .header(
-            hyper::header::HOST,
-            uri.authority().map_or("", |a| a.as_str()),
-        )
-        .body(http_body_util::Empty::<bytes::Bytes>::new())?;
-    let response = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
-        .await
-        .context("the relay did not answer within 10 s")??;
-    let status = response.status();
-    let body = response.into_body().collect().await?.to_bytes();
+    let (status, body) = super::relay_http::call(url, hyper::Method::GET, "/metrics", None).await?;
+    let uri = format!("{}/metrics", url.trim_end_matches('/'));
     if !status.is_success() {
         bail!("{uri} answered {status}");
     }

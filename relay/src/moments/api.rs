@@ -43,16 +43,17 @@ pub async fn create(
     headers: HeaderMap,
     ask: Result<Json<MomentAsk>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
-    let Json(ask) =
-        match ask {
-            Ok(ask) => ask,
-            Err(e) => return refused(
+    let Json(ask) = match ask {
+        Ok(ask) => ask,
+        Err(e) => {
+            return refused(
                 StatusCode::BAD_REQUEST,
                 format!(
                     "expected {{\"server\": \"ADDR\", \"from\": SECONDS, \"to\": SECONDS}}: {e}"
                 ),
-            ),
-        };
+            )
+        }
+    };
     let Ok(server) = ask.server.parse::<ServerAddr>() else {
         return refused(
             StatusCode::BAD_REQUEST,

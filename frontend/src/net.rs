@@ -59,3 +59,29 @@ pub async fn fetch_text(url: &str) -> Option<String> {
         .ok()?
         .as_string()
 }
+
+/// POSTs `json` to `url`; the status and the body's text, or why nothing came back.
+pub async fn post_json(url: &str, json: &str) -> Result<(u16, String), String> {
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&wasm_bindgen::JsValue::from_str(json));
+    let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
+    headers
+        .set("content-type", "application/json")
+        .map_err(|e| format!("{e:?}"))?;
+    init.set_headers(&headers);
+    let response = JsFuture::from(window().fetch_with_str_and_init(url, &init))
+        .await
+        .map_err(|_| "the relay did not answer".to_owned())?;
+    let response: web_sys::Response = response
+        .dyn_into()
+        .map_err(|_| "not a response".to_owned())?;
+    let text = match response.text() {
+        Ok(promise) => JsFuture::from(promise)
+            .await
+            .ok()
+            .and_then(|t| t.as_string()),
+        Err(_) => None,
+    };
+    Ok((response.status(), text.unwrap_or_default()))
+}

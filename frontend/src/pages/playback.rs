@@ -31,10 +31,56 @@ fn demo_in_location() -> Option<(String, Option<i32>)> {
     Some((name.to_owned(), kill))
 }
 
+/// The moment a relay-made moment page names (`/m/ID`, `/m/ID/embed`): its id, whether it is
+/// the embed, and the whole match's demo player link when there is one.
+fn moment_in_page() -> Option<(String, bool, Option<String>)> {
+    let path = window().location().pathname().ok()?;
+    let rest = path.strip_prefix("/m/")?;
+    let (id, embed) = match rest.split_once('/') {
+        Some((id, "embed")) => (id, true),
+        _ => (rest, false),
+    };
+    let meta = |name: &str| {
+        document()
+            .query_selector(&format!("meta[name={name}]"))
+            .ok()
+            .flatten()
+            .and_then(|m| m.get_attribute("content"))
+    };
+    Some((id.to_owned(), embed, meta("muster-match-demo")))
+}
+
+/// A shared moment, played in a loop in place of the relay's first screen of it.
+#[component]
+fn MomentPage(id: String, embed: bool, whole: Option<String>) -> impl IntoView {
+    if let Some(first) = document().get_element_by_id("first-screen") {
+        first.remove();
+    }
+    let source = DemoSource::Url(format!("/api/moments/{id}.dm_3"));
+    let links = (!embed).then(|| {
+        view! {
+            <p class="moment-links" data-testid="moment-links">
+                <a href=format!("/api/moments/{id}.dm_3") download="">"Download the clip (.dm_3)"</a>
+                {whole.map(|w| view! { " · " <a href=w data-testid="moment-whole">"The whole match"</a> })}
+            </p>
+        }
+    });
+    view! {
+        {(!embed).then(|| view! { <PageHeader subtitle="A moment of a Call of Duty: United Offensive match" current=Page::Demos /> })}
+        <div class="moment" class:embed=embed data-testid="moment">
+            <Watch addr=String::new() direct=false demo=source looped=true />
+            {links}
+        </div>
+    }
+}
+
 /// The demo player's page (`/playback/`): the header, and the picker or the demo the location
-/// names.
+/// names; on a moment's page (`/m/ID`), that moment.
 #[component]
 pub fn Playback() -> impl IntoView {
+    if let Some((id, embed, whole)) = moment_in_page() {
+        return view! { <MomentPage id=id embed=embed whole=whole /> }.into_any();
+    }
     let named = RwSignal::new(demo_in_location());
     let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
         named.set(demo_in_location())
@@ -47,6 +93,7 @@ pub fn Playback() -> impl IntoView {
             view! { <DemoPage name=name /> }
         }}
     }
+    .into_any()
 }
 
 /// `#/demos`: open a file, drop one, or pick a relay recording; `#/demo/NAME` plays one.

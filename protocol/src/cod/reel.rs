@@ -103,6 +103,14 @@ impl fmt::Display for CutError {
 
 impl core::error::Error for CutError {}
 
+/// Where a cut starts: the gamestate as it stood before its first message, that message's
+/// commands, and its snapshot.
+struct Start {
+    gamestate: Gamestate,
+    commands: Vec<(i32, String)>,
+    snapshot: Snapshot,
+}
+
 /// A session's recent messages, as a demo can be cut from them.
 #[derive(Clone, Debug)]
 pub struct Reel {
@@ -282,7 +290,11 @@ impl Reel {
             .rev()
             .find(|&i| self.frames[i].key.is_some())
             .ok_or(CutError::Undecodable)?;
-        let (gamestate, commands, first) = self.decode(key_at, start)?;
+        let Start {
+            gamestate,
+            commands,
+            snapshot: first,
+        } = self.decode(key_at, start)?;
         let first_frame = &self.frames[start];
         let mut demo = frame(
             first_frame.sequence.wrapping_sub(1),
@@ -313,11 +325,7 @@ impl Reel {
 
     /// Reads the reel from the keyframe at `key_at` to frame `start`: the gamestate as it stood
     /// before `start`'s message, that message's commands, and its snapshot.
-    fn decode(
-        &self,
-        key_at: usize,
-        start: usize,
-    ) -> Result<(Gamestate, Vec<(i32, String)>, Snapshot), CutError> {
+    fn decode(&self, key_at: usize, start: usize) -> Result<Start, CutError> {
         let key = self.frames[key_at]
             .key
             .as_ref()
@@ -353,7 +361,11 @@ impl Reel {
                 }
             }
             return match (before, snapshot) {
-                (Some(gamestate), Some(snapshot)) => Ok((gamestate, commands, snapshot)),
+                (Some(gamestate), Some(snapshot)) => Ok(Start {
+                    gamestate,
+                    commands,
+                    snapshot,
+                }),
                 _ => Err(CutError::Undecodable),
             };
         }

@@ -217,6 +217,59 @@ pub fn run(open: impl Fn() -> Box<dyn Store>) {
     fencing(store.as_mut(), day);
     audit(store.as_mut(), day);
     super::matches::suite::run(store.as_mut(), day);
+    moments(store.as_mut(), day);
+}
+
+/// Moments: each part read back byte for byte, counted per client for the hourly limit, and
+/// dropped after their days.
+fn moments(store: &mut dyn Store, day: u64) {
+    use super::moments::{self, Part, SavedMoment};
+    let moment = |id: &str, client: &str, at: u64| SavedMoment {
+        id: id.into(),
+        server: A.into(),
+        client: client.into(),
+        created_ms: day + at,
+        detail: format!("{{\"id\":\"{id}\"}}"),
+        demo: vec![0, 1, 2, 255, id.len() as u8],
+        still: b"\x89PNG\r\n\x1a\n".to_vec(),
+    };
+    let db = store.exec().unwrap();
+    for m in [
+        moment("aaaaaaaaaa", "127.0.0.1", 0),
+        moment("bbbbbbbbbb", "127.0.0.1", HOUR_MS),
+        moment("cccccccccc", "2001:db8::1", HOUR_MS + 1),
+    ] {
+        moments::save(db, &m).unwrap();
+    }
+    assert!(
+        moments::save(db, &moment("aaaaaaaaaa", "x", 5)).is_err(),
+        "an id is never reused"
+    );
+    assert_eq!(
+        moments::part(db, "bbbbbbbbbb", Part::Demo)
+            .unwrap()
+            .unwrap(),
+        [0, 1, 2, 255, 10]
+    );
+    assert_eq!(
+        moments::part(db, "bbbbbbbbbb", Part::Detail)
+            .unwrap()
+            .unwrap(),
+        b"{\"id\":\"bbbbbbbbbb\"}"
+    );
+    assert_eq!(
+        moments::part(db, "cccccccccc", Part::Still)
+            .unwrap()
+            .unwrap(),
+        b"\x89PNG\r\n\x1a\n"
+    );
+    assert_eq!(moments::part(db, "dddddddddd", Part::Demo).unwrap(), None);
+    assert_eq!(moments::made_since(db, "127.0.0.1", day).unwrap(), 2);
+    assert_eq!(moments::made_since(db, "127.0.0.1", day + 1).unwrap(), 1);
+    assert_eq!(moments::count(db).unwrap(), (3, 3 * (5 + 8)));
+    assert_eq!(moments::expire(db, day + HOUR_MS).unwrap(), 1);
+    assert_eq!(moments::part(db, "aaaaaaaaaa", Part::Demo).unwrap(), None);
+    assert_eq!(moments::count(db).unwrap().0, 2);
 }
 
 /// The admin console's audit: appended whatever the fence, read newest first, by server.

@@ -360,3 +360,115 @@ async fn a_viewer_pauses_a_live_match_replays_a_kill_and_comes_back_to_live() {
     client.close().await.unwrap();
     other.close().await.unwrap();
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn a_viewer_shares_a_rewound_kill_and_the_link_plays_it_in_another_browser() {
+    let lab = one_match_lab().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = common::spectating_config(
+        &lab,
+        relay::spectate::SpectateConfig {
+            delay: Duration::ZERO,
+            ..Default::default()
+        },
+    );
+    config.history = Some(common::sqlite_history(dir.path()));
+    let relay = relay::Relay::start(config).await.unwrap();
+    common::wait_listed(&relay, &lab).await;
+    let addr = lab.servers[0].addr.to_string();
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    client
+        .goto(&format!("http://{}/watch/#/watch/{addr}", relay.addr))
+        .await
+        .unwrap();
+    eventually("a kill to replay", async || {
+        let replays = count(&client, "[data-testid=kill-replay]").await;
+        (replays >= 1)
+            .then_some(())
+            .ok_or(format!("{replays} replays"))
+    })
+    .await;
+    // Pause, go back to the kill, and share six seconds of it: 5 before, 1 after. (The feed
+    // redraws as it moves: clicked where it is found, not through a handle that may go stale.)
+    click(&client, "[data-testid=rewind-play]").await;
+    client
+        .execute(
+            "document.querySelector('[data-testid=kill-replay]').click()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    eventually("rewound", async || {
+        let behind = text_of(&client, "[data-testid=rewind-behind]").await?;
+        behind.starts_with('−').then_some(()).ok_or(behind)
+    })
+    .await;
+    for (css, value) in [("share-before", "5"), ("share-after", "1")] {
+        client
+            .execute(
+                "const el = document.querySelector(`[data-testid=${arguments[0]}]`); \
+                 el.value = arguments[1]; el.dispatchEvent(new Event('change', { bubbles: true }));",
+                vec![css.into(), value.into()],
+            )
+            .await
+            .unwrap();
+    }
+    click(&client, "[data-testid=share-moment]").await;
+    let link = eventually("the moment's link", async || {
+        let refused = text_of(&client, "[data-testid=share-error]").await;
+        let link = client
+            .execute(
+                "const el = document.querySelector('[data-testid=moment-link]'); \
+                 return el ? el.value : null;",
+                vec![],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        link.as_str()
+            .filter(|l| l.contains("/m/"))
+            .map(str::to_owned)
+            .ok_or(format!("no link yet ({refused:?})"))
+    })
+    .await;
+    screenshot(&client, "moment-share.png").await;
+    assert!(
+        link.starts_with(&format!("http://{}/m/", relay.addr)),
+        "{link}"
+    );
+
+    // Another browser opens the link: the clip plays, and starts again at its end.
+    let (_other_driver, other) = open_page(&relay, 1000, 800).await;
+    other.goto(&link).await.unwrap();
+    eventually("the clip plays", async || {
+        let at = attr_number(&other, "[data-testid=demo-time]", "data-at").await?;
+        (at > 1000).then_some(()).ok_or(format!("at {at} ms"))
+    })
+    .await;
+    assert_eq!(
+        count(&other, "#first-screen").await,
+        0,
+        "the player took over"
+    );
+    assert_eq!(count(&other, "[data-testid=moment-links]").await, 1);
+    let title = other.title().await.unwrap();
+    assert!(
+        title.contains("killed") || title.contains(" on "),
+        "{title}"
+    );
+    eventually("it loops", async || {
+        let at = attr_number(&other, "[data-testid=demo-time]", "data-at").await?;
+        (at < 1000).then_some(()).ok_or(format!("at {at} ms"))
+    })
+    .await;
+    screenshot(&other, "moment-page.png").await;
+    // The still a card shows.
+    let id = link.rsplit('/').next().unwrap();
+    other
+        .goto(&format!("http://{}/api/moments/{id}.png", relay.addr))
+        .await
+        .unwrap();
+    screenshot(&other, "moment-still.png").await;
+    client.close().await.unwrap();
+    other.close().await.unwrap();
+}

@@ -34,11 +34,12 @@ pub struct DemoPlayer {
 
 impl DemoPlayer {
     /// Starts the worker on `source`; it plays from the start once decoded, or from 3 s before
-    /// the kill at server time `from_kill`.
+    /// the kill at server time `from_kill`; `looped`, it starts again at its end (a moment).
     pub fn start(
         source: DemoSource,
         live: StoredValue<Live, LocalStorage>,
         from_kill: Option<i32>,
+        looped: bool,
     ) -> Self {
         let player = Self {
             name: StoredValue::new(source.name().to_owned()),
@@ -64,6 +65,13 @@ impl DemoPlayer {
                 }
                 Reply::DemoFailed(e) | Reply::Failed(e) => player.error.set(Some(e)),
                 Reply::DemoAt { at_ms, playing } => {
+                    let end = player
+                        .summary
+                        .with_untracked(|s| s.as_ref().map(|s| s.duration_ms));
+                    if looped && !playing && end.is_some_and(|end| end > 0 && at_ms >= end) {
+                        player.seek(0);
+                        player.control(true, player.speed.get_untracked());
+                    }
                     player.at_ms.set(at_ms);
                     player.playing.set(playing);
                     // Paused (after a seek, say), the tables show the latest view at once.

@@ -10,6 +10,7 @@ mod live;
 mod map;
 mod rewind;
 mod scoreboard;
+mod share;
 mod socket;
 
 use leptos::prelude::*;
@@ -72,11 +73,14 @@ pub fn Watch(
     /// The server time of a kill to start the demo at (3 s before it).
     #[prop(optional)]
     from_kill: Option<i32>,
+    /// The demo starts again at its end (a shared moment).
+    #[prop(optional)]
+    looped: bool,
 ) -> impl IntoView {
     let live = StoredValue::new_local(Live::new());
     let open = StoredValue::new(true);
     on_cleanup(move || open.set_value(false));
-    let player = demo.map(|source| DemoPlayer::start(source, live, from_kill));
+    let player = demo.map(|source| DemoPlayer::start(source, live, from_kill, looped));
     // Watch directly's worker, and whether it has left its server.
     let worker = StoredValue::new_local(None::<SessionWorker>);
     let left = RwSignal::new(false);

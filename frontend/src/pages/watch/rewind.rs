@@ -25,6 +25,7 @@ const SPEEDS: [u16; 3] = [50, 100, 200];
 pub(super) struct Rewinder {
     pub(super) window: RwSignal<Option<RewindWindow>>,
     live: StoredValue<Live, LocalStorage>,
+    server: StoredValue<String>,
 }
 
 impl Rewinder {
@@ -37,6 +38,7 @@ impl Rewinder {
         let rewinder = Self {
             window: RwSignal::new(None),
             live,
+            server: StoredValue::new(addr.clone()),
         };
         leptos::task::spawn_local(async move {
             let url = format!("/api/spectate/{addr}/rewind");
@@ -53,8 +55,14 @@ impl Rewinder {
         self.live.with_value(|l| l.playing.get())
     }
 
-    fn at_us(&self) -> u64 {
+    /// Where the view is in the relay's clock (µs since the Unix epoch).
+    pub(super) fn at_us(&self) -> u64 {
         self.live.with_value(|l| l.shown_us.get())
+    }
+
+    /// The server watched.
+    pub(super) fn server(&self) -> String {
+        self.server.get_value()
     }
 
     /// Shows the match from `relay_us` at `speed_pct` (0: paused there).
@@ -198,5 +206,6 @@ pub(super) fn RewindBar(rewinder: Rewinder) -> impl IntoView {
                 "Live"
             </button>
         </div>
+        <super::share::Share rewinder=rewinder />
     }
 }

@@ -12,7 +12,7 @@ use protocol::relay_api::ServerInfo;
 use relay::store::{Store, StoreArgs};
 
 /// Schema versions that shipped; each has a fixture per backend.
-const SHIPPED: i64 = 5;
+const SHIPPED: i64 = 6;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -63,6 +63,38 @@ fn means_the_same(store: &mut dyn Store, before: &Rows) {
         .is_empty());
     if before.contains_key("matches") {
         matches_mean_the_same(store, before);
+    }
+    if before.contains_key("moments") {
+        moments_mean_the_same(store, before);
+    }
+}
+
+/// Moments (version 6 on): each description reads, its clip reads back whole with the
+/// snapshots it names, and its still is a PNG.
+fn moments_mean_the_same(store: &mut dyn Store, before: &Rows) {
+    use protocol::relay_api::moments::MomentDetail;
+    use relay::store::moments::{part, Part};
+    let ids: Vec<String> = store
+        .exec()
+        .unwrap()
+        .rows("SELECT id FROM moments", &[])
+        .unwrap()
+        .iter()
+        .map(|row| row[0].text())
+        .collect();
+    assert_eq!(ids.len(), before["moments"].len());
+    assert!(!ids.is_empty());
+    for id in ids {
+        let db = store.exec().unwrap();
+        let detail = part(db, &id, Part::Detail).unwrap().unwrap();
+        let detail: MomentDetail = serde_json::from_slice(&detail).unwrap();
+        assert_eq!(detail.id, id);
+        let demo = part(db, &id, Part::Demo).unwrap().unwrap();
+        let timeline = protocol::cod::watch::timeline::Timeline::open(demo).unwrap();
+        assert_eq!(timeline.summary().snapshots, detail.snapshots, "{id}");
+        assert!(timeline.summary().ended);
+        let still = part(db, &id, Part::Still).unwrap().unwrap();
+        assert_eq!(&still[..4], b"\x89PNG");
     }
 }
 

@@ -115,8 +115,9 @@ pub struct Moment {
     pub live: bool,
 }
 
-/// What a viewer's socket asks of the rewind windows (`rewind::Rewinds`).
-pub trait Rewinding: Send + Sync {
+/// What a viewer's socket asks of the rewind windows (`rewind::Rewinds`), and what the
+/// holder of a cluster's game slot cuts for the other relays.
+pub trait Rewinding: Clipping + Send + Sync {
     /// The moment `relay_us` of the server's window (clamped to it): a keyframe and the
     /// updates after it up to then. `None`: no window for the server.
     fn seek(&self, server: ServerAddr, relay_us: u64) -> Option<Moment>;
@@ -125,10 +126,12 @@ pub trait Rewinding: Send + Sync {
     fn play(&self, server: ServerAddr, seq: u64, until_us: u64, max: usize) -> Option<Moment>;
 }
 
-/// A stretch of a match cut as a stock demo (`rewind::Rewinds`), for a moment.
-#[derive(Clone, Debug)]
+/// A stretch of a match cut as a stock demo (`rewind::Rewinds`), for a moment. (Serialized
+/// without its demo between a cluster's relays, which send the demo's bytes beside it.)
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Clip {
     /// The whole `.dm_3`.
+    #[serde(skip)]
     pub demo: Vec<u8>,
     /// The span asked for, clamped to the window and the live edge (µs since the Unix epoch).
     pub from_us: u64,
@@ -140,7 +143,7 @@ pub struct Clip {
 }
 
 /// Why no clip was cut.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ClipRefused {
     /// No window for that server here.
     NoWindow,
@@ -162,6 +165,8 @@ pub trait Clipping: Send + Sync {
         from: protocol::relay_api::moments::MomentTime,
         to: protocol::relay_api::moments::MomentTime,
     ) -> Result<Clip, ClipRefused>;
+    /// The live edge of the server's window here (µs since the Unix epoch).
+    fn edge_us(&self, server: ServerAddr) -> Option<u64>;
 }
 
 /// Makes a hub's taps when its session task starts.

@@ -94,7 +94,15 @@ pub(crate) async fn capabilities(
         config.spectate.taps.0.push(demos::tap(recording.clone()));
     }
     let (rewinds, rewind_routes) = rewind::start(config.rewind);
-    let clipping = (rewinds.clone()).map(|r| r as Arc<dyn seams::Clipping>);
+    // A mirror asks the relay holding a match's session for its clips.
+    let clipping = rewinds.clone().map(|local| match &cluster {
+        Some(cluster) => Arc::new(spectate::ClusterClipping {
+            local,
+            cluster: cluster.clone(),
+            runtime: tokio::runtime::Handle::current(),
+        }) as Arc<dyn seams::Clipping>,
+        None => local as Arc<dyn seams::Clipping>,
+    });
     let overview_files = (config.spectate.overviews.iter())
         .map(|o| (o.map.clone(), o.path.clone(), o.corners))
         .collect();

@@ -868,6 +868,26 @@ async fn a_viewer_rewinds_through_its_own_relay_and_a_takeover_keeps_the_window(
     let next = tokio::time::timeout(LIMIT, viewer.next()).await.unwrap();
     assert!(matches!(next, Some(WatchMessage::Keyframe { .. })));
 
+    // A moment shared on the mirror is cut by the holder (only its session saw the game's
+    // messages), kept in the shared store, and served by every relay alike.
+    let made = reqwest::Client::new()
+        .post(format!("http://{}/api/moments", relays[mirror].addr))
+        .json(&serde_json::json!({"server": server, "from": -6, "to": -1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), 201);
+    let made: protocol::relay_api::moments::MomentCreated = made.json().await.unwrap();
+    let clip = |at: usize| {
+        let url = format!("http://{}/api/moments/{}.dm_3", relays[at].addr, made.id);
+        async move { reqwest::get(url).await.unwrap().bytes().await.unwrap() }
+    };
+    let (here, there) = (clip(mirror).await, clip(owner).await);
+    assert_eq!(here, there);
+    let timeline = protocol::cod::watch::timeline::Timeline::open(here.to_vec()).unwrap();
+    let seconds = timeline.summary().duration_ms;
+    assert!((4_000..=5_100).contains(&seconds), "{seconds} ms");
+
     // The holder dies; the mirror takes the slot over and keeps the window it had.
     relays[owner].kill().await;
     let kept = found(LIMIT, "the window after the takeover", || async {

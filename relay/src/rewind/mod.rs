@@ -196,6 +196,10 @@ impl Rewinding for Rewinds {
 }
 
 impl Clipping for Rewinds {
+    fn edge_us(&self, server: ServerAddr) -> Option<u64> {
+        Some(self.window(server)?.locked().end()?.relay_us)
+    }
+
     fn clip(
         &self,
         server: ServerAddr,

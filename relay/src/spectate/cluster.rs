@@ -6,7 +6,8 @@
 //! relay gets a keyframe from its own relay at once. A mirror that misses an update asks the
 //! holder for a keyframe (`.keyframe`), says every second how many viewers it has (`.viewers`:
 //! the holder keeps the slot while anyone watches anywhere), and forwards recording requests
-//! (`.record`). When the holder's relay dies its lease expires; a mirror wins it, joins the
+//! (`.record`) and moments (`.moment`: only the holder's session saw the game's messages a
+//! clip is cut from). When the holder's relay dies its lease expires; a mirror wins it, joins the
 //! server (one new `connect`) and starts its viewers and every other relay's again from a
 //! keyframe.
 
@@ -21,8 +22,10 @@ use tokio::sync::{broadcast, watch};
 
 use super::replica::{Mirrored, Replica};
 use crate::cluster::{lease::Lease, token, Cluster, Counters};
-use crate::seams::HubTap;
+use crate::net::ServerAddr;
+use crate::seams::{Clip, ClipRefused, Clipping, HubTap, Rewinding};
 use crate::AbortOnDrop;
+use protocol::relay_api::moments::MomentTime;
 
 /// How often mirrors report their viewers, and how long a report counts.
 const REPORT_EVERY: Duration = Duration::from_secs(1);
@@ -42,6 +45,7 @@ struct Subjects {
     keyframe: String,
     viewers: String,
     record: String,
+    moment: String,
     lease: String,
 }
 
@@ -53,6 +57,7 @@ impl Subjects {
             keyframe: format!("muster.hub.{t}.keyframe"),
             viewers: format!("muster.hub.{t}.viewers"),
             record: format!("muster.hub.{t}.record"),
+            moment: format!("muster.hub.{t}.moment"),
             lease: format!("hub.{t}"),
         }
     }
@@ -111,10 +116,11 @@ impl Role<'_> {
             subjects,
         } = *self;
         let client = &cluster.client;
-        let (Ok(mut keyframes), Ok(mut reports), Ok(mut records)) = (
+        let (Ok(mut keyframes), Ok(mut reports), Ok(mut records), Ok(mut moments)) = (
             client.subscribe(subjects.keyframe.clone()).await,
             client.subscribe(subjects.viewers.clone()).await,
             client.subscribe(subjects.record.clone()).await,
+            client.subscribe(subjects.moment.clone()).await,
         ) else {
             tracing::warn!(server = %hub.addr(), "cannot subscribe to the hub's subjects");
             tokio::time::sleep(REPORT_EVERY).await;
@@ -177,6 +183,20 @@ impl Role<'_> {
                         let _ = client.publish(reply, Bytes::from_static(b"ok")).await;
                     }
                 }
+                Some(request) = moments.next() => {
+                    if let (Some(reply), Some(rewind)) = (request.reply, hub.rewind()) {
+                        // Cut off the loop: the frames keep flowing meanwhile.
+                        let (client, server) = (client.clone(), hub.addr());
+                        tokio::spawn(async move {
+                            let answer = tokio::task::spawn_blocking(move || {
+                                clip_answer(rewind.as_ref(), server, &request.payload)
+                            });
+                            if let Ok(answer) = answer.await {
+                                let _ = client.publish(reply, answer).await;
+                            }
+                        });
+                    }
+                }
                 _ = tally.tick() => {
                     counts.retain(|_, (at, _)| at.elapsed() < REPORT_COUNTS_FOR);
                     hub.set_remote_viewers(counts.values().map(|(_, n)| n).sum());
@@ -237,6 +257,88 @@ impl Role<'_> {
                 }
             }
         }
+    }
+}
+
+/// A clip's span as one relay asks another for it (Unix ms: the relays' clocks agree on the
+/// released match, whose times the holder stamped).
+#[derive(Serialize, Deserialize)]
+struct ClipAsk {
+    from_ms: u64,
+    to_ms: u64,
+}
+
+/// The holder's answer to `.moment`: the clip's description as JSON, its length first, then
+/// the demo's bytes; or the refusal.
+fn clip_answer(rewind: &dyn Rewinding, server: ServerAddr, ask: &[u8]) -> Bytes {
+    let clip = match serde_json::from_slice::<ClipAsk>(ask) {
+        Ok(ask) => rewind.clip(
+            server,
+            MomentTime::UnixMs(ask.from_ms),
+            MomentTime::UnixMs(ask.to_ms),
+        ),
+        Err(e) => Err(ClipRefused::Span(format!("unreadable ask: {e}"))),
+    };
+    let demo = clip.as_ref().map(|c| c.demo.clone()).unwrap_or_default();
+    let head = serde_json::to_vec(&clip).unwrap_or_default();
+    let mut answer = (head.len() as u32).to_be_bytes().to_vec();
+    answer.extend(head);
+    answer.extend(demo);
+    answer.into()
+}
+
+/// Cuts clips here, or, for a match this relay mirrors, asks the relay holding its session.
+pub struct ClusterClipping {
+    pub local: Arc<dyn Rewinding>,
+    pub cluster: Arc<Cluster>,
+    pub runtime: tokio::runtime::Handle,
+}
+
+/// How long a mirror waits for the holder's clip.
+const CLIP_WAIT: Duration = Duration::from_secs(5);
+
+impl Clipping for ClusterClipping {
+    fn edge_us(&self, server: ServerAddr) -> Option<u64> {
+        self.local.edge_us(server)
+    }
+
+    fn clip(
+        &self,
+        server: ServerAddr,
+        from: MomentTime,
+        to: MomentTime,
+    ) -> Result<Clip, ClipRefused> {
+        match self.local.clip(server, from, to) {
+            Err(ClipRefused::Mirrored) => {}
+            done => return done,
+        }
+        let edge = self.local.edge_us(server).ok_or(ClipRefused::NoWindow)?;
+        let ask = ClipAsk {
+            from_ms: from.unix_us(edge) / 1000,
+            to_ms: to.unix_us(edge) / 1000,
+        };
+        let subject = format!("muster.hub.{}.moment", token(&server.0));
+        let payload = Bytes::from(serde_json::to_vec(&ask).unwrap_or_default());
+        let asked = self.runtime.block_on(tokio::time::timeout(
+            CLIP_WAIT,
+            self.cluster.client.request(subject, payload),
+        ));
+        let Ok(Ok(reply)) = asked else {
+            return Err(ClipRefused::Outside(
+                "the relay holding this match's session did not answer".into(),
+            ));
+        };
+        let payload = reply.payload;
+        let len = payload
+            .get(..4)
+            .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize);
+        let head = payload.get(4..4 + len).unwrap_or_default();
+        let mut clip: Result<Clip, ClipRefused> = serde_json::from_slice(head)
+            .map_err(|_| ClipRefused::Outside("the holder's clip did not read".into()))?;
+        if let Ok(clip) = clip.as_mut() {
+            clip.demo = payload.get(4 + len..).unwrap_or_default().to_vec();
+        }
+        clip
     }
 }
 

@@ -27,6 +27,7 @@ use tower_http::services::ServeFile;
 use crate::net::ServerAddr;
 
 pub use crate::seams::JoinError;
+pub use cluster::ClusterClipping;
 pub use config::{OverviewFile, Rewind, ServerPassword, SpectateArgs, SpectateConfig, Taps};
 pub use hub::{Frame, FrameKind, Hub, ViewerGuard, VIEWER_BACKLOG};
 pub use registry::Hubs;

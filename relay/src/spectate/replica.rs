@@ -44,6 +44,11 @@ impl Replica {
         self.hub.addr
     }
 
+    /// The relay's rewind windows, which cut the clips other relays ask the holder for.
+    pub(super) fn rewind(&self) -> Option<Arc<dyn crate::seams::Rewinding>> {
+        self.hubs.config().rewind.0.clone()
+    }
+
     /// Viewers on this relay.
     pub(super) fn viewers(&self) -> u32 {
         self.hub.viewers()

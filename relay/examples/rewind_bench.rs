@@ -1,8 +1,10 @@
 //! `cargo xtask bench rewind`: a lab fleet of matches, the relay watching every one with its
 //! rewind window filled, and viewers of whom a third go back to random moments of their
 //! match's window, again and again. Measures the relay's memory per hub (and what the windows
-//! hold, from `/metrics`), its CPU, the time from a seek to the keyframe that draws it, and
-//! bytes per viewer a second live and rewound. The last line printed is one JSON object.
+//! hold, from `/metrics`), its CPU, the time from a seek to the keyframe that draws it,
+//! bytes per viewer a second live and rewound, and, while they watch, the time to share a
+//! moment (`POST /api/moments`, 30 s of a match: cut, described, drawn and stored in SQLite)
+//! and its clip's bytes per second of play. The last line printed is one JSON object.
 //!
 //! Usage: rewind_bench [MATCHES] [VIEWERS] [PLAYERS] [WINDOW_MINUTES] [SECONDS]; the window is
 //! filled (WINDOW_MINUTES and 10 s) before measuring. MUSTER_BIN_DIR names the release binaries.
@@ -13,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench_util::{
-    cpu_seconds, free_port, free_tcp_port, percentile, rss_kib, start_fleet, start_relay,
+    cpu_seconds, free_port, free_tcp_port, percentile, relay_args, rss_kib, start, start_fleet,
     wait_online,
 };
 use futures_util::{SinkExt, StreamExt};
@@ -97,6 +99,52 @@ async fn viewer(
 }
 
 /// The figure a `/metrics` line gives for `name`, summed over its labels.
+/// Shares 30 s moments of the matches in turn, one every half second, for `seconds`: how long
+/// each took, and the clips' bytes per second of play.
+async fn share_moments(http: String, servers: Vec<String>, seconds: u64) -> (Vec<f64>, f64) {
+    let client = reqwest::Client::new();
+    let until = Instant::now() + Duration::from_secs(seconds);
+    let (mut took, mut bytes, mut played) = (Vec::new(), 0u64, 0.0);
+    for server in servers.iter().cycle() {
+        if Instant::now() >= until {
+            break;
+        }
+        let asked = Instant::now();
+        let made = client
+            .post(format!("http://{http}/api/moments"))
+            .json(&json!({"server": server, "from": -30, "to": 0}))
+            .send()
+            .await;
+        let Ok(made) = made else { continue };
+        if made.status() != 201 {
+            eprintln!(
+                "rewind_bench: a moment refused: {}",
+                made.text().await.unwrap_or_default()
+            );
+            continue;
+        }
+        took.push(asked.elapsed().as_secs_f64() * 1000.0);
+        let Ok(created) = made.json::<serde_json::Value>().await else {
+            continue;
+        };
+        let id = created["id"].as_str().unwrap_or_default();
+        if let Ok(detail) = client
+            .get(format!("http://{http}/api/moments/{id}"))
+            .send()
+            .await
+        {
+            if let Ok(d) = detail.json::<serde_json::Value>().await {
+                bytes += d["bytes"].as_u64().unwrap_or(0);
+                let span = d["last_server_time"].as_i64().unwrap_or(0)
+                    - d["first_server_time"].as_i64().unwrap_or(0);
+                played += span as f64 / 1000.0;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    (took, bytes as f64 / played.max(1e-9))
+}
+
 fn metric(text: &str, name: &str) -> f64 {
     text.lines()
         .filter(|l| l.starts_with(name) && l[name.len()..].starts_with([' ', '{']))
@@ -130,20 +178,25 @@ async fn main() -> anyhow::Result<()> {
     )?;
     let max_hubs = matches.to_string();
     let rewind_minutes = minutes.to_string();
-    let relay = start_relay(
-        &bin,
-        http_port,
-        master_port,
-        &dir,
-        &[
+    // A store for the moments (in the run's own directory: nothing from a run before).
+    let mut args = relay_args(http_port, master_port, &dir);
+    let data = dir.join("data").display().to_string();
+    args.extend(
+        [
+            "--data-dir",
+            &data,
+            "--moment-per-hour",
+            "1000000",
             "--spectate-delay",
             "0",
             "--max-hubs",
             &max_hubs,
             "--rewind-minutes",
             &rewind_minutes,
-        ],
-    )?;
+        ]
+        .map(String::from),
+    );
+    let relay = start(bin.join("muster"), &args, "muster: serving")?;
     let pid = relay.0.id();
     let http = format!("127.0.0.1:{http_port}");
     wait_online(&http, matches, Duration::from_secs(120)).await?;
@@ -194,8 +247,10 @@ async fn main() -> anyhow::Result<()> {
     let cpu_before = cpu_seconds(pid);
     let started = Instant::now();
     open.store(true, Ordering::Relaxed);
+    let clips = tokio::spawn(share_moments(http.clone(), servers.clone(), seconds));
     tokio::time::sleep(Duration::from_secs(seconds)).await;
     open.store(false, Ordering::Relaxed);
+    let (clip_ms, clip_bytes_per_s) = clips.await?;
     done.store(true, Ordering::Relaxed);
     let elapsed = started.elapsed().as_secs_f64();
     let cpu = (cpu_seconds(pid) - cpu_before) / elapsed;
@@ -219,6 +274,7 @@ async fn main() -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     let per_hub_window = window_bytes / windows.max(1.0);
     let seek_p95 = percentile(seeks.clone(), 0.95);
+    let clip_p95 = percentile(clip_ms.clone(), 0.95);
     let result = json!({
         "bench": "rewind",
         "matches": matches,
@@ -238,9 +294,12 @@ async fn main() -> anyhow::Result<()> {
         "seek_to_keyframe_p95_ms": seek_p95,
         "bytes_per_live_viewer_per_s": (live_bytes as f64 / live_n.max(1) as f64 / elapsed).round(),
         "bytes_per_rewound_viewer_per_s": (rewound_bytes as f64 / rewound_n.max(1) as f64 / elapsed).round(),
-        "clip_create_p95_ms": null,
+        "clips": clip_ms.len(),
+        "clip_create_p50_ms": percentile(clip_ms.clone(), 0.5),
+        "clip_create_p95_ms": clip_p95,
+        "clip_bytes_per_s_of_play": clip_bytes_per_s.round(),
         "goals": {"seek_to_keyframe_p95_ms": 200, "clip_create_p95_ms": 1000},
-        "met": {"seek": seek_p95 < 200.0, "clip": null},
+        "met": {"seek": seek_p95 < 200.0, "clip": clip_p95 < 1000.0},
     });
     println!("{result}");
     Ok(())

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use common::truth::{lab_with_truth, placed_as_the_truth, positions, true_kills};
-use common::{sqlite_history, start_spectating_relay, wait_listed, Viewer};
+use common::{sqlite_history, wait_listed, Viewer};
 use lab::Lab;
 use protocol::cod::demo::{Playback, Records};
 use protocol::cod::stream::{Heard, Said};

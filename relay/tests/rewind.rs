@@ -267,13 +267,16 @@ async fn a_full_32_player_match_s_window_fits_the_hub_s_budget() {
         .await;
     let held = window(&relay, &addr).await;
     let span_s = (held.end_us - held.start_us) as f64 / 1e6;
-    let per_minute = held.bytes as f64 / span_s * 60.0;
+    // The window and the reel moments are cut from share the hub's budget.
+    assert!(held.reel_bytes > 0, "the session's relay keeps a reel");
+    let per_minute = (held.bytes + held.reel_bytes) as f64 / span_s * 60.0;
     let default = relay::rewind::RewindArgs::default();
     let full = per_minute * f64::from(default.rewind_minutes);
     eprintln!(
-        "rewind window, 32 players: {} bytes over {span_s:.1} s in {} keyframes: {:.0} KB a minute, \
-         {:.1} MB for {} minutes",
+        "rewind window, 32 players: {} bytes and a reel of {} over {span_s:.1} s in {} keyframes: \
+         {:.0} KB a minute, {:.1} MB for {} minutes",
         held.bytes,
+        held.reel_bytes,
         held.keyframes,
         per_minute / 1e3,
         full / 1e6,

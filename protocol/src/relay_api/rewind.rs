@@ -20,6 +20,10 @@ pub struct RewindWindow {
     pub keyframes: u32,
     /// What the window holds now, in bytes.
     pub bytes: u64,
+    /// What the hub's reel (the game's messages moments are cut from) holds beside it; the
+    /// two share the hub's budget. Only the relay running the session has one.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub reel_bytes: u64,
     /// Every kill in the window, oldest first, for marking the scrub bar.
     pub kills: Vec<RewindKill>,
 }

@@ -98,3 +98,88 @@ pub fn render(view: &MatchView, overview: Option<Overview<'_>>, marked: &[u8]) -
     }
     pixmap.encode_png().unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use protocol::relay_api::watch::{MatchView, Team, WatchPlayer};
+    use tiny_skia::{Color, Pixmap};
+
+    use super::{render, Overview, SIDE};
+
+    fn view() -> MatchView {
+        let player = |client: u8, team: Team, origin: [i32; 3]| WatchPlayer {
+            client,
+            team,
+            alive: true,
+            origin,
+            seen: Some(1000),
+            ..WatchPlayer::default()
+        };
+        MatchView {
+            players: vec![
+                player(0, Team::Axis, [500, 500, 0]),
+                player(1, Team::Allies, [900, 100, 0]),
+                // A spectator is not drawn.
+                player(2, Team::Spectator, [100, 900, 0]),
+            ],
+            ..MatchView::default()
+        }
+    }
+
+    fn pixel(png: &[u8], x: u32, y: u32) -> (u8, u8, u8) {
+        let image = Pixmap::decode_png(png).unwrap();
+        let p = image.pixel(x, y).unwrap();
+        (p.red(), p.green(), p.blue())
+    }
+
+    #[test]
+    fn players_stand_where_the_overview_places_them() {
+        let mut backdrop = Pixmap::new(64, 64).unwrap();
+        backdrop.fill(Color::from_rgba8(0, 120, 0, 255));
+        let backdrop = backdrop.encode_png().unwrap();
+        // World x 0..1000 left to right, y 1000..0 top to bottom.
+        let overview = || Overview {
+            png: &backdrop,
+            corners: [0.0, 1000.0, 1000.0, 0.0],
+        };
+        let png = render(&view(), Some(overview()), &[0]);
+        assert_eq!(
+            render(&view(), Some(overview()), &[0]),
+            png,
+            "the same bytes"
+        );
+        let image = Pixmap::decode_png(&png).unwrap();
+        assert_eq!((image.width(), image.height()), (SIDE, SIDE));
+        let at = |x: f32, y: f32| {
+            (
+                (x / 1000.0 * SIDE as f32) as u32,
+                ((1000.0 - y) / 1000.0 * SIDE as f32) as u32,
+            )
+        };
+        let (x, y) = at(500.0, 500.0);
+        assert_eq!(pixel(&png, x, y), (235, 87, 70), "the axis player");
+        let (x, y) = at(900.0, 100.0);
+        assert_eq!(pixel(&png, x, y), (80, 160, 255), "the allied player");
+        let (x, y) = at(100.0, 900.0);
+        assert_eq!(pixel(&png, x, y), (0, 120, 0), "no spectator: the overview");
+        // The marked player's ring.
+        let (x, y) = at(500.0, 500.0);
+        let (r, g, b) = pixel(&png, x, y + 12);
+        assert!(r > 200 && g > 200 && b > 200, "{r} {g} {b}");
+    }
+
+    #[test]
+    fn without_an_overview_the_players_fill_a_plain_square() {
+        let png = render(&view(), None, &[]);
+        assert_eq!(pixel(&png, 2, 2), (29, 35, 39));
+        // The two players span the square's diagonal within its margin.
+        assert_eq!(pixel(&png, 24, 24), (235, 87, 70));
+        assert_eq!(pixel(&png, SIDE - 24, SIDE - 24), (80, 160, 255));
+        // An overview that is not a PNG is no backdrop, not an error.
+        let broken = Overview {
+            png: b"not a png",
+            corners: [0.0, 0.0, 1.0, 1.0],
+        };
+        assert_eq!(render(&view(), Some(broken), &[]), png);
+    }
+}

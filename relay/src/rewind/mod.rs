@@ -47,8 +47,8 @@ pub struct RewindArgs {
     /// none.
     #[arg(long = "rewind-minutes", default_value_t = 15, value_name = "MINUTES")]
     pub rewind_minutes: u32,
-    /// The most one match's window may hold, in MB (a full 32-player match needs about 3 for
-    /// 15 minutes); past it the oldest seconds go.
+    /// The most one match's window and reel may hold together, in MB (a full 32-player match
+    /// needs about 7 for 15 minutes: 3 of window, 4 of reel); past it the oldest seconds go.
     #[arg(long = "rewind-hub-mb", default_value_t = 16, value_name = "MB")]
     pub rewind_hub_mb: u32,
     /// The most every window of this relay may hold together, in MB; past it each window
@@ -118,18 +118,18 @@ impl Rewinds {
         Arc::new(move |server| {
             let (window, reel) = {
                 let mut windows = rewinds.held();
-                let held = windows.entry(server).or_insert_with(|| Held {
-                    window: Arc::new(Mutex::new(Window::new(
-                        rewinds.limits,
-                        rewinds.total.clone(),
-                    ))),
-                    reel: Arc::new(Mutex::new(reel::Kept::new(
-                        rewinds.limits,
-                        KEYFRAME_EVERY.as_millis() as i32,
-                        rewinds.total.clone(),
-                    ))),
-                    taps: 0,
-                    orphaned: None,
+                let held = windows.entry(server).or_insert_with(|| {
+                    let budget = window::Budget::of_hub(rewinds.total.clone());
+                    Held {
+                        window: Arc::new(Mutex::new(Window::new(rewinds.limits, budget.clone()))),
+                        reel: Arc::new(Mutex::new(reel::Kept::new(
+                            rewinds.limits,
+                            KEYFRAME_EVERY.as_millis() as i32,
+                            budget,
+                        ))),
+                        taps: 0,
+                        orphaned: None,
+                    }
                 });
                 held.taps += 1;
                 held.orphaned = None;

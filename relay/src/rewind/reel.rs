@@ -1,23 +1,20 @@
 //! A hub's reel (`protocol::cod::reel`): the game's messages of its window's span, from which
-//! a moment's demo is cut, held to the same budgets as the window (the hub's and the relay's
-//! together), oldest seconds first.
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+//! a moment's demo is cut, within the same budgets as the window (a hub's window and reel
+//! share `--rewind-hub-mb`), oldest seconds first.
 
 use protocol::cod::client::Event;
 use protocol::cod::reel::{Reel, ReelLimits};
 
-use super::window::Limits;
+use super::window::{Budget, Limits};
 
 pub struct Kept {
     pub reel: Reel,
     limits: Limits,
-    total: Arc<AtomicUsize>,
+    budget: Budget,
 }
 
 impl Kept {
-    pub fn new(limits: Limits, keyframe_every_ms: i32, total: Arc<AtomicUsize>) -> Self {
+    pub fn new(limits: Limits, keyframe_every_ms: i32, budget: Budget) -> Self {
         let span_ms = i32::try_from(limits.span_us / 1000).unwrap_or(i32::MAX);
         Self {
             reel: Reel::new(ReelLimits {
@@ -25,7 +22,7 @@ impl Kept {
                 keyframe_every_ms,
             }),
             limits,
-            total,
+            budget,
         }
     }
 
@@ -34,9 +31,7 @@ impl Kept {
         let before = self.reel.bytes();
         self.reel.handle(event);
         self.account(before);
-        while self.reel.bytes() > self.limits.hub_bytes
-            || self.total.load(Ordering::Relaxed) > self.limits.total_bytes
-        {
+        while self.budget.over(&self.limits) {
             let before = self.reel.bytes();
             if !self.reel.drop_oldest() {
                 break;
@@ -48,15 +43,15 @@ impl Kept {
     fn account(&self, before: usize) {
         let now = self.reel.bytes();
         if now >= before {
-            self.total.fetch_add(now - before, Ordering::Relaxed);
+            self.budget.grow(now - before);
         } else {
-            self.total.fetch_sub(before - now, Ordering::Relaxed);
+            self.budget.shrink(before - now);
         }
     }
 }
 
 impl Drop for Kept {
     fn drop(&mut self) {
-        self.total.fetch_sub(self.reel.bytes(), Ordering::Relaxed);
+        self.budget.shrink(self.reel.bytes());
     }
 }

@@ -52,12 +52,49 @@ impl Segment {
     }
 }
 
+/// What one hub's window and reel hold together, and what every hub's hold: each counts its
+/// bytes into both and drops its oldest seconds while either is over its limit.
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    pub total: Arc<AtomicUsize>,
+    pub hub: Arc<AtomicUsize>,
+}
+
+impl Budget {
+    /// A new hub's budget within the relay's `total`.
+    pub fn of_hub(total: Arc<AtomicUsize>) -> Self {
+        Self {
+            total,
+            hub: Arc::default(),
+        }
+    }
+
+    pub fn grow(&self, bytes: usize) {
+        self.hub.fetch_add(bytes, Ordering::Relaxed);
+        self.total.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub fn shrink(&self, bytes: usize) {
+        self.hub.fetch_sub(bytes, Ordering::Relaxed);
+        self.total.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    pub fn over(&self, limits: &Limits) -> bool {
+        self.hub.load(Ordering::Relaxed) > limits.hub_bytes
+            || self.total.load(Ordering::Relaxed) > limits.total_bytes
+    }
+
+    /// The hub's window and reel together.
+    pub fn hub_bytes(&self) -> usize {
+        self.hub.load(Ordering::Relaxed)
+    }
+}
+
 pub struct Window {
     segments: VecDeque<Segment>,
     bytes: usize,
     limits: Limits,
-    /// Every window's bytes together, shared by the relay's windows.
-    total: Arc<AtomicUsize>,
+    budget: Budget,
 }
 
 fn kill_cost(k: &RewindKill) -> usize {
@@ -68,12 +105,12 @@ fn kill_cost(k: &RewindKill) -> usize {
 }
 
 impl Window {
-    pub fn new(limits: Limits, total: Arc<AtomicUsize>) -> Self {
+    pub fn new(limits: Limits, budget: Budget) -> Self {
         Self {
             segments: VecDeque::new(),
             bytes: 0,
             limits,
-            total,
+            budget,
         }
     }
 
@@ -117,7 +154,7 @@ impl Window {
 
     fn grow(&mut self, bytes: usize) {
         self.bytes += bytes;
-        self.total.fetch_add(bytes, Ordering::Relaxed);
+        self.budget.grow(bytes);
         self.trim();
     }
 
@@ -129,8 +166,7 @@ impl Window {
         let from = newest.saturating_sub(self.limits.span_us);
         while self.segments.len() > 1 {
             let too_old = self.segments[1].keyframe.relay_us <= from;
-            let too_big = self.bytes > self.limits.hub_bytes
-                || self.total.load(Ordering::Relaxed) > self.limits.total_bytes;
+            let too_big = self.budget.over(&self.limits);
             if !too_old && !too_big {
                 break;
             }
@@ -142,7 +178,7 @@ impl Window {
 
     fn shrink(&mut self, bytes: usize) {
         self.bytes -= bytes;
-        self.total.fetch_sub(bytes, Ordering::Relaxed);
+        self.budget.shrink(bytes);
     }
 
     pub fn bytes(&self) -> usize {
@@ -245,6 +281,7 @@ impl Window {
             end_server_time: end.server_time,
             keyframes: self.segments.len() as u32,
             bytes: self.bytes as u64,
+            reel_bytes: self.budget.hub_bytes().saturating_sub(self.bytes) as u64,
             kills: self
                 .segments
                 .iter()
@@ -256,7 +293,7 @@ impl Window {
 
 impl Drop for Window {
     fn drop(&mut self) {
-        self.total.fetch_sub(self.bytes, Ordering::Relaxed);
+        self.budget.shrink(self.bytes);
     }
 }
 
@@ -298,7 +335,7 @@ mod tests {
     #[test]
     fn a_seek_is_one_keyframe_and_the_updates_after_it_up_to_the_moment() {
         let total = Arc::new(AtomicUsize::new(0));
-        let mut window = Window::new(limits(), total.clone());
+        let mut window = Window::new(limits(), Budget::of_hub(total.clone()));
         fed(&mut window, 1..=400);
         // Keyframes at seq 1, 101, 201, 301 (every 5 s at 20 a second).
         assert_eq!(window.summary().unwrap().keyframes, 4);
@@ -335,7 +372,7 @@ mod tests {
     #[test]
     fn a_new_hub_s_numbering_starts_the_window_again() {
         let total = Arc::new(AtomicUsize::new(0));
-        let mut window = Window::new(limits(), total.clone());
+        let mut window = Window::new(limits(), Budget::of_hub(total.clone()));
         fed(&mut window, 1..=300);
         assert_eq!(window.summary().unwrap().keyframes, 3);
         // A hub gone and back within the grace: its sequence starts at 1 again.
@@ -352,7 +389,7 @@ mod tests {
 
     #[test]
     fn the_window_keeps_its_span_and_forgets_what_is_older() {
-        let mut window = Window::new(limits(), Arc::new(AtomicUsize::new(0)));
+        let mut window = Window::new(limits(), Budget::default());
         // 200 s of updates into a 60 s window.
         fed(&mut window, 1..=4000);
         let summary = window.summary().unwrap();
@@ -370,7 +407,7 @@ mod tests {
             hub_bytes: 20_000,
             ..limits()
         };
-        let mut window = Window::new(small, total.clone());
+        let mut window = Window::new(small, Budget::of_hub(total.clone()));
         fed(&mut window, 1..=1000);
         assert!(window.bytes() <= 20_000, "{}", window.bytes());
         assert!(window.summary().unwrap().keyframes >= 2);
@@ -380,8 +417,8 @@ mod tests {
             ..small
         };
         let total = Arc::new(AtomicUsize::new(0));
-        let mut a = Window::new(shared, total.clone());
-        let mut b = Window::new(shared, total.clone());
+        let mut a = Window::new(shared, Budget::of_hub(total.clone()));
+        let mut b = Window::new(shared, Budget::of_hub(total.clone()));
         for seq in 1..=1000 {
             for w in [&mut a, &mut b] {
                 w.update(step(seq, 10), Vec::new());

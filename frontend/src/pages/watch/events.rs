@@ -8,11 +8,23 @@ use protocol::relay_api::watch::{FeedItem, MatchView};
 use super::rewind::{Rewinder, KILL_LEAD_US};
 use crate::parts::coloured::Coloured;
 
+/// One kill in the feed: its time, killer and victim, and how they read.
+struct KillLine {
+    time: i32,
+    by: Option<u8>,
+    victim: u8,
+    attacker_name: String,
+    weapon: String,
+    victim_name: String,
+}
+
 /// The kill feed, chat and server messages.
 #[component]
 pub(super) fn Events(
     shown: RwSignal<Option<MatchView>>,
     selected: RwSignal<Option<u8>>,
+    /// The other player a replay highlights: its victim.
+    marked: RwSignal<Option<(Option<u8>, u8)>>,
     rewinder: Option<Rewinder>,
 ) -> impl IntoView {
     let name_of = |view: &MatchView, client: Option<u8>| match client {
@@ -25,7 +37,7 @@ pub(super) fn Events(
     };
     let kills = move || {
         let view = shown.get()?;
-        let lines: Vec<(i32, Option<u8>, String, String, String)> = view
+        let lines: Vec<KillLine> = view
             .feed
             .iter()
             .rev()
@@ -35,16 +47,17 @@ pub(super) fn Events(
                     attacker,
                     victim,
                     weapon,
-                } => Some((
-                    *time,
-                    *attacker,
-                    name_of(&view, *attacker),
-                    weapon
+                } => Some(KillLine {
+                    time: *time,
+                    by: *attacker,
+                    victim: *victim,
+                    attacker_name: name_of(&view, *attacker),
+                    weapon: weapon
                         .trim_end_matches("_mp")
                         .trim_start_matches("MOD_")
                         .to_lowercase(),
-                    name_of(&view, Some(*victim)),
-                )),
+                    victim_name: name_of(&view, Some(*victim)),
+                }),
                 _ => None,
             })
             .take(12)
@@ -83,8 +96,10 @@ pub(super) fn Events(
         <section class="killfeed" aria-label="Kill feed">
             <h3>"Kills"</h3>
             <ul>
-                {move || kills().unwrap_or_default().into_iter().map(|(time, by, a, w, v)| {
-                    // Replays from 3 s before the kill, following its killer.
+                {move || kills().unwrap_or_default().into_iter().map(|k| {
+                    let KillLine { time, by, victim, attacker_name: a, weapon: w, victim_name: v } = k;
+                    // Replays from 3 s before the kill, following its killer, its victim
+                    // marked too.
                     let replay = rewinder
                         .filter(|r| r.window.with(|_| r.kill_moment(time).is_some()))
                         .map(|r| view! {
@@ -96,6 +111,7 @@ pub(super) fn Events(
                                 on:click=move |_| {
                                     if let Some(at) = r.kill_moment(time) {
                                         selected.set(by);
+                                        marked.set(Some((by, victim)));
                                         r.seek(at.saturating_sub(KILL_LEAD_US), 100);
                                     }
                                 }

@@ -21,6 +21,9 @@ pub struct Live {
     pub(super) pan: (f32, f32),
     /// The player followed and highlighted (a click on the map or the scoreboard).
     pub(super) selected: RwSignal<Option<u8>>,
+    /// A second player highlighted beside the selected one (a replayed kill's victim), while
+    /// the one it was marked with (its killer) stays selected.
+    pub(super) marked: RwSignal<Option<(Option<u8>, u8)>>,
     pub(super) overview: Option<(Overview, web_sys::HtmlImageElement)>,
     pub(super) drag: Option<(f32, f32, bool)>,
     /// The fingers on the map (pointer id and where), and the distance between the first two
@@ -85,6 +88,7 @@ impl Live {
             zoomed: RwSignal::new(1.0),
             pan: (0.0, 0.0),
             selected: RwSignal::new(None),
+            marked: RwSignal::new(None),
             overview: None,
             drag: None,
             touches: Vec::new(),

@@ -160,10 +160,18 @@ fn draw_player(
         ctx.set_line_width(2.0);
         ctx.stroke();
     }
-    if live.selected.get_untracked() == Some(p.client) {
+    let selected = live.selected.get_untracked();
+    let ring = if selected == Some(p.client) {
+        Some("#ffffff")
+    } else if live.marked.get_untracked() == Some((selected, p.client)) {
+        Some("#ffb74d")
+    } else {
+        None
+    };
+    if let Some(ring) = ring {
         ctx.begin_path();
         let _ = ctx.arc(x, y, radius + 4.0, 0.0, std::f64::consts::TAU);
-        ctx.set_stroke_style_str("#ffffff");
+        ctx.set_stroke_style_str(ring);
         ctx.set_line_width(2.0);
         ctx.stroke();
     }

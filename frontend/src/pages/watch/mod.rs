@@ -111,8 +111,8 @@ pub fn Watch(
         }
         started.unwrap_or(false)
     });
-    let (status, shown, selected, zoom) =
-        live.with_value(|l| (l.status, l.shown, l.selected, l.zoomed));
+    let (status, shown, selected, marked, zoom) =
+        live.with_value(|l| (l.status, l.shown, l.selected, l.marked, l.zoomed));
     let map = Gestures {
         live,
         canvas,
@@ -151,7 +151,7 @@ pub fn Watch(
             </section>
             <aside class="watch-side">
                 <Scoreboard shown=shown selected=selected />
-                <Events shown=shown selected=selected rewinder=rewinder />
+                <Events shown=shown selected=selected marked=marked rewinder=rewinder />
                 {player.map(|player| view! { <demo::DemoKills player=player /> })}
             </aside>
         </main>

@@ -20,6 +20,7 @@
 
 pub mod bridge;
 pub mod browse;
+pub mod card;
 pub mod cli;
 pub mod cluster;
 pub mod demos;

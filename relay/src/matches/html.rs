@@ -52,16 +52,9 @@ fn page_with_code(title: &str, description: &str, body: Markup, code: &str) -> R
         (DOCTYPE)
         html lang="en" {
             head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Muster" }
-                meta name="description" content=(description);
-                meta property="og:site_name" content="Muster";
+                (crate::card::head(title, description))
                 meta property="og:type" content="website";
-                meta property="og:title" content=(title);
-                meta property="og:description" content=(description);
                 meta name="twitter:card" content="summary";
-                link rel="icon" href="data:,";
                 style { (PreEscaped(STYLE)) }
                 (PreEscaped(code))
             }

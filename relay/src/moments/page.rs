@@ -83,14 +83,8 @@ fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: 
         (DOCTYPE)
         html lang="en" {
             head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Muster" }
-                meta name="description" content=(description);
-                meta property="og:site_name" content="Muster";
+                (crate::card::head(&title, &description))
                 meta property="og:type" content="video.other";
-                meta property="og:title" content=(title);
-                meta property="og:description" content=(description);
                 meta property="og:url" content=(format!("{origin}{}", m.page()));
                 meta property="og:image" content=(image);
                 meta property="og:image:type" content="image/png";
@@ -101,7 +95,6 @@ fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: 
                 meta name="twitter:image" content=(image);
                 meta name="muster-moment" content=(m.id);
                 @if let Some(full) = &m.match_demo { meta name="muster-match-demo" content=(full); }
-                link rel="icon" href="data:,";
                 style { (PreEscaped(STYLE)) }
                 (PreEscaped(player_code(moments)))
             }

@@ -120,3 +120,93 @@ fn adaptive_codec_matches_ioquake3_both_ways() {
         assert_eq!(&adaptive::decompress(&theirs[i], 1 << 16).unwrap(), input);
     }
 }
+
+/// Our outline of a demo, as the oracle writes ioquake3's.
+fn our_outline(demo: &[u8]) -> String {
+    use protocol::cod::demo::{Playback, Records};
+    use protocol::cod::stream::{Heard, Said};
+    let mut lines = Vec::new();
+    let mut records = Records::new(demo);
+    let mut playback = Playback::new();
+    for record in records.by_ref() {
+        let record = record.unwrap();
+        let mut parts = vec![format!("r{}", record.sequence)];
+        for heard in playback.read(&record).unwrap() {
+            match heard {
+                Heard::Said(Said::ServerCommand { sequence, text }) => {
+                    parts.push(format!("c{sequence}:{text}"))
+                }
+                Heard::Said(Said::Gamestate(g)) => {
+                    parts.push(format!("g{}", g.server_command_sequence));
+                    for (index, value) in &g.configstrings {
+                        parts.push(format!("cs{index}={value}"));
+                    }
+                }
+                Heard::Said(Said::Snapshot(s)) => {
+                    parts.push(format!("s{}/{}", s.server_time, s.delta_num))
+                }
+                _ => {}
+            }
+        }
+        lines.push(parts.join(" "));
+    }
+    if records.ended {
+        lines.push("end".into());
+    }
+    lines.join("\n")
+}
+
+#[test]
+#[ignore = "needs q3huff2; run by cargo xtask test"]
+fn a_moment_cut_from_a_reel_reads_in_ioquake3s_demo_loop_as_in_ours() {
+    use protocol::cod::client::Event;
+    use protocol::cod::entity::EntityState;
+    use protocol::cod::gamestate::{Gamestate, CS_SERVERINFO};
+    use protocol::cod::reel::{Reel, ReelLimits};
+    use protocol::cod::snapshot::Snapshot;
+    let mut reel = Reel::new(ReelLimits {
+        span_ms: 60_000,
+        keyframe_every_ms: 5_000,
+    });
+    let mut gamestate = Gamestate {
+        server_command_sequence: 40,
+        ..Gamestate::default()
+    };
+    gamestate
+        .configstrings
+        .insert(CS_SERVERINFO, "\\mapname\\mp_foy\\g_gametype\\sd".into());
+    gamestate.configstrings.insert(1200, "Sgt. Ivan".into());
+    gamestate.baselines.insert(5, EntityState::zero(5));
+    reel.handle(&Event::Gamestate(Box::new(gamestate)));
+    let mut command = 40;
+    for n in 0..300 {
+        if n % 25 == 0 {
+            command += 1;
+            reel.handle(&Event::ServerCommand {
+                sequence: command,
+                text: format!("print \"round {n}\""),
+            });
+        }
+        let mut snapshot = Snapshot {
+            server_time: 20_000 + n * 50,
+            ..Snapshot::default()
+        };
+        let mut entity = EntityState::zero(5);
+        entity.set_origin([n as f32, -(n as f32), 16.0]);
+        snapshot.entities.insert(5, entity);
+        reel.handle(&Event::Snapshot(Box::new(snapshot)));
+    }
+    // From between keyframes to near the end: the first snapshot whole, the rest deltas.
+    let cut = reel.cut(20_000 + 133 * 50, 20_000 + 290 * 50).unwrap();
+    let theirs = oracle(&[format!("demo-outline {}", hex(&cut.demo))]);
+    let theirs = String::from_utf8(theirs[0].clone()).unwrap();
+    let ours = our_outline(&cut.demo);
+    assert_eq!(theirs, ours);
+    assert!(ours.starts_with("r"), "{ours}");
+    assert_eq!(ours.matches(" s").count() as u32, cut.snapshots);
+    assert!(
+        ours.contains(&format!("s{}/0", 20_000 + 133 * 50)),
+        "the first is whole"
+    );
+    assert!(ours.ends_with("end"));
+}

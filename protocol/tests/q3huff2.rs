@@ -159,7 +159,6 @@ fn our_outline(demo: &[u8]) -> String {
 #[test]
 #[ignore = "needs q3huff2; run by cargo xtask test"]
 fn a_moment_cut_from_a_reel_reads_in_ioquake3s_demo_loop_as_in_ours() {
-    use protocol::cod::client::Event;
     use protocol::cod::entity::EntityState;
     use protocol::cod::gamestate::{Gamestate, CS_SERVERINFO};
     use protocol::cod::reel::{Reel, ReelLimits};
@@ -177,15 +176,12 @@ fn a_moment_cut_from_a_reel_reads_in_ioquake3s_demo_loop_as_in_ours() {
         .insert(CS_SERVERINFO, "\\mapname\\mp_foy\\g_gametype\\sd".into());
     gamestate.configstrings.insert(1200, "Sgt. Ivan".into());
     gamestate.baselines.insert(5, EntityState::zero(5));
-    reel.handle(&Event::Gamestate(Box::new(gamestate)));
+    reel.gamestate(&gamestate);
     let mut command = 40;
     for n in 0..300 {
         if n % 25 == 0 {
             command += 1;
-            reel.handle(&Event::ServerCommand {
-                sequence: command,
-                text: format!("print \"round {n}\""),
-            });
+            reel.command(command, &format!("print \"round {n}\""));
         }
         let mut snapshot = Snapshot {
             server_time: 20_000 + n * 50,
@@ -194,7 +190,7 @@ fn a_moment_cut_from_a_reel_reads_in_ioquake3s_demo_loop_as_in_ours() {
         let mut entity = EntityState::zero(5);
         entity.set_origin([n as f32, -(n as f32), 16.0]);
         snapshot.entities.insert(5, entity);
-        reel.handle(&Event::Snapshot(Box::new(snapshot)));
+        reel.snapshot(&snapshot);
     }
     // From between keyframes to near the end: the first snapshot whole, the rest deltas.
     let cut = reel.cut(20_000 + 133 * 50, 20_000 + 290 * 50).unwrap();

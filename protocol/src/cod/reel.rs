@@ -5,7 +5,8 @@
 //! snapshot whole, so the file stands alone: a synthesized gamestate record, as `record`
 //! writes, a full snapshot, then deltas, then the end marker.
 //!
-//! Sans-IO: fed the client's events in order; its owner bounds it by time here and by bytes
+//! Sans-IO: fed what the session read, in order (its gamestate, configstring changes, commands
+//! and snapshots); its owner bounds it by time here and by bytes
 //! with [`Reel::drop_oldest`]. The messages are our encoding of what the server sent, not its
 //! bytes: the server deltas against whichever snapshot the client last acknowledged, which a
 //! file starting mid-match may not hold.
@@ -16,7 +17,6 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::client::Event;
 use super::demo::{first_payload, frame, END_MARKER};
 use super::gamestate::{Gamestate, SVC_EOF};
 use super::huffman::fixed;
@@ -175,33 +175,32 @@ impl Reel {
         }
     }
 
-    /// Takes one of the session's events.
-    pub fn handle(&mut self, event: &Event) {
-        match event {
-            Event::Gamestate(gamestate) => {
-                self.command_sequence = gamestate.server_command_sequence;
-                self.gamestate = Some(Arc::new((**gamestate).clone()));
-                self.map = self.map.wrapping_add(1);
-                self.pending.clear();
-                self.previous = None;
-                self.last_key_time = None;
-            }
-            Event::Configstring { index, value } => {
-                if let Some(gamestate) = self.gamestate.as_mut() {
-                    Arc::make_mut(gamestate)
-                        .configstrings
-                        .insert(*index, value.clone());
-                }
-            }
-            Event::ServerCommand { sequence, text } => {
-                self.pending.push((*sequence, text.clone()));
-            }
-            Event::Snapshot(snapshot) => self.snapshot(snapshot),
-            _ => {}
+    /// A new gamestate (a map, or a new session): what follows starts a new stretch.
+    pub fn gamestate(&mut self, gamestate: &Gamestate) {
+        self.command_sequence = gamestate.server_command_sequence;
+        self.gamestate = Some(Arc::new(gamestate.clone()));
+        self.map = self.map.wrapping_add(1);
+        self.pending.clear();
+        self.previous = None;
+        self.last_key_time = None;
+    }
+
+    /// A configstring changed after the gamestate.
+    pub fn configstring(&mut self, index: u16, value: &str) {
+        if let Some(gamestate) = self.gamestate.as_mut() {
+            Arc::make_mut(gamestate)
+                .configstrings
+                .insert(index, value.into());
         }
     }
 
-    fn snapshot(&mut self, snapshot: &Snapshot) {
+    /// A new server command: it rides in the next snapshot's message.
+    pub fn command(&mut self, sequence: i32, text: &str) {
+        self.pending.push((sequence, text.into()));
+    }
+
+    /// A usable snapshot, in the order the session read them.
+    pub fn snapshot(&mut self, snapshot: &Snapshot) {
         let Some(gamestate) = self.gamestate.clone() else {
             return;
         };

@@ -29,7 +29,13 @@ impl Kept {
     /// Takes one of the session's events, then drops the oldest seconds while over a budget.
     pub fn handle(&mut self, event: &Event) {
         let before = self.reel.bytes();
-        self.reel.handle(event);
+        match event {
+            Event::Gamestate(gamestate) => self.reel.gamestate(gamestate),
+            Event::Configstring { index, value } => self.reel.configstring(*index, value),
+            Event::ServerCommand { sequence, text } => self.reel.command(*sequence, text),
+            Event::Snapshot(snapshot) => self.reel.snapshot(snapshot),
+            _ => return,
+        }
         self.account(before);
         while self.budget.over(&self.limits) {
             let before = self.reel.bytes();

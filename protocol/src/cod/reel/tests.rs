@@ -3,6 +3,24 @@ use alloc::format;
 use alloc::string::ToString;
 
 use super::*;
+use crate::cod::client::Event;
+
+/// Feeds the reel one session event, as the relay's tap does.
+trait Feed {
+    fn handle(&mut self, event: &Event);
+}
+
+impl Feed for Reel {
+    fn handle(&mut self, event: &Event) {
+        match event {
+            Event::Gamestate(g) => self.gamestate(g),
+            Event::Configstring { index, value } => self.configstring(*index, value),
+            Event::ServerCommand { sequence, text } => self.command(*sequence, text),
+            Event::Snapshot(s) => self.snapshot(s),
+            _ => {}
+        }
+    }
+}
 use crate::cod::demo::{Playback, Records};
 use crate::cod::entity::EntityState;
 use crate::cod::gamestate::CS_SERVERINFO;

@@ -149,17 +149,19 @@ impl Rewinds {
     /// A hub's window, while its hub runs here (or has just moved). Read on every rewound
     /// viewer's tick, so it only looks: the sweep is [`Rewinds::held`]'s.
     pub fn window(&self, server: ServerAddr) -> Option<Arc<Mutex<Window>>> {
-        let windows = self.windows.locked();
-        let held = windows.get(&server)?;
-        let fresh = held.orphaned.is_none_or(|at| at.elapsed() < ORPHAN_GRACE);
-        fresh.then(|| held.window.clone())
+        self.looked_up(server, |held| held.window.clone())
     }
 
     fn reel(&self, server: ServerAddr) -> Option<Arc<Mutex<reel::Kept>>> {
+        self.looked_up(server, |held| held.reel.clone())
+    }
+
+    /// Part of a server's `Held`, if its hub runs here or has just moved.
+    fn looked_up<T>(&self, server: ServerAddr, part: impl Fn(&Held) -> T) -> Option<T> {
         let windows = self.windows.locked();
         let held = windows.get(&server)?;
         let fresh = held.orphaned.is_none_or(|at| at.elapsed() < ORPHAN_GRACE);
-        fresh.then(|| held.reel.clone())
+        fresh.then(|| part(held))
     }
 
     /// Hubs keeping a window now.

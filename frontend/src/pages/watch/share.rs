@@ -50,6 +50,19 @@ fn seconds(ev: &leptos::ev::Event, keep: f64) -> f64 {
         .map_or(keep, |s| s.clamp(0.0, MAX_SPAN_S))
 }
 
+/// A number of seconds to set, in a clip's limit.
+#[component]
+fn Seconds(label: &'static str, testid: &'static str, value: RwSignal<f64>) -> impl IntoView {
+    view! {
+        <label>{label}
+            <input type="number" min="0" max="120" step="1" data-testid=testid
+                prop:value=move || value.get().to_string()
+                on:change=move |ev| value.set(seconds(&ev, value.get_untracked())) />
+            " s"
+        </label>
+    }
+}
+
 #[component]
 pub(super) fn Share(rewinder: Rewinder) -> impl IntoView {
     let before = RwSignal::new(DEFAULT_BEFORE_S);
@@ -76,18 +89,8 @@ pub(super) fn Share(rewinder: Rewinder) -> impl IntoView {
                 disabled=move || shared.get() == Shared::Asking>
                 "Share this moment"
             </button>
-            <label>"from −"
-                <input type="number" min="0" max="120" step="1" data-testid="share-before"
-                    prop:value=move || before.get().to_string()
-                    on:change=move |ev| before.set(seconds(&ev, before.get_untracked())) />
-                " s"
-            </label>
-            <label>"to +"
-                <input type="number" min="0" max="120" step="1" data-testid="share-after"
-                    prop:value=move || after.get().to_string()
-                    on:change=move |ev| after.set(seconds(&ev, after.get_untracked())) />
-                " s"
-            </label>
+            <Seconds label="from −" testid="share-before" value=before />
+            <Seconds label="to +" testid="share-after" value=after />
             {move || match shared.get() {
                 Shared::Idle => ().into_any(),
                 Shared::Asking => view! { <span>"Cutting…"</span> }.into_any(),

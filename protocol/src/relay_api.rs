@@ -1,6 +1,7 @@
 //! The messages between the relay and the page: one definition, serialized as JSON by both
 //! (with the `serde` feature).
 
+pub mod alerts;
 pub mod bridge;
 #[cfg(feature = "serde")]
 mod columns;

@@ -11,6 +11,8 @@
 //!   [`store`] (SQLite or PostgreSQL);
 //! - [`matches`]: followed matches kept as records, each name's figures and rating;
 //! - [`rewind`]: the last minutes of each watched match, for viewers to go back into;
+//! - [`moments`]: stretches of a match shared as links;
+//! - [`alerts`]: rules on servers delivered to webhooks, Discord and ntfy;
 //! - [`cluster`]: several relays as one site through NATS (one poller, one game slot per
 //!   match, shared budgets).
 //!
@@ -18,6 +20,7 @@
 //! capability uses another; [`net`] and [`game_link`] are shared helpers; [`cli`] holds the
 //! command-line tools, which no capability imports.
 
+pub mod alerts;
 pub mod bridge;
 pub mod browse;
 pub mod card;
@@ -94,6 +97,8 @@ pub struct ServeConfig {
     pub rewind: rewind::RewindConfig,
     /// Shared moments' retention and creation limit.
     pub moments: moments::MomentsArgs,
+    /// Alerts' allow-list, per-client cap and timeout.
+    pub alerts: alerts::AlertsArgs,
 }
 
 impl Default for ServeConfig {
@@ -117,6 +122,7 @@ impl Default for ServeConfig {
             matches: matches::MatchesConfig::default(),
             rewind: rewind::RewindArgs::default().config(),
             moments: moments::MomentsArgs::default(),
+            alerts: alerts::AlertsArgs::default(),
         }
     }
 }

@@ -255,3 +255,21 @@ pub trait RecordingHubs: Send + Sync {
     /// The recordings running now, as viewers see them.
     fn recordings(&self) -> Vec<Recording>;
 }
+
+/// A listed server as alerts judge it (`browse::Directory`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerState {
+    pub info: protocol::relay_api::alerts::AlertServer,
+    /// Whether it answers: `None` while that is not known (not yet asked, stale after a
+    /// restart, answering garbage).
+    pub up: Option<bool>,
+    /// Its players' names (bots included), with colours.
+    pub names: Vec<String>,
+}
+
+/// The servers as alerts judge them, once a refresh.
+pub trait ServerStates: Send + Sync {
+    fn states(&self) -> Vec<ServerState>;
+    /// Changes whenever the directory does: a look at an unchanged one is skipped.
+    fn seq(&self) -> u64;
+}

@@ -25,3 +25,14 @@ pub fn read(
     };
     Ok(secret.map(protocol::secret::Secret::new))
 }
+
+/// A random id of `len` characters of `[a-z0-9]` (5.17 bits each): ten make a link nobody
+/// guesses in its lifetime, more make a secret token.
+pub fn random_id(len: usize) -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..len)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::{
-    bridge, browse, cluster, demos, edge, history, master, matches, metrics, moments, rcon, rewind,
+    alerts, bridge, browse, cluster, demos, edge, history, master, matches, metrics, moments, rcon, rewind,
     seams, spectate, store, wulfram, Directory, ServeConfig,
 };
 
@@ -111,13 +111,24 @@ pub(crate) async fn capabilities(
         config.spectate.mirror_taps.0.push(rewinds.tap());
         config.spectate.rewind = spectate::Rewind(Some(rewinds.clone()));
     }
+    // Alerts hear of a followed match's end on its way to the history.
+    let (alerts_routes, match_log) = alerts::start(
+        alerts::AlertsStart {
+            config: config.alerts,
+            store: history.as_ref().map(|h| h.readers()),
+            servers: directory.clone(),
+            known: directory.clone(),
+            cluster: cluster.clone(),
+            trusted: config.edge.trusted_proxies.clone(),
+        },
+        history
+            .as_ref()
+            .map(|h| h.log.clone() as Arc<dyn seams::MatchLog>),
+        tasks,
+    )?;
     // Every followed match is kept when there is a history to keep it in.
-    if let Some(history) = &history {
-        config
-            .spectate
-            .taps
-            .0
-            .push(matches::tap(history.log.clone()));
+    if let Some(log) = match_log {
+        config.spectate.taps.0.push(matches::tap(log));
     }
     let overviews = (config.spectate.overviews.iter())
         .map(|o| (o.map.clone(), o.corners))
@@ -187,6 +198,7 @@ pub(crate) async fn capabilities(
     routers.extend(history_routes);
     routers.extend(matches_routes);
     routers.extend(moments_routes);
+    routers.extend(alerts_routes);
     Ok(Started {
         master,
         cluster,

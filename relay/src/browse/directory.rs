@@ -575,6 +575,41 @@ impl crate::seams::ServerSlots for Directory {
     }
 }
 
+impl crate::seams::ServerStates for Directory {
+    fn seq(&self) -> u64 {
+        Directory::seq(self)
+    }
+
+    fn states(&self) -> Vec<crate::seams::ServerState> {
+        use protocol::relay_api::alerts::AlertServer;
+        self.with_servers(|all| {
+            all.map(|s| {
+                let up = match s.reachability {
+                    Reachability::Online => Some(true),
+                    Reachability::Unreachable | Reachability::Gone => Some(false),
+                    Reachability::Pending | Reachability::Malformed | Reachability::Stale => None,
+                };
+                crate::seams::ServerState {
+                    info: AlertServer {
+                        addr: s.addr.clone(),
+                        hostname: s.hostname.clone(),
+                        map: s.map.clone(),
+                        gametype: s.gametype.clone(),
+                        humans: s.clients.saturating_sub(s.bots),
+                        bots: s.bots,
+                        max_clients: s.max_clients,
+                        password: s.password,
+                        up: up == Some(true),
+                    },
+                    up,
+                    names: s.players.iter().map(|p| p.name.clone()).collect(),
+                }
+            })
+            .collect()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;

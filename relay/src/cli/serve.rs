@@ -13,6 +13,7 @@ use crate::edge::{EdgeArgs, EdgeConfig};
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::matches::MatchesArgs;
+use crate::alerts::AlertsArgs;
 use crate::moments::MomentsArgs;
 use crate::rcon::RconArgs;
 use crate::rewind::RewindArgs;
@@ -80,6 +81,8 @@ pub struct Args {
     #[command(flatten)]
     moments: MomentsArgs,
     #[command(flatten)]
+    alerts: AlertsArgs,
+    #[command(flatten)]
     cluster: ClusterArgs,
     #[command(flatten)]
     rcon: RconArgs,
@@ -113,6 +116,7 @@ impl Args {
             matches: self.matches.config(),
             rewind: self.rewind.config(),
             moments: self.moments,
+            alerts: self.alerts,
         })
     }
 }

@@ -10,7 +10,6 @@ use protocol::cod::watch::timeline::Timeline;
 use protocol::relay_api::moments::{
     is_moment_id, MomentAsk, MomentCreated, MomentDetail, MomentTime,
 };
-use rand::Rng;
 
 use super::still::{self, Overview};
 use super::Moments;
@@ -25,15 +24,6 @@ fn refused(status: StatusCode, text: impl Into<String>) -> Response {
 fn unavailable(e: crate::store::StoreError) -> Response {
     tracing::warn!("moments: {e}");
     refused(StatusCode::SERVICE_UNAVAILABLE, "moments are unavailable")
-}
-
-/// A new id: ten of `[a-z0-9]`, 51 bits, never guessed in a moment's lifetime.
-fn new_id() -> String {
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::rng();
-    (0..10)
-        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
-        .collect()
 }
 
 /// `POST /api/moments` `{"server", "from", "to"}` → `201 {"id", "url"}`.
@@ -193,7 +183,7 @@ impl Moments {
             });
         let still = still::render(&view, overview, &marked);
         let detail = MomentDetail {
-            id: new_id(),
+            id: crate::secrets::random_id(10),
             server: server.to_string(),
             hostname: summary.hostname.clone(),
             map,

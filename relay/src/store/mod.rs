@@ -7,6 +7,7 @@
 //! compactor ([`compact`]) packs each finished hour into its day's chunk of each series, folds
 //! it into the period's 5-minute and hourly chunks, and drops what is past its retention.
 
+pub mod alerts;
 pub mod backup;
 pub(crate) mod compact;
 pub mod matches;

@@ -54,6 +54,8 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
     super::matches::POSTGRES_STANDINGS,
     // Moments: clips of watched matches shared as links.
     super::moments::POSTGRES_SCHEMA,
+    // Alerts: subscriptions, rules and the outbox.
+    super::alerts::POSTGRES_SCHEMA,
 ];
 
 /// How many schema versions this relay knows.

@@ -43,7 +43,9 @@ super::matches::SQLITE_SCHEMA,
 // Leaderboards' standings per week, month and all time.
 super::matches::SQLITE_STANDINGS,
 // Moments: clips of watched matches shared as links.
-super::moments::SQLITE_SCHEMA];
+super::moments::SQLITE_SCHEMA,
+// Alerts: subscriptions, rules and the outbox.
+super::alerts::SQLITE_SCHEMA];
 
 /// How many schema versions this relay knows.
 pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;

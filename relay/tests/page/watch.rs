@@ -98,6 +98,15 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
         .goto(&format!("http://{}/#/watch/{addr}", relay.addr))
         .await
         .unwrap();
+    // The old link's page sends it on to the watch page by `location.replace`; a refresh
+    // before that lands would race it (and be aborted by it), so wait for the new page.
+    eventually("the old link reaches the watch page", async || {
+        let url = client.current_url().await.map_err(|e| e.to_string())?;
+        (url.path() == "/watch/")
+            .then_some(())
+            .ok_or(format!("at {url}"))
+    })
+    .await;
     client.refresh().await.unwrap();
     eventually("a shared link opens the watch view", async || {
         let rows = watch_rows(&client).await?;

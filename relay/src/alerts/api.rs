@@ -1,0 +1,349 @@
+//! `POST /api/alerts`, `GET /api/alerts?token=`, `PATCH`/`DELETE /api/alerts/{id}?token=`,
+//! `DELETE /api/alerts?token=`.
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use protocol::relay_api::alerts::{
+    AlertAsk, AlertList, AlertRule, Delivery, Destination, Rule,
+};
+use sha2::{Digest, Sha256};
+
+use super::Alerts;
+use crate::net::{unix_ms, ServerAddr};
+use crate::store::alerts::{self as stored, StoredRule, Subscription, UNKNOWN};
+use crate::store::StoreError;
+
+fn refused(status: StatusCode, text: impl Into<String>) -> Response {
+    (status, text.into()).into_response()
+}
+
+fn unavailable(e: StoreError) -> Response {
+    tracing::warn!("alerts: {e}");
+    refused(StatusCode::SERVICE_UNAVAILABLE, "alerts are unavailable")
+}
+
+/// Names longer than the game allows are not names.
+const NAME_MOST: usize = 64;
+
+/// The hex SHA-256 of a token: what the store keeps.
+fn token_hash(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[derive(serde::Deserialize)]
+pub struct TokenQuery {
+    token: String,
+}
+
+impl Alerts {
+    fn client(&self, extensions: &axum::http::Extensions, headers: &HeaderMap) -> String {
+        extensions.get::<ConnectInfo<SocketAddr>>().map_or_else(
+            || "local".to_owned(),
+            |ConnectInfo(peer)| {
+                crate::edge::limits::client_ip(peer.ip(), headers, &self.trusted).to_string()
+            },
+        )
+    }
+
+    /// The rule, if it is one this relay can judge.
+    fn check_rule(&self, rule: &Rule) -> Result<(), Response> {
+        if let Some(server) = rule.server() {
+            let Ok(addr) = server.parse::<ServerAddr>() else {
+                return Err(refused(
+                    StatusCode::BAD_REQUEST,
+                    "rule.server: not an IPv4 address and port",
+                ));
+            };
+            if !self.known.knows(addr) {
+                return Err(refused(
+                    StatusCode::NOT_FOUND,
+                    format!("{server} is not a server this relay lists"),
+                ));
+            }
+        }
+        match rule {
+            Rule::HumansAtLeast { n, .. } if !(1..=64).contains(n) => Err(refused(
+                StatusCode::BAD_REQUEST,
+                "rule.n: from 1 to 64 players",
+            )),
+            Rule::NameSeen { name, .. }
+                if super::rules::name_key(name).is_empty() || name.len() > NAME_MOST =>
+            {
+                Err(refused(
+                    StatusCode::BAD_REQUEST,
+                    format!("rule.name: a player's name, 1 to {NAME_MOST} characters"),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The subscription a token opens, or the answer saying it opens none.
+    async fn subscription(&self, token: &str) -> Result<Subscription, Response> {
+        let hash = token_hash(token);
+        match self
+            .store
+            .run(move |s| stored::subscription(s.exec()?, &hash))
+            .await
+        {
+            Ok(Some(sub)) => Ok(sub),
+            Ok(None) => Err(refused(
+                StatusCode::NOT_FOUND,
+                "no subscription has this token (deleted, or its destination said it was gone)",
+            )),
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+}
+
+fn shown(rule: StoredRule, to: &Destination, token: Option<String>) -> Option<AlertRule> {
+    Some(AlertRule {
+        rule: serde_json::from_str(&rule.rule).ok()?,
+        id: rule.id,
+        to: to.clone(),
+        token,
+        paused: rule.paused,
+        created_ms: rule.created_ms,
+        fired: rule.fired,
+    })
+}
+
+/// `POST /api/alerts` `{"rule": {...}, "to": {...}, "token"?}` → `201` with the rule, its
+/// `id` and the subscription's `token`.
+pub async fn create(
+    State(alerts): State<Alerts>,
+    extensions: axum::http::Extensions,
+    headers: HeaderMap,
+    ask: Result<Json<AlertAsk>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(ask) = match ask {
+        Ok(ask) => ask,
+        Err(e) => {
+            return refused(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "expected {{\"rule\": {{\"kind\": \"humans_at_least\", \"server\": \"ADDR\", \
+                     \"n\": 8}}, \"to\": {{\"kind\": \"webhook\", \"url\": \"https://...\"}}}}: {e}"
+                ),
+            )
+        }
+    };
+    if let Err(refusal) = alerts.check_rule(&ask.rule) {
+        return refusal;
+    }
+    if matches!(ask.to, Destination::Push { .. }) {
+        return refused(
+            StatusCode::NOT_IMPLEMENTED,
+            "push delivery is not offered by this relay yet: use a webhook, Discord or ntfy",
+        );
+    }
+    if let Err(e) = alerts.allow.check(&ask.to) {
+        return refused(StatusCode::FORBIDDEN, format!("to.url: {e}"));
+    }
+    let client = alerts.client(&extensions, &headers);
+    let existing = match &ask.token {
+        Some(token) => match alerts.subscription(token).await {
+            Ok(sub) => Some(sub),
+            Err(refusal) => return refusal,
+        },
+        None => None,
+    };
+    let destination = serde_json::to_string(&ask.to).unwrap_or_default();
+    if existing
+        .as_ref()
+        .is_some_and(|sub| sub.destination != destination)
+    {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "a subscription has one destination: leave out the token to make another",
+        );
+    }
+    let now = unix_ms();
+    let token = ask
+        .token
+        .clone()
+        .unwrap_or_else(|| crate::secrets::random_id(32));
+    let subscription = existing.unwrap_or_else(|| Subscription {
+        id: crate::secrets::random_id(10),
+        token_hash: token_hash(&token),
+        client: client.clone(),
+        destination,
+        created_ms: now,
+    });
+    let rule = StoredRule {
+        id: crate::secrets::random_id(10),
+        subscription: subscription.id.clone(),
+        rule: serde_json::to_string(&ask.rule).unwrap_or_default(),
+        paused: false,
+        holds: UNKNOWN,
+        fired: 0,
+        created_ms: now,
+    };
+    let cap = u64::from(alerts.config.alert_rules_per_client);
+    let added = {
+        let rule = rule.clone();
+        alerts
+            .store
+            .run(move |s| {
+                let mut over = false;
+                s.transact(&mut |db| {
+                    over = stored::rules_of_client(db, &client)? >= cap;
+                    if over {
+                        return Ok(());
+                    }
+                    if stored::subscription(db, &subscription.token_hash)?.is_none() {
+                        stored::add_subscription(db, &subscription)?;
+                    }
+                    stored::add_rule(db, &rule)
+                })?;
+                Ok(!over)
+            })
+            .await
+    };
+    match added {
+        Ok(true) => {}
+        Ok(false) => {
+            return refused(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!("{cap} rules is the most one client keeps here (--alert-rules-per-client): delete one first"),
+            )
+        }
+        Err(e) => return unavailable(e),
+    }
+    alerts
+        .rules_changed
+        .store(true, std::sync::atomic::Ordering::Release);
+    match shown(rule, &ask.to, Some(token)) {
+        Some(shown) => (StatusCode::CREATED, Json(shown)).into_response(),
+        None => refused(StatusCode::INTERNAL_SERVER_ERROR, "the rule did not read back"),
+    }
+}
+
+/// `GET /api/alerts?token=`: the subscription's rules and its deliveries kept.
+pub async fn list(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> Response {
+    let sub = match alerts.subscription(&q.token).await {
+        Ok(sub) => sub,
+        Err(refusal) => return refusal,
+    };
+    let Ok(to) = serde_json::from_str::<Destination>(&sub.destination) else {
+        return refused(StatusCode::INTERNAL_SERVER_ERROR, "unreadable subscription");
+    };
+    let id = sub.id.clone();
+    let read = alerts
+        .store
+        .run(move |s| {
+            let db = s.exec()?;
+            Ok((stored::rules(db, &id)?, stored::outbox_of(db, &id, 100)?))
+        })
+        .await;
+    let (rules, outbox) = match read {
+        Ok(read) => read,
+        Err(e) => return unavailable(e),
+    };
+    Json(AlertList {
+        rules: (rules.into_iter())
+            .filter_map(|r| shown(r, &to, None))
+            .collect(),
+        deliveries: (outbox.into_iter())
+            .map(|o| Delivery {
+                key: o.key,
+                rule: o.rule,
+                state: o.state,
+                attempts: o.attempts,
+                created_ms: o.created_ms,
+                reason: o.reason,
+            })
+            .collect(),
+    })
+    .into_response()
+}
+
+/// `DELETE /api/alerts/{id}?token=` → `204`, or `404`.
+pub async fn remove(
+    State(alerts): State<Alerts>,
+    Path(id): Path<String>,
+    Query(q): Query<TokenQuery>,
+) -> Response {
+    let sub = match alerts.subscription(&q.token).await {
+        Ok(sub) => sub,
+        Err(refusal) => return refusal,
+    };
+    let removed = alerts
+        .store
+        .run(move |s| {
+            let mut gone = false;
+            s.transact(&mut |db| {
+                gone = stored::remove_rule(db, &sub.id, &id)?;
+                Ok(())
+            })?;
+            Ok(gone)
+        })
+        .await;
+    alerts
+        .rules_changed
+        .store(true, std::sync::atomic::Ordering::Release);
+    match removed {
+        Ok(true) => StatusCode::NO_CONTENT.into_response(),
+        Ok(false) => refused(StatusCode::NOT_FOUND, "no such rule in this subscription"),
+        Err(e) => unavailable(e),
+    }
+}
+
+#[derive(serde::Deserialize)]
+pub struct PauseAsk {
+    paused: bool,
+}
+
+/// `PATCH /api/alerts/{id}?token=` `{"paused": true}` → `204`, or `404`.
+pub async fn pause(
+    State(alerts): State<Alerts>,
+    Path(id): Path<String>,
+    Query(q): Query<TokenQuery>,
+    ask: Result<Json<PauseAsk>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(Json(ask)) = ask else {
+        return refused(StatusCode::BAD_REQUEST, "expected {\"paused\": true|false}");
+    };
+    let sub = match alerts.subscription(&q.token).await {
+        Ok(sub) => sub,
+        Err(refusal) => return refusal,
+    };
+    let changed = alerts
+        .store
+        .run(move |s| stored::set_paused(s.exec()?, &sub.id, &id, ask.paused))
+        .await;
+    alerts
+        .rules_changed
+        .store(true, std::sync::atomic::Ordering::Release);
+    match changed {
+        Ok(true) => StatusCode::NO_CONTENT.into_response(),
+        Ok(false) => refused(StatusCode::NOT_FOUND, "no such rule in this subscription"),
+        Err(e) => unavailable(e),
+    }
+}
+
+/// `DELETE /api/alerts?token=`: the subscription, its rules and its deliveries, all gone.
+pub async fn forget(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> Response {
+    let sub = match alerts.subscription(&q.token).await {
+        Ok(sub) => sub,
+        Err(refusal) => return refusal,
+    };
+    let gone = alerts
+        .store
+        .run(move |s| s.transact(&mut |db| stored::remove_subscription(db, &sub.id)))
+        .await;
+    alerts
+        .rules_changed
+        .store(true, std::sync::atomic::Ordering::Release);
+    match gone {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => unavailable(e),
+    }
+}

@@ -1,0 +1,184 @@
+//! What each kind of destination is sent for one alert: a generic webhook the event's JSON
+//! (documented in docs/using.md), Discord one embed within its limits with mentions off, ntfy
+//! a JSON publish (title, message, click-through), every one with the deduplication key in
+//! `Muster-Delivery`.
+
+use protocol::relay_api::alerts::{AlertEvent, Destination};
+use serde_json::json;
+use url::Url;
+
+use super::rules::plain;
+
+/// One request to make.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub url: Url,
+    pub body: Vec<u8>,
+}
+
+/// Discord's limits on an embed's parts (characters).
+const TITLE: usize = 256;
+const DESCRIPTION: usize = 4096;
+const FIELD_VALUE: usize = 1024;
+
+fn cut(text: &str, most: usize) -> String {
+    match text.char_indices().nth(most) {
+        Some((at, _)) => {
+            let mut cut: String = text[..at].chars().take(most - 1).collect();
+            cut.push('…');
+            cut
+        }
+        None => text.to_owned(),
+    }
+}
+
+/// The request for `event` to `to` (whose URL the guard has parsed as `url`).
+pub fn request(to: &Destination, url: Url, event: &AlertEvent) -> Request {
+    let body = match to {
+        Destination::Discord { .. } => discord(event),
+        Destination::Ntfy { .. } => return ntfy(url, event),
+        Destination::Webhook { .. } | Destination::Push { .. } => json!(event),
+    };
+    Request {
+        url,
+        body: body.to_string().into_bytes(),
+    }
+}
+
+fn discord(event: &AlertEvent) -> serde_json::Value {
+    let title = event
+        .server
+        .as_ref()
+        .map_or_else(|| "Muster".to_owned(), |s| plain(&s.hostname));
+    let mut fields = Vec::new();
+    if let Some(s) = &event.server {
+        let mut players = format!("{}/{}", s.humans, s.max_clients);
+        if s.bots > 0 {
+            players.push_str(&format!(" (+{} bots)", s.bots));
+        }
+        fields.push(json!({"name": "Map", "value": cut(&s.map, FIELD_VALUE), "inline": true}));
+        fields.push(json!({"name": "Mode", "value": cut(&s.gametype, FIELD_VALUE), "inline": true}));
+        fields.push(json!({"name": "Players", "value": players, "inline": true}));
+        let password = if s.password { "password PASS; " } else { "" };
+        fields.push(json!({
+            "name": "Join",
+            "value": format!("coduo://{}\n`/{password}connect {}`", s.addr, s.addr),
+        }));
+    }
+    let timestamp = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(event.at_ms) * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok());
+    json!({
+        "username": "Muster",
+        "allowed_mentions": {"parse": []},
+        "embeds": [{
+            "title": cut(&title, TITLE),
+            "description": cut(&event.text, DESCRIPTION),
+            "color": if event.server.as_ref().is_some_and(|s| s.up) { 0x4c_af50 } else { 0xe5_3935 },
+            "fields": fields,
+            "footer": {"text": format!("Muster alert {}", event.key)},
+            "timestamp": timestamp,
+        }],
+    })
+}
+
+/// ntfy publishes JSON to its root with the topic inside, so titles and text in any script
+/// arrive intact (headers would have to be ASCII).
+fn ntfy(url: Url, event: &AlertEvent) -> Request {
+    let topic = url
+        .path_segments()
+        .and_then(|mut s| s.next_back())
+        .unwrap_or_default()
+        .to_owned();
+    let mut root = url;
+    root.set_path("/");
+    root.set_query(None);
+    let title = event
+        .server
+        .as_ref()
+        .map_or_else(|| "Muster".to_owned(), |s| plain(&s.hostname));
+    let mut body = json!({
+        "topic": topic,
+        "title": title,
+        "message": event.text,
+        "tags": ["video_game"],
+    });
+    if let Some(join) = &event.join {
+        body["click"] = json!(join);
+    }
+    Request {
+        url: root,
+        body: body.to_string().into_bytes(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::relay_api::alerts::{AlertServer, Rule};
+
+    fn event() -> AlertEvent {
+        AlertEvent {
+            key: "r1-3".into(),
+            rule_id: "r1".into(),
+            rule: Rule::SlotFree {
+                server: "1.2.3.4:28960".into(),
+            },
+            at_ms: 1_700_000_000_000,
+            text: "Red Base has a free slot (19/20)".into(),
+            server: Some(AlertServer {
+                addr: "1.2.3.4:28960".into(),
+                hostname: "^1Red ^7Base".into(),
+                map: "mp_foy".into(),
+                gametype: "tdm".into(),
+                humans: 19,
+                bots: 0,
+                max_clients: 20,
+                password: true,
+                up: true,
+            }),
+            join: Some("coduo://1.2.3.4:28960".into()),
+        }
+    }
+
+    #[test]
+    fn a_discord_embed_mentions_nobody_and_says_how_to_join() {
+        let url = Url::parse("https://discord.com/api/webhooks/1/x").unwrap();
+        let to = Destination::Discord { url: url.to_string() };
+        let sent: serde_json::Value =
+            serde_json::from_slice(&request(&to, url, &event()).body).unwrap();
+        assert_eq!(sent["allowed_mentions"], json!({"parse": []}));
+        let embed = &sent["embeds"][0];
+        assert_eq!(embed["title"], "Red Base");
+        assert_eq!(embed["timestamp"], "2023-11-14T22:13:20Z");
+        assert_eq!(
+            embed["fields"][3]["value"],
+            "coduo://1.2.3.4:28960\n`/password PASS; connect 1.2.3.4:28960`"
+        );
+    }
+
+    #[test]
+    fn long_text_is_cut_to_discord_s_limits() {
+        let mut long = event();
+        long.text = "x".repeat(5000);
+        let url = Url::parse("https://discord.com/api/webhooks/1/x").unwrap();
+        let to = Destination::Discord { url: url.to_string() };
+        let sent: serde_json::Value =
+            serde_json::from_slice(&request(&to, url, &long).body).unwrap();
+        let description = sent["embeds"][0]["description"].as_str().unwrap();
+        assert_eq!(description.chars().count(), DESCRIPTION);
+        assert!(description.ends_with('…'));
+    }
+
+    #[test]
+    fn ntfy_gets_a_json_publish_to_its_root() {
+        let url = Url::parse("https://ntfy.sh/clan-alerts").unwrap();
+        let to = Destination::Ntfy { url: url.to_string() };
+        let request = request(&to, url, &event());
+        assert_eq!(request.url.as_str(), "https://ntfy.sh/");
+        let sent: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+        assert_eq!(sent["topic"], "clan-alerts");
+        assert_eq!(sent["title"], "Red Base");
+        assert_eq!(sent["click"], "coduo://1.2.3.4:28960");
+    }
+}

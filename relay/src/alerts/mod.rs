@@ -1,0 +1,335 @@
+//! Alerts: rules a visitor sets without an account (a server's humans reach N, it comes up or
+//! goes down, a full server frees a slot, a name appears or leaves, a followed match ends),
+//! delivered to a webhook, Discord or ntfy with the tab closed. Rules, their last state and
+//! the outbox live in the store, so any relay sharing it takes rules and one relay (the
+//! `alerts` lease holder in a cluster) judges and sends; a relay killed mid-send leaves its
+//! firings pending for the next. Every URL goes through the guard (`guard.rs`).
+//!
+//! Routes: `POST /api/alerts`, `GET /api/alerts?token=`, `PATCH` and `DELETE
+//! /api/alerts/{id}?token=`, `DELETE /api/alerts?token=` (everything kept about a
+//! subscription).
+
+mod api;
+pub mod guard;
+pub mod message;
+pub mod outbox;
+pub mod rules;
+
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::routing::{delete, get};
+use axum::Router;
+use protocol::relay_api::alerts::{AlertEvent, Rule};
+use tokio::sync::Notify;
+use tokio::task::JoinSet;
+
+use crate::cluster::{lease::Lease, Cluster};
+use crate::seams::{Known, MatchLog, ServerStates};
+use crate::store::alerts::{self as stored, Firing};
+use crate::store::matches::MatchPart;
+use crate::store::worker::Workers;
+
+/// The alerts settings for `muster serve`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AlertsArgs {
+    /// A host alert URLs may reach besides Discord's and ntfy's (and the push services'):
+    /// repeatable. Plain `http` and a non-public address are allowed only to a host named
+    /// here (tests name `127.0.0.1` for their local receivers).
+    #[arg(long = "alert-allow-host", value_name = "HOST")]
+    pub alert_allow_host: Vec<String>,
+    /// Rules one client (address) may keep.
+    #[arg(long = "alert-rules-per-client", default_value_t = 20, value_name = "N")]
+    pub alert_rules_per_client: u32,
+    /// Seconds an alert's request may take, connection included.
+    #[arg(long = "alert-timeout", default_value_t = 10, value_name = "SECONDS")]
+    pub alert_timeout: u64,
+}
+
+impl Default for AlertsArgs {
+    fn default() -> Self {
+        Self {
+            alert_allow_host: Vec::new(),
+            alert_rules_per_client: 20,
+            alert_timeout: 10,
+        }
+    }
+}
+
+/// What alerts need from the relay.
+pub struct AlertsStart {
+    pub config: AlertsArgs,
+    /// Alerts are kept only where there is a store.
+    pub store: Option<Workers>,
+    pub servers: Arc<dyn ServerStates>,
+    pub known: Known,
+    pub cluster: Option<Arc<Cluster>>,
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted: Vec<IpAddr>,
+}
+
+#[derive(Clone)]
+struct Alerts {
+    config: AlertsArgs,
+    store: Workers,
+    allow: Arc<guard::Allow>,
+    known: Known,
+    trusted: Arc<Vec<IpAddr>>,
+    /// Rules changed here: the judge reads them again before its next look.
+    rules_changed: Arc<AtomicBool>,
+    /// Firings were written: the sender looks at once.
+    fired: Arc<Notify>,
+}
+
+/// How often the judge looks at the directory (it skips a look when nothing changed), and the
+/// sender at the outbox when nothing woke it.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// Rules made on other relays sharing the store are read this often.
+const RELOAD_EVERY: Duration = Duration::from_secs(15);
+/// Delivered and dropped firings are kept this long (the page lists them) before the sweep.
+const KEEP_DONE_MS: u64 = 7 * 24 * 3_600_000;
+
+/// The routes and what tells alerts of ended matches (wrapping `log`), when there is a store
+/// (else no routes, and `log` unchanged).
+pub fn start(
+    start: AlertsStart,
+    log: Option<Arc<dyn MatchLog>>,
+    tasks: &mut JoinSet<()>,
+) -> anyhow::Result<(Option<Router>, Option<Arc<dyn MatchLog>>)> {
+    let Some(store) = start.store else {
+        return Ok((None, log));
+    };
+    let allow = Arc::new(guard::Allow::new(&start.config.alert_allow_host));
+    let sender = outbox::Sender::new(
+        allow.clone(),
+        store.clone(),
+        Duration::from_secs(start.config.alert_timeout.max(1)),
+    )?;
+    let alerts = Alerts {
+        config: start.config,
+        store,
+        allow,
+        known: start.known,
+        trusted: Arc::new(start.trusted),
+        rules_changed: Arc::new(AtomicBool::new(true)),
+        fired: Arc::new(Notify::new()),
+    };
+    let lease = start
+        .cluster
+        .map(|cluster| Lease::campaign(cluster, "alerts".to_owned()));
+    tasks.spawn(alerts.clone().run(start.servers, sender, lease));
+    let log = log.map(|inner| {
+        Arc::new(MatchEnds {
+            inner,
+            alerts: alerts.clone(),
+        }) as Arc<dyn MatchLog>
+    });
+    let routes = Router::new()
+        .route(
+            "/api/alerts",
+            get(api::list).post(api::create).delete(api::forget),
+        )
+        .route(
+            "/api/alerts/{id}",
+            delete(api::remove).patch(api::pause),
+        )
+        .with_state(alerts);
+    Ok((Some(routes), log))
+}
+
+impl Alerts {
+    /// Judges and sends while this relay holds the lease (always, alone).
+    async fn run(self, servers: Arc<dyn ServerStates>, sender: outbox::Sender, lease: Option<Lease>) {
+        let sender = Arc::new(sender);
+        let mut judge = Judge::default();
+        let mut every = tokio::time::interval(LOOK_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut sweep_at = tokio::time::Instant::now();
+        let mut sending: Option<tokio::task::JoinHandle<()>> = None;
+        loop {
+            tokio::select! {
+                _ = every.tick() => {}
+                () = self.fired.notified() => {}
+            }
+            if lease.as_ref().is_some_and(|l| l.held().is_none()) {
+                // Another relay judges; what it wrote is read afresh if this one takes over.
+                judge = Judge::default();
+                continue;
+            }
+            self.look(&mut judge, servers.as_ref()).await;
+            if sending.as_ref().is_none_or(|s| s.is_finished()) {
+                let sender = sender.clone();
+                sending = Some(tokio::spawn(async move {
+                    while sender.round().await > 0 {}
+                }));
+            }
+            if tokio::time::Instant::now() >= sweep_at {
+                sweep_at += Duration::from_secs(3600);
+                let before = crate::net::unix_ms().saturating_sub(KEEP_DONE_MS);
+                if let Err(e) = self.store.run(move |s| stored::sweep(s.exec()?, before)).await {
+                    tracing::warn!("alerts: sweeping the outbox: {e}");
+                }
+            }
+        }
+    }
+
+    /// One look at the directory: rules read again when they changed, changes written with
+    /// their firings in one transaction.
+    async fn look(&self, judge: &mut Judge, servers: &dyn ServerStates) {
+        let reload = self.rules_changed.swap(false, Ordering::AcqRel)
+            || judge.loaded.is_none_or(|at| at.elapsed() >= RELOAD_EVERY);
+        if reload {
+            match self.store.run(|s| stored::active_rules(s.exec()?)).await {
+                Ok(rows) => judge.load(rows),
+                Err(e) => {
+                    tracing::warn!("alerts: reading the rules: {e}");
+                    return;
+                }
+            }
+        }
+        let seq = servers.seq();
+        if !reload && judge.seq == Some(seq) {
+            return;
+        }
+        judge.seq = Some(seq);
+        let now = crate::net::unix_ms();
+        let changes = rules::judge(&mut judge.rules, &servers.states(), now);
+        if changes.is_empty() {
+            return;
+        }
+        let fires = changes.iter().any(|c| c.fire.is_some());
+        let written = self
+            .store
+            .run(move |s| {
+                s.transact(&mut |db| {
+                    for change in &changes {
+                        let Some(event) = &change.fire else {
+                            stored::settle(db, &change.rule, change.holds, None)?;
+                            continue;
+                        };
+                        let payload = |key: &str| payload(event, key);
+                        let firing = Firing {
+                            at_ms: now,
+                            payload: &payload,
+                        };
+                        stored::settle(db, &change.rule, change.holds, Some(&firing))?;
+                    }
+                    Ok(())
+                })
+            })
+            .await;
+        match written {
+            Ok(()) if fires => self.fired.notify_one(),
+            Ok(()) => {}
+            Err(e) => {
+                tracing::warn!("alerts: writing what fired: {e}");
+                // Read the rules' states back so the changes are judged again.
+                judge.loaded = None;
+            }
+        }
+    }
+}
+
+/// The event's JSON under the key its firing got.
+fn payload(event: &AlertEvent, key: &str) -> String {
+    let mut event = event.clone();
+    event.key = key.to_owned();
+    serde_json::to_string(&event).unwrap_or_default()
+}
+
+/// The rules as the judge holds them between looks.
+#[derive(Default)]
+struct Judge {
+    rules: Vec<rules::Held>,
+    loaded: Option<tokio::time::Instant>,
+    /// The directory's tick at the last look.
+    seq: Option<u64>,
+}
+
+impl Judge {
+    fn load(&mut self, rows: Vec<(stored::StoredRule, String)>) {
+        self.rules = (rows.into_iter())
+            .filter_map(|(r, _)| {
+                let rule = serde_json::from_str::<Rule>(&r.rule).ok()?;
+                (!matches!(rule, Rule::MatchEnd { .. })).then_some(rules::Held {
+                    id: r.id,
+                    rule,
+                    holds: r.holds,
+                })
+            })
+            .collect();
+        self.loaded = Some(tokio::time::Instant::now());
+    }
+}
+
+/// The match log, passed through, with an ended match's `match_end` rules fired on the way
+/// (in the store: whichever relay follows the match, the alerts lease holder sends).
+struct MatchEnds {
+    inner: Arc<dyn MatchLog>,
+    alerts: Alerts,
+}
+
+impl MatchLog for MatchEnds {
+    fn part(&self, part: MatchPart) {
+        if part.ended == Some(protocol::relay_api::matches::MatchEnd::Intermission) {
+            let alerts = self.alerts.clone();
+            let event = match_event(&part);
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move { alerts.match_ended(event).await });
+            }
+        }
+        self.inner.part(part);
+    }
+}
+
+fn match_event(part: &MatchPart) -> AlertEvent {
+    let host = rules::plain(&part.hostname);
+    let score = part
+        .record
+        .team_scores
+        .last()
+        .map(|(_, axis, allies)| format!(", axis {axis} : allies {allies}"))
+        .unwrap_or_default();
+    AlertEvent {
+        key: String::new(),
+        rule_id: String::new(),
+        rule: Rule::MatchEnd {
+            server: part.server.clone(),
+        },
+        at_ms: part.end_ms,
+        text: format!("Match over on {host}: {} {}{score}", part.map, part.gametype),
+        server: None,
+        join: Some(rules::join_link(&part.server)),
+    }
+}
+
+impl Alerts {
+    /// Fires every `match_end` rule of the match's server.
+    async fn match_ended(&self, event: AlertEvent) {
+        let rule = serde_json::to_string(&event.rule).unwrap_or_default();
+        let written = self
+            .store
+            .run(move |s| {
+                s.transact(&mut |db| {
+                    for id in stored::rules_matching(db, &rule)? {
+                        let mut event = event.clone();
+                        event.rule_id = id.clone();
+                        let payload = |key: &str| payload(&event, key);
+                        let firing = Firing {
+                            at_ms: event.at_ms,
+                            payload: &payload,
+                        };
+                        stored::fire_rule(db, &id, None, &firing)?;
+                    }
+                    Ok(())
+                })
+            })
+            .await;
+        match written {
+            Ok(()) => self.fired.notify_one(),
+            Err(e) => tracing::warn!("alerts: a match's end: {e}"),
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Judging rules against the directory: each rule keeps whether its condition held at the last
+//! refresh, and fires only when it becomes true. A rule's first look only learns the state (a
+//! rule made while its server is full does not fire until a slot frees); a server whose state
+//! is not known (not yet answered, stale after a restart, answering garbage) changes nothing.
+
+use std::collections::HashMap;
+
+use protocol::relay_api::alerts::{AlertEvent, Rule};
+
+use crate::seams::ServerState;
+use crate::store::alerts::UNKNOWN;
+
+/// A rule as the evaluator holds it.
+#[derive(Clone, Debug)]
+pub struct Held {
+    pub id: String,
+    pub rule: Rule,
+    /// [`UNKNOWN`], 0 or 1.
+    pub holds: i64,
+}
+
+/// A rule's condition changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub rule: String,
+    pub holds: bool,
+    /// The alert to send, when this change fires (its key is given when it is written).
+    pub fire: Option<AlertEvent>,
+}
+
+/// The plain, lower-case form names are matched by.
+pub fn name_key(name: &str) -> String {
+    protocol::browse::plain_lower(name).trim().to_owned()
+}
+
+/// The rules' verdicts on one refresh of the directory; `holds` is updated in place.
+pub fn judge(rules: &mut [Held], servers: &[ServerState], now_ms: u64) -> Vec<Change> {
+    let by_addr: HashMap<&str, &ServerState> =
+        servers.iter().map(|s| (s.info.addr.as_str(), s)).collect();
+    let mut by_name: HashMap<String, &ServerState> = HashMap::new();
+    if rules
+        .iter()
+        .any(|r| matches!(r.rule, Rule::NameSeen { server: None, .. }))
+    {
+        for s in servers.iter().filter(|s| s.up == Some(true)) {
+            for name in &s.names {
+                by_name.entry(name_key(name)).or_insert(s);
+            }
+        }
+    }
+    let mut changes = Vec::new();
+    for held in rules.iter_mut() {
+        let Some((holds, on)) = verdict(&held.rule, &by_addr, &by_name) else {
+            continue;
+        };
+        let was = held.holds;
+        if was == i64::from(holds) {
+            continue;
+        }
+        held.holds = i64::from(holds);
+        let leaves = matches!(held.rule, Rule::NameSeen { leaves: true, .. });
+        let fires = was != UNKNOWN && (holds || leaves);
+        let fire = fires.then(|| event(&held.id, &held.rule, holds, on, now_ms));
+        changes.push(Change {
+            rule: held.id.clone(),
+            holds,
+            fire,
+        });
+    }
+    changes
+}
+
+/// Whether the rule holds now, and the server it is about (or where the name was seen);
+/// `None` when that cannot be told.
+fn verdict<'a>(
+    rule: &Rule,
+    by_addr: &HashMap<&str, &'a ServerState>,
+    by_name: &HashMap<String, &'a ServerState>,
+) -> Option<(bool, Option<&'a ServerState>)> {
+    if let Rule::NameSeen {
+        name, server: None, ..
+    } = rule
+    {
+        let at = by_name.get(&name_key(name)).copied();
+        return Some((at.is_some(), at));
+    }
+    let s = *by_addr.get(rule.server()?)?;
+    let up = s.up?;
+    let holds = match rule {
+        Rule::HumansAtLeast { n, .. } => up && s.info.humans >= *n,
+        Rule::ServerUp { .. } => up,
+        Rule::ServerDown { .. } => !up,
+        Rule::SlotFree { .. } => up && s.info.humans + s.info.bots < s.info.max_clients,
+        Rule::NameSeen { name, .. } => {
+            let key = name_key(name);
+            up && s.names.iter().any(|n| name_key(n) == key)
+        }
+        Rule::MatchEnd { .. } => return None,
+    };
+    Some((holds, Some(s)))
+}
+
+/// The server's name without colour codes.
+pub fn plain(hostname: &str) -> String {
+    protocol::cod::text::strip(hostname)
+}
+
+fn event(
+    id: &str,
+    rule: &Rule,
+    holds: bool,
+    on: Option<&ServerState>,
+    at_ms: u64,
+) -> AlertEvent {
+    let server = on.map(|s| s.info.clone());
+    let host = server
+        .as_ref()
+        .map_or_else(|| "a server".to_owned(), |s| plain(&s.hostname));
+    let text = match (rule, &server) {
+        (Rule::HumansAtLeast { n, .. }, Some(s)) => {
+            format!("{host} has {} players (alert at {n})", s.humans)
+        }
+        (Rule::ServerUp { .. }, _) => format!("{host} is up again"),
+        (Rule::ServerDown { .. }, _) => format!("{host} stopped answering"),
+        (Rule::SlotFree { .. }, Some(s)) => format!(
+            "{host} has a free slot ({}/{})",
+            s.humans + s.bots,
+            s.max_clients
+        ),
+        (Rule::NameSeen { name, .. }, _) if holds => {
+            // As the server shows it, colours dropped.
+            let key = name_key(name);
+            let shown = (on.iter().flat_map(|s| &s.names))
+                .find(|n| name_key(n) == key)
+                .map_or_else(|| plain(name), |n| plain(n));
+            format!("{shown} is on {host}")
+        }
+        (Rule::NameSeen { name, .. }, _) => format!("{} left", plain(name)),
+        _ => format!("{host}: alert"),
+    };
+    AlertEvent {
+        key: String::new(),
+        rule_id: id.to_owned(),
+        rule: rule.clone(),
+        at_ms,
+        text,
+        join: server.as_ref().map(|s| join_link(&s.addr)),
+        server,
+    }
+}
+
+/// The link joinme.click's launcher registers for UO (`CoDUOMP.exe +connect IP:PORT`).
+pub fn join_link(addr: &str) -> String {
+    format!("coduo://{addr}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::relay_api::alerts::AlertServer;
+
+    fn state(addr: &str, up: Option<bool>, humans: u32, max: u32, names: &[&str]) -> ServerState {
+        ServerState {
+            info: AlertServer {
+                addr: addr.into(),
+                hostname: "^1Red ^7Base".into(),
+                map: "mp_foy".into(),
+                gametype: "tdm".into(),
+                humans,
+                bots: 0,
+                max_clients: max,
+                password: false,
+                up: up == Some(true),
+            },
+            up,
+            names: names.iter().map(|n| (*n).to_owned()).collect(),
+        }
+    }
+
+    fn held(id: &str, rule: Rule) -> Held {
+        Held {
+            id: id.into(),
+            rule,
+            holds: UNKNOWN,
+        }
+    }
+
+    const A: &str = "10.0.0.1:28960";
+
+    #[test]
+    fn a_rule_fires_when_it_becomes_true_not_while_it_stays_true() {
+        let mut rules = vec![held(
+            "r",
+            Rule::HumansAtLeast {
+                server: A.into(),
+                n: 8,
+            },
+        )];
+        // The first look learns: 3 players.
+        let changes = judge(&mut rules, &[state(A, Some(true), 3, 20, &[])], 1);
+        assert_eq!(changes.len(), 1);
+        assert!(changes[0].fire.is_none());
+        let fired = judge(&mut rules, &[state(A, Some(true), 8, 20, &[])], 2);
+        let alert = fired[0].fire.as_ref().unwrap();
+        assert_eq!(alert.text, "Red Base has 8 players (alert at 8)");
+        assert_eq!(alert.join.as_deref(), Some("coduo://10.0.0.1:28960"));
+        // Still true: nothing; unknown (stale): nothing.
+        assert!(judge(&mut rules, &[state(A, Some(true), 9, 20, &[])], 3).is_empty());
+        assert!(judge(&mut rules, &[state(A, None, 0, 20, &[])], 4).is_empty());
+        // False, then true again: fires again.
+        assert!(judge(&mut rules, &[state(A, Some(true), 2, 20, &[])], 5)[0]
+            .fire
+            .is_none());
+        assert!(judge(&mut rules, &[state(A, Some(true), 12, 20, &[])], 6)[0]
+            .fire
+            .is_some());
+    }
+
+    #[test]
+    fn a_slot_frees_on_a_full_server_and_a_server_goes_down_and_up() {
+        let mut rules = vec![
+            held("slot", Rule::SlotFree { server: A.into() }),
+            held("down", Rule::ServerDown { server: A.into() }),
+            held("up", Rule::ServerUp { server: A.into() }),
+        ];
+        judge(&mut rules, &[state(A, Some(true), 20, 20, &[])], 1);
+        let freed = judge(&mut rules, &[state(A, Some(true), 19, 20, &[])], 2);
+        assert_eq!(freed.len(), 1);
+        assert_eq!(
+            freed[0].fire.as_ref().unwrap().text,
+            "Red Base has a free slot (19/20)"
+        );
+        let down = judge(&mut rules, &[state(A, Some(false), 0, 20, &[])], 3);
+        let fired: Vec<&str> = (down.iter())
+            .filter(|c| c.fire.is_some())
+            .map(|c| c.rule.as_str())
+            .collect();
+        assert_eq!(fired, ["down"]);
+        let up = judge(&mut rules, &[state(A, Some(true), 0, 20, &[])], 4);
+        let fired: Vec<&str> = (up.iter())
+            .filter(|c| c.fire.is_some())
+            .map(|c| c.rule.as_str())
+            .collect();
+        assert_eq!(fired, ["slot", "up"]);
+    }
+
+    #[test]
+    fn a_name_is_seen_anywhere_colours_and_case_ignored_and_leaves() {
+        let mut rules = vec![held(
+            "n",
+            Rule::NameSeen {
+                name: "Sgt.Fury".into(),
+                server: None,
+                leaves: true,
+            },
+        )];
+        judge(&mut rules, &[state(A, Some(true), 1, 20, &["Other"])], 1);
+        let seen = judge(&mut rules, &[state(A, Some(true), 2, 20, &["^1SGT^7.fury"])], 2);
+        assert_eq!(seen[0].fire.as_ref().unwrap().text, "SGT.fury is on Red Base");
+        let left = judge(&mut rules, &[state(A, Some(true), 1, 20, &["Other"])], 3);
+        assert_eq!(left[0].fire.as_ref().unwrap().text, "Sgt.Fury left");
+    }
+}

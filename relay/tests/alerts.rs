@@ -1,0 +1,397 @@
+//! Alerts against a lab server and local receivers on 127.0.0.1 that speak the far ends'
+//! protocols: a generic webhook, a Discord-shaped webhook that answers 429 with `retry_after`
+//! once, and an ntfy-shaped root that takes JSON publishes. Each rule fires once when it
+//! becomes true; the relay sends only where the operator allowed, never follows a redirect
+//! and never connects to an address the operator did not name.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use common::{lab_config, relay_config, sqlite_history, wait_listed};
+use lab::Lab;
+use protocol::relay_api::alerts::{AlertEvent, AlertList, AlertRule};
+use serde_json::{json, Value};
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// One request a receiver took.
+#[derive(Clone, Debug)]
+struct Took {
+    path: String,
+    key: String,
+    body: Value,
+    at: Instant,
+    status: u16,
+}
+
+#[derive(Clone, Default)]
+struct Receiver {
+    took: Arc<Mutex<Vec<Took>>>,
+}
+
+impl Receiver {
+    fn took(&self, path: &str) -> Vec<Took> {
+        let took = self.took.lock().unwrap();
+        took.iter().filter(|t| t.path == path).cloned().collect()
+    }
+
+    /// Waits until `path` took `n` requests.
+    async fn wait(&self, path: &str, n: usize) -> Vec<Took> {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            let took = self.took(path);
+            if took.len() >= n {
+                return took;
+            }
+            assert!(Instant::now() < deadline, "{path} took {took:?}, wanted {n}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// Answers as the far ends do: Discord's webhook a 429 with `retry_after` the first time and
+/// 204 after; a redirect at `/moved`; 200 elsewhere.
+async fn take(State(r): State<Receiver>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+    let path = uri.path().to_owned();
+    let mut took = r.took.lock().unwrap();
+    let before = took.iter().filter(|t| t.path == path).count();
+    let (status, answer) = match path.as_str() {
+        p if p.starts_with("/api/webhooks/") && before == 0 => (
+            StatusCode::TOO_MANY_REQUESTS,
+            json!({"message": "You are being rate limited.", "retry_after": 1.5, "global": false})
+                .to_string(),
+        ),
+        p if p.starts_with("/api/webhooks/") => (StatusCode::NO_CONTENT, String::new()),
+        "/moved" => (StatusCode::FOUND, String::new()),
+        _ => (StatusCode::OK, "{}".to_owned()),
+    };
+    took.push(Took {
+        path: path.clone(),
+        key: headers
+            .get("muster-delivery")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned(),
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        at: Instant::now(),
+        status: status.as_u16(),
+    });
+    let mut response = (status, answer).into_response();
+    if path == "/moved" {
+        response
+            .headers_mut()
+            .insert("location", "/hook".parse().unwrap());
+    }
+    response
+}
+
+async fn receiver() -> (Receiver, String) {
+    let receiver = Receiver::default();
+    let app = axum::Router::new()
+        .fallback(take)
+        .with_state(receiver.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (receiver, at)
+}
+
+async fn relay_with_alerts(lab: &Lab, dir: &std::path::Path, allow: &[&str]) -> relay::Relay {
+    let mut config = relay_config(lab, Vec::new(), Duration::from_secs(1));
+    config.history = Some(sqlite_history(dir));
+    config.alerts.alert_allow_host = allow.iter().map(|h| (*h).to_owned()).collect();
+    config.alerts.alert_rules_per_client = 6;
+    let relay = relay::Relay::start(config).await.unwrap();
+    wait_listed(&relay, lab).await;
+    relay
+}
+
+async fn post(relay: &relay::Relay, body: Value) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .post(format!("http://{}/api/alerts", relay.addr))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+async fn made(relay: &relay::Relay, body: Value) -> AlertRule {
+    let (status, text) = post(relay, body).await;
+    assert_eq!(status, 201, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn list(relay: &relay::Relay, token: &str) -> AlertList {
+    reqwest::get(format!("http://{}/api/alerts?token={token}", relay.addr))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// Waits out a few refreshes: a rule's first look at the directory only learns its state.
+async fn learned() {
+    tokio::time::sleep(Duration::from_secs(3)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab_config(1, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let (receiver, at) = receiver().await;
+    let relay = relay_with_alerts(&lab, dir.path(), &["127.0.0.1"]).await;
+    let server = lab.servers[0].addr.to_string();
+    let humans = {
+        let p = lab.servers[0].snapshot();
+        p.players.iter().filter(|p| !p.bot).count() as u32
+    };
+    let n = humans + 2;
+    let hook = made(
+        &relay,
+        json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
+               "to": {"kind": "webhook", "url": format!("{at}/hook")}}),
+    )
+    .await;
+    assert_eq!(hook.token.as_ref().map(String::len), Some(32));
+    let discord = made(
+        &relay,
+        json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
+               "to": {"kind": "discord", "url": format!("{at}/api/webhooks/1/secret")}}),
+    )
+    .await;
+    let ntfy = made(
+        &relay,
+        json!({"rule": {"kind": "name_seen", "name": "sgt.fury", "leaves": true},
+               "to": {"kind": "ntfy", "url": format!("{at}/clan-alerts")}}),
+    )
+    .await;
+    let tokens = [
+        hook.token.clone().unwrap(),
+        discord.token.clone().unwrap(),
+        ntfy.token.clone().unwrap(),
+    ];
+    learned().await;
+    assert!(receiver.took.lock().unwrap().is_empty(), "nothing fires on the first look");
+
+    // Two join, one of them the watched name in colours.
+    {
+        let mut profile = lab.servers[0].profile.lock().unwrap();
+        profile.join_spectator("^1Sgt.^7Fury");
+        profile.join_spectator("Recruit");
+    }
+    let hooked = receiver.wait("/hook", 1).await;
+    let event: AlertEvent = serde_json::from_value(hooked[0].body.clone()).unwrap();
+    assert_eq!(event.key, format!("{}-1", hook.id));
+    assert_eq!(hooked[0].key, event.key, "the key rides in Muster-Delivery too");
+    assert_eq!(event.join, Some(format!("coduo://{server}")));
+    assert_eq!(event.server.as_ref().map(|s| s.humans), Some(n));
+    assert!(event.text.contains(&format!("has {n} players")), "{}", event.text);
+
+    // Discord: 429 with retry_after 1.5 s, then the one delivery, no sooner.
+    let path = "/api/webhooks/1/secret";
+    let tries = receiver.wait(path, 2).await;
+    assert_eq!((tries[0].status, tries[1].status), (429, 204));
+    assert_eq!(tries[0].key, tries[1].key);
+    assert!(tries[1].at - tries[0].at >= Duration::from_millis(1500));
+    let embed = &tries[1].body["embeds"][0];
+    assert_eq!(tries[1].body["allowed_mentions"], json!({"parse": []}));
+    assert_eq!(
+        embed["fields"][3]["value"].as_str().unwrap().lines().next(),
+        Some(format!("coduo://{server}").as_str())
+    );
+
+    // ntfy: a JSON publish at the root naming the topic.
+    let published = receiver.wait("/", 1).await;
+    assert_eq!(published[0].body["topic"], "clan-alerts");
+    assert!(
+        published[0].body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Sgt.Fury is on"),
+        "{}",
+        published[0].body
+    );
+
+    // While it stays true nothing more is sent; the listing says what went.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(receiver.took("/hook").len(), 1);
+    assert_eq!(receiver.took(path).len(), 2);
+    assert_eq!(receiver.took("/").len(), 1);
+    let listed = list(&relay, &tokens[1]).await;
+    assert_eq!(listed.rules.len(), 1);
+    assert_eq!(listed.rules[0].fired, 1);
+    assert!(listed.rules[0].token.is_none(), "the token is shown once");
+    assert_eq!(listed.deliveries.len(), 1);
+    assert_eq!(listed.deliveries[0].state, "sent");
+    assert_eq!(listed.deliveries[0].attempts, 1);
+
+    // The name leaves: with `leaves`, that is said too.
+    lab.servers[0]
+        .profile
+        .lock()
+        .unwrap()
+        .leave_spectator("^1Sgt.^7Fury");
+    let published = receiver.wait("/", 2).await;
+    assert_eq!(published[1].body["message"], "sgt.fury left");
+
+    // Deleting: the rule goes, and everything about the subscription on request.
+    let client = reqwest::Client::new();
+    let url = format!("http://{}/api/alerts", relay.addr);
+    let deleted = client
+        .delete(format!("{url}/{}?token={}", hook.id, tokens[0]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    assert!(list(&relay, &tokens[0]).await.rules.is_empty());
+    let wrong = client
+        .delete(format!("{url}/{}?token={}", discord.id, tokens[0]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 404, "a token reaches only its own rules");
+    let forgot = client
+        .delete(format!("{url}?token={}", tokens[1]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forgot.status(), 204);
+    let gone = reqwest::get(format!("{url}?token={}", tokens[1])).await.unwrap();
+    assert_eq!(gone.status(), 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_open_cannon_every_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab_config(1, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let (receiver, at) = receiver().await;
+    let port = at.rsplit(':').next().unwrap().to_owned();
+    // `localhost` is allowed by name, but not the loopback address it resolves to.
+    let relay = relay_with_alerts(&lab, dir.path(), &["localhost"]).await;
+    let server = lab.servers[0].addr.to_string();
+    let rule = json!({"kind": "server_down", "server": server});
+    let refused = [
+        ("https://evil.example/hook", "not on this relay's allow-list"),
+        ("http://discord.com/api/webhooks/1/x", "only https"),
+        ("https://127.0.0.1/hook", "not on this relay's allow-list"),
+        ("http://169.254.169.254/latest/meta-data/", "only https"),
+        ("https://169.254.169.254/latest/meta-data/", "not on this relay's allow-list"),
+        ("https://[::1]/hook", "not on this relay's allow-list"),
+        ("https://user:pw@ntfy.sh/topic", "user name or password"),
+        ("ftp://ntfy.sh/topic", "only https"),
+        ("not a url", "not a URL"),
+    ];
+    for (url, why) in refused {
+        let (status, text) = post(
+            &relay,
+            json!({"rule": rule, "to": {"kind": "webhook", "url": url}}),
+        )
+        .await;
+        assert_eq!(status, 403, "{url}: {text}");
+        assert!(text.contains(why), "{url}: {text}");
+    }
+    let (status, text) = post(
+        &relay,
+        json!({"rule": rule, "to": {"kind": "discord", "url": "https://discord.com/channels/1/2"}}),
+    )
+    .await;
+    assert_eq!((status, text.contains("api/webhooks")), (403, true), "{text}");
+    // A server the relay does not list is no rule's server.
+    let (status, _) = post(
+        &relay,
+        json!({"rule": {"kind": "server_up", "server": "127.0.0.1:1"},
+               "to": {"kind": "webhook", "url": "https://ntfy.sh/x"}}),
+    )
+    .await;
+    assert_eq!(status, 404);
+    // Push waits for its own delivery.
+    let (status, _) = post(
+        &relay,
+        json!({"rule": rule, "to": {"kind": "push", "subscription": {
+            "endpoint": "https://fcm.googleapis.com/fcm/send/x",
+            "keys": {"p256dh": "k", "auth": "a"}}}}),
+    )
+    .await;
+    assert_eq!(status, 501);
+
+    // Allowed by name, refused after DNS: the delivery is dropped saying why, unsent.
+    let local = made(
+        &relay,
+        json!({"rule": rule, "to": {"kind": "webhook", "url": format!("http://localhost:{port}/hook")}}),
+    )
+    .await;
+    let token = local.token.clone().unwrap();
+    learned().await;
+    // Five rules a client at most (this test's cap is 6): the sixth is the last.
+    for _ in 0..5 {
+        made(
+            &relay,
+            json!({"rule": rule, "to": {"kind": "webhook", "url": "https://ntfy.sh/x"}}),
+        )
+        .await;
+    }
+    let (status, text) = post(
+        &relay,
+        json!({"rule": rule, "to": {"kind": "webhook", "url": "https://ntfy.sh/x"}}),
+    )
+    .await;
+    assert_eq!(status, 429, "{text}");
+    assert!(text.contains("--alert-rules-per-client"));
+    lab.shutdown().await;
+    let deadline = Instant::now() + LIMIT;
+    let dropped = loop {
+        let listed = list(&relay, &token).await;
+        if let Some(d) = listed.deliveries.first().filter(|d| d.state == "dropped") {
+            break d.clone();
+        }
+        assert!(Instant::now() < deadline, "{listed:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let reason = dropped.reason.unwrap();
+    assert!(
+        reason.contains("resolves to") && reason.contains("not a public address"),
+        "{reason}"
+    );
+    assert!(receiver.took.lock().unwrap().is_empty(), "nothing reached loopback");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab_config(1, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let (receiver, at) = receiver().await;
+    let relay = relay_with_alerts(&lab, dir.path(), &["127.0.0.1"]).await;
+    let server = lab.servers[0].addr.to_string();
+    let moved = made(
+        &relay,
+        json!({"rule": {"kind": "server_down", "server": server},
+               "to": {"kind": "webhook", "url": format!("{at}/moved")}}),
+    )
+    .await;
+    let token = moved.token.clone().unwrap();
+    learned().await;
+    lab.shutdown().await;
+    receiver.wait("/moved", 1).await;
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let listed = list(&relay, &token).await;
+        if let Some(d) = listed.deliveries.first().filter(|d| d.state == "dropped") {
+            assert!(d.reason.as_ref().unwrap().contains("redirect"), "{d:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{listed:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(receiver.took("/hook").is_empty(), "the redirect's target was never asked");
+}

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::{
-    alerts, bridge, browse, cluster, demos, edge, history, master, matches, metrics, moments, rcon, rewind,
-    seams, spectate, store, wulfram, Directory, ServeConfig,
+    alerts, bridge, browse, cluster, demos, edge, history, master, matches, metrics, moments, rcon,
+    rewind, seams, spectate, store, wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -112,7 +112,7 @@ pub(crate) async fn capabilities(
         config.spectate.rewind = spectate::Rewind(Some(rewinds.clone()));
     }
     // Alerts hear of a followed match's end on its way to the history.
-    let (alerts_routes, match_log) = alerts::start(
+    let alerts = alerts::start(
         alerts::AlertsStart {
             config: config.alerts,
             store: history.as_ref().map(|h| h.readers()),
@@ -127,7 +127,7 @@ pub(crate) async fn capabilities(
         tasks,
     )?;
     // Every followed match is kept when there is a history to keep it in.
-    if let Some(log) = match_log {
+    if let Some(log) = alerts.log {
         config.spectate.taps.0.push(matches::tap(log));
     }
     let overviews = (config.spectate.overviews.iter())
@@ -198,7 +198,7 @@ pub(crate) async fn capabilities(
     routers.extend(history_routes);
     routers.extend(matches_routes);
     routers.extend(moments_routes);
-    routers.extend(alerts_routes);
+    routers.extend(alerts.routes);
     Ok(Started {
         master,
         cluster,

@@ -49,7 +49,10 @@ impl Receiver {
             if took.len() >= n {
                 return took;
             }
-            assert!(Instant::now() < deadline, "{path} took {took:?}, wanted {n}");
+            assert!(
+                Instant::now() < deadline,
+                "{path} took {took:?}, wanted {n}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -180,7 +183,10 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
         ntfy.token.clone().unwrap(),
     ];
     learned().await;
-    assert!(receiver.took.lock().unwrap().is_empty(), "nothing fires on the first look");
+    assert!(
+        receiver.took.lock().unwrap().is_empty(),
+        "nothing fires on the first look"
+    );
 
     // Two join, one of them the watched name in colours.
     {
@@ -191,10 +197,17 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
     let hooked = receiver.wait("/hook", 1).await;
     let event: AlertEvent = serde_json::from_value(hooked[0].body.clone()).unwrap();
     assert_eq!(event.key, format!("{}-1", hook.id));
-    assert_eq!(hooked[0].key, event.key, "the key rides in Muster-Delivery too");
+    assert_eq!(
+        hooked[0].key, event.key,
+        "the key rides in Muster-Delivery too"
+    );
     assert_eq!(event.join, Some(format!("coduo://{server}")));
     assert_eq!(event.server.as_ref().map(|s| s.humans), Some(n));
-    assert!(event.text.contains(&format!("has {n} players")), "{}", event.text);
+    assert!(
+        event.text.contains(&format!("has {n} players")),
+        "{}",
+        event.text
+    );
 
     // Discord: 429 with retry_after 1.5 s, then the one delivery, no sooner.
     let path = "/api/webhooks/1/secret";
@@ -265,7 +278,9 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
         .await
         .unwrap();
     assert_eq!(forgot.status(), 204);
-    let gone = reqwest::get(format!("{url}?token={}", tokens[1])).await.unwrap();
+    let gone = reqwest::get(format!("{url}?token={}", tokens[1]))
+        .await
+        .unwrap();
     assert_eq!(gone.status(), 404);
 }
 
@@ -281,11 +296,17 @@ async fn no_open_cannon_every_refusal() {
     let server = lab.servers[0].addr.to_string();
     let rule = json!({"kind": "server_down", "server": server});
     let refused = [
-        ("https://evil.example/hook", "not on this relay's allow-list"),
+        (
+            "https://evil.example/hook",
+            "not on this relay's allow-list",
+        ),
         ("http://discord.com/api/webhooks/1/x", "only https"),
         ("https://127.0.0.1/hook", "not on this relay's allow-list"),
         ("http://169.254.169.254/latest/meta-data/", "only https"),
-        ("https://169.254.169.254/latest/meta-data/", "not on this relay's allow-list"),
+        (
+            "https://169.254.169.254/latest/meta-data/",
+            "not on this relay's allow-list",
+        ),
         ("https://[::1]/hook", "not on this relay's allow-list"),
         ("https://user:pw@ntfy.sh/topic", "user name or password"),
         ("ftp://ntfy.sh/topic", "only https"),
@@ -305,7 +326,11 @@ async fn no_open_cannon_every_refusal() {
         json!({"rule": rule, "to": {"kind": "discord", "url": "https://discord.com/channels/1/2"}}),
     )
     .await;
-    assert_eq!((status, text.contains("api/webhooks")), (403, true), "{text}");
+    assert_eq!(
+        (status, text.contains("api/webhooks")),
+        (403, true),
+        "{text}"
+    );
     // A server the relay does not list is no rule's server.
     let (status, _) = post(
         &relay,
@@ -362,7 +387,10 @@ async fn no_open_cannon_every_refusal() {
         reason.contains("resolves to") && reason.contains("not a public address"),
         "{reason}"
     );
-    assert!(receiver.took.lock().unwrap().is_empty(), "nothing reached loopback");
+    assert!(
+        receiver.took.lock().unwrap().is_empty(),
+        "nothing reached loopback"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -393,5 +421,8 @@ async fn a_redirect_is_not_followed() {
         assert!(Instant::now() < deadline, "{listed:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    assert!(receiver.took("/hook").is_empty(), "the redirect's target was never asked");
+    assert!(
+        receiver.took("/hook").is_empty(),
+        "the redirect's target was never asked"
+    );
 }

@@ -7,9 +7,7 @@ use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use protocol::relay_api::alerts::{
-    AlertAsk, AlertList, AlertRule, Delivery, Destination, Rule,
-};
+use protocol::relay_api::alerts::{AlertAsk, AlertList, AlertRule, Delivery, Destination, Rule};
 use sha2::{Digest, Sha256};
 
 use super::Alerts;
@@ -17,13 +15,24 @@ use crate::net::{unix_ms, ServerAddr};
 use crate::store::alerts::{self as stored, StoredRule, Subscription, UNKNOWN};
 use crate::store::StoreError;
 
+/// A refusal: its status and why, as the client reads it.
+type Refusal = (StatusCode, String);
+
+fn refusal(status: StatusCode, text: impl Into<String>) -> Refusal {
+    (status, text.into())
+}
+
 fn refused(status: StatusCode, text: impl Into<String>) -> Response {
-    (status, text.into()).into_response()
+    refusal(status, text).into_response()
+}
+
+fn store_refusal(e: StoreError) -> Refusal {
+    tracing::warn!("alerts: {e}");
+    refusal(StatusCode::SERVICE_UNAVAILABLE, "alerts are unavailable")
 }
 
 fn unavailable(e: StoreError) -> Response {
-    tracing::warn!("alerts: {e}");
-    refused(StatusCode::SERVICE_UNAVAILABLE, "alerts are unavailable")
+    store_refusal(e).into_response()
 }
 
 /// Names longer than the game allows are not names.
@@ -53,30 +62,30 @@ impl Alerts {
     }
 
     /// The rule, if it is one this relay can judge.
-    fn check_rule(&self, rule: &Rule) -> Result<(), Response> {
+    fn check_rule(&self, rule: &Rule) -> Result<(), Refusal> {
         if let Some(server) = rule.server() {
             let Ok(addr) = server.parse::<ServerAddr>() else {
-                return Err(refused(
+                return Err(refusal(
                     StatusCode::BAD_REQUEST,
                     "rule.server: not an IPv4 address and port",
                 ));
             };
             if !self.known.knows(addr) {
-                return Err(refused(
+                return Err(refusal(
                     StatusCode::NOT_FOUND,
                     format!("{server} is not a server this relay lists"),
                 ));
             }
         }
         match rule {
-            Rule::HumansAtLeast { n, .. } if !(1..=64).contains(n) => Err(refused(
+            Rule::HumansAtLeast { n, .. } if !(1..=64).contains(n) => Err(refusal(
                 StatusCode::BAD_REQUEST,
                 "rule.n: from 1 to 64 players",
             )),
             Rule::NameSeen { name, .. }
                 if super::rules::name_key(name).is_empty() || name.len() > NAME_MOST =>
             {
-                Err(refused(
+                Err(refusal(
                     StatusCode::BAD_REQUEST,
                     format!("rule.name: a player's name, 1 to {NAME_MOST} characters"),
                 ))
@@ -86,7 +95,7 @@ impl Alerts {
     }
 
     /// The subscription a token opens, or the answer saying it opens none.
-    async fn subscription(&self, token: &str) -> Result<Subscription, Response> {
+    async fn subscription(&self, token: &str) -> Result<Subscription, Refusal> {
         let hash = token_hash(token);
         match self
             .store
@@ -94,11 +103,11 @@ impl Alerts {
             .await
         {
             Ok(Some(sub)) => Ok(sub),
-            Ok(None) => Err(refused(
+            Ok(None) => Err(refusal(
                 StatusCode::NOT_FOUND,
                 "no subscription has this token (deleted, or its destination said it was gone)",
             )),
-            Err(e) => Err(unavailable(e)),
+            Err(e) => Err(store_refusal(e)),
         }
     }
 }
@@ -135,8 +144,8 @@ pub async fn create(
             )
         }
     };
-    if let Err(refusal) = alerts.check_rule(&ask.rule) {
-        return refusal;
+    if let Err(refused) = alerts.check_rule(&ask.rule) {
+        return refused.into_response();
     }
     if matches!(ask.to, Destination::Push { .. }) {
         return refused(
@@ -151,7 +160,7 @@ pub async fn create(
     let existing = match &ask.token {
         Some(token) => match alerts.subscription(token).await {
             Ok(sub) => Some(sub),
-            Err(refusal) => return refusal,
+            Err(refused) => return refused.into_response(),
         },
         None => None,
     };
@@ -222,7 +231,10 @@ pub async fn create(
         .store(true, std::sync::atomic::Ordering::Release);
     match shown(rule, &ask.to, Some(token)) {
         Some(shown) => (StatusCode::CREATED, Json(shown)).into_response(),
-        None => refused(StatusCode::INTERNAL_SERVER_ERROR, "the rule did not read back"),
+        None => refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the rule did not read back",
+        ),
     }
 }
 
@@ -230,7 +242,7 @@ pub async fn create(
 pub async fn list(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> Response {
     let sub = match alerts.subscription(&q.token).await {
         Ok(sub) => sub,
-        Err(refusal) => return refusal,
+        Err(refused) => return refused.into_response(),
     };
     let Ok(to) = serde_json::from_str::<Destination>(&sub.destination) else {
         return refused(StatusCode::INTERNAL_SERVER_ERROR, "unreadable subscription");
@@ -273,7 +285,7 @@ pub async fn remove(
 ) -> Response {
     let sub = match alerts.subscription(&q.token).await {
         Ok(sub) => sub,
-        Err(refusal) => return refusal,
+        Err(refused) => return refused.into_response(),
     };
     let removed = alerts
         .store
@@ -313,7 +325,7 @@ pub async fn pause(
     };
     let sub = match alerts.subscription(&q.token).await {
         Ok(sub) => sub,
-        Err(refusal) => return refusal,
+        Err(refused) => return refused.into_response(),
     };
     let changed = alerts
         .store
@@ -333,7 +345,7 @@ pub async fn pause(
 pub async fn forget(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> Response {
     let sub = match alerts.subscription(&q.token).await {
         Ok(sub) => sub,
-        Err(refusal) => return refusal,
+        Err(refused) => return refused.into_response(),
     };
     let gone = alerts
         .store

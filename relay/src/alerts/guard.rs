@@ -97,7 +97,7 @@ impl Allow {
             Some(Host::Ipv6(ip)) => ip.to_string(),
             None => return Err(Refused::NotUrl("no host".into())),
         };
-        let named = self.operator.iter().any(|h| *h == host);
+        let named = self.operator.contains(&host);
         match url.scheme() {
             "https" => {}
             "http" if named => {}
@@ -167,7 +167,8 @@ fn public_v4(ip: Ipv4Addr) -> bool {
 
 fn public_v6(ip: Ipv6Addr) -> bool {
     let s = ip.segments();
-    let embedded = |hi: u16, lo: u16| public_v4(Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo)));
+    let embedded =
+        |hi: u16, lo: u16| public_v4(Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo)));
     if let Some(v4) = ip.to_ipv4_mapped() {
         return public_v4(v4);
     }
@@ -191,9 +192,8 @@ impl reqwest::dns::Resolve for Resolver {
         let allow = self.0.clone();
         Box::pin(async move {
             let host = name.as_str().to_owned();
-            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
-                .collect();
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             let mut refused = None;
             let kept: Vec<SocketAddr> = (found.into_iter())
                 .filter(|a| {
@@ -276,8 +276,12 @@ mod tests {
                 },
             },
         };
-        assert!(allow.check(&push("https://fcm.googleapis.com/fcm/send/x")).is_ok());
-        assert!(allow.check(&push("https://wns2-by3p.notify.windows.com/w/?token=x")).is_ok());
+        assert!(allow
+            .check(&push("https://fcm.googleapis.com/fcm/send/x"))
+            .is_ok());
+        assert!(allow
+            .check(&push("https://wns2-by3p.notify.windows.com/w/?token=x"))
+            .is_ok());
         assert_eq!(
             allow.check(&push("https://notify.windows.com.evil.example/")),
             Err(Refused::Host("notify.windows.com.evil.example".into()))
@@ -338,7 +342,12 @@ mod tests {
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["162.159.135.232", "8.8.8.8", "2606:4700::6810:85e5", "::ffff:8.8.8.8"] {
+        for ip in [
+            "162.159.135.232",
+            "8.8.8.8",
+            "2606:4700::6810:85e5",
+            "::ffff:8.8.8.8",
+        ] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
     }

@@ -57,7 +57,8 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
             players.push_str(&format!(" (+{} bots)", s.bots));
         }
         fields.push(json!({"name": "Map", "value": cut(&s.map, FIELD_VALUE), "inline": true}));
-        fields.push(json!({"name": "Mode", "value": cut(&s.gametype, FIELD_VALUE), "inline": true}));
+        fields
+            .push(json!({"name": "Mode", "value": cut(&s.gametype, FIELD_VALUE), "inline": true}));
         fields.push(json!({"name": "Players", "value": players, "inline": true}));
         let password = if s.password { "password PASS; " } else { "" };
         fields.push(json!({
@@ -65,9 +66,13 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
             "value": format!("coduo://{}\n`/{password}connect {}`", s.addr, s.addr),
         }));
     }
-    let timestamp = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(event.at_ms) * 1_000_000)
-        .ok()
-        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok());
+    let timestamp =
+        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(event.at_ms) * 1_000_000)
+            .ok()
+            .and_then(|t| {
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            });
     json!({
         "username": "Muster",
         "allowed_mentions": {"parse": []},
@@ -144,7 +149,9 @@ mod tests {
     #[test]
     fn a_discord_embed_mentions_nobody_and_says_how_to_join() {
         let url = Url::parse("https://discord.com/api/webhooks/1/x").unwrap();
-        let to = Destination::Discord { url: url.to_string() };
+        let to = Destination::Discord {
+            url: url.to_string(),
+        };
         let sent: serde_json::Value =
             serde_json::from_slice(&request(&to, url, &event()).body).unwrap();
         assert_eq!(sent["allowed_mentions"], json!({"parse": []}));
@@ -162,7 +169,9 @@ mod tests {
         let mut long = event();
         long.text = "x".repeat(5000);
         let url = Url::parse("https://discord.com/api/webhooks/1/x").unwrap();
-        let to = Destination::Discord { url: url.to_string() };
+        let to = Destination::Discord {
+            url: url.to_string(),
+        };
         let sent: serde_json::Value =
             serde_json::from_slice(&request(&to, url, &long).body).unwrap();
         let description = sent["embeds"][0]["description"].as_str().unwrap();
@@ -173,7 +182,9 @@ mod tests {
     #[test]
     fn ntfy_gets_a_json_publish_to_its_root() {
         let url = Url::parse("https://ntfy.sh/clan-alerts").unwrap();
-        let to = Destination::Ntfy { url: url.to_string() };
+        let to = Destination::Ntfy {
+            url: url.to_string(),
+        };
         let request = request(&to, url, &event());
         assert_eq!(request.url.as_str(), "https://ntfy.sh/");
         let sent: serde_json::Value = serde_json::from_slice(&request.body).unwrap();

@@ -41,7 +41,11 @@ pub struct AlertsArgs {
     #[arg(long = "alert-allow-host", value_name = "HOST")]
     pub alert_allow_host: Vec<String>,
     /// Rules one client (address) may keep.
-    #[arg(long = "alert-rules-per-client", default_value_t = 20, value_name = "N")]
+    #[arg(
+        long = "alert-rules-per-client",
+        default_value_t = 20,
+        value_name = "N"
+    )]
     pub alert_rules_per_client: u32,
     /// Seconds an alert's request may take, connection included.
     #[arg(long = "alert-timeout", default_value_t = 10, value_name = "SECONDS")]
@@ -91,15 +95,22 @@ const RELOAD_EVERY: Duration = Duration::from_secs(15);
 /// Delivered and dropped firings are kept this long (the page lists them) before the sweep.
 const KEEP_DONE_MS: u64 = 7 * 24 * 3_600_000;
 
-/// The routes and what tells alerts of ended matches (wrapping `log`), when there is a store
-/// (else no routes, and `log` unchanged).
+/// What alerts give back.
+pub struct AlertsStarted {
+    /// None without a store.
+    pub routes: Option<Router>,
+    /// The match log to follow matches with: `log`, telling alerts of ended matches on the way.
+    pub log: Option<Arc<dyn MatchLog>>,
+}
+
+/// Starts judging and sending when there is a store (else no routes, and `log` unchanged).
 pub fn start(
     start: AlertsStart,
     log: Option<Arc<dyn MatchLog>>,
     tasks: &mut JoinSet<()>,
-) -> anyhow::Result<(Option<Router>, Option<Arc<dyn MatchLog>>)> {
+) -> anyhow::Result<AlertsStarted> {
     let Some(store) = start.store else {
-        return Ok((None, log));
+        return Ok(AlertsStarted { routes: None, log });
     };
     let allow = Arc::new(guard::Allow::new(&start.config.alert_allow_host));
     let sender = outbox::Sender::new(
@@ -131,17 +142,22 @@ pub fn start(
             "/api/alerts",
             get(api::list).post(api::create).delete(api::forget),
         )
-        .route(
-            "/api/alerts/{id}",
-            delete(api::remove).patch(api::pause),
-        )
+        .route("/api/alerts/{id}", delete(api::remove).patch(api::pause))
         .with_state(alerts);
-    Ok((Some(routes), log))
+    Ok(AlertsStarted {
+        routes: Some(routes),
+        log,
+    })
 }
 
 impl Alerts {
     /// Judges and sends while this relay holds the lease (always, alone).
-    async fn run(self, servers: Arc<dyn ServerStates>, sender: outbox::Sender, lease: Option<Lease>) {
+    async fn run(
+        self,
+        servers: Arc<dyn ServerStates>,
+        sender: outbox::Sender,
+        lease: Option<Lease>,
+    ) {
         let sender = Arc::new(sender);
         let mut judge = Judge::default();
         let mut every = tokio::time::interval(LOOK_EVERY);
@@ -161,14 +177,18 @@ impl Alerts {
             self.look(&mut judge, servers.as_ref()).await;
             if sending.as_ref().is_none_or(|s| s.is_finished()) {
                 let sender = sender.clone();
-                sending = Some(tokio::spawn(async move {
-                    while sender.round().await > 0 {}
-                }));
+                sending = Some(tokio::spawn(
+                    async move { while sender.round().await > 0 {} },
+                ));
             }
             if tokio::time::Instant::now() >= sweep_at {
                 sweep_at += Duration::from_secs(3600);
                 let before = crate::net::unix_ms().saturating_sub(KEEP_DONE_MS);
-                if let Err(e) = self.store.run(move |s| stored::sweep(s.exec()?, before)).await {
+                if let Err(e) = self
+                    .store
+                    .run(move |s| stored::sweep(s.exec()?, before))
+                    .await
+                {
                     tracing::warn!("alerts: sweeping the outbox: {e}");
                 }
             }
@@ -299,7 +319,10 @@ fn match_event(part: &MatchPart) -> AlertEvent {
             server: part.server.clone(),
         },
         at_ms: part.end_ms,
-        text: format!("Match over on {host}: {} {}{score}", part.map, part.gametype),
+        text: format!(
+            "Match over on {host}: {} {}{score}",
+            part.map, part.gametype
+        ),
         server: None,
         join: Some(rules::join_link(&part.server)),
     }

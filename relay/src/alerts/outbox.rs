@@ -45,7 +45,11 @@ pub enum Outcome {
     Sent,
     /// Try again after this long; `failed` counts it as a failure (else it was a wait the
     /// receiver or our rate limit asked for).
-    Later { after: Duration, failed: bool, why: String },
+    Later {
+        after: Duration,
+        failed: bool,
+        why: String,
+    },
     /// Never: the URL or its address is refused, or the receiver refused it for good.
     Drop(String),
     /// The destination said it is gone.
@@ -62,8 +66,9 @@ impl Sender {
             .dns_resolver(Arc::new(Resolver(allow.clone())))
             .user_agent(concat!("muster/", env!("CARGO_PKG_VERSION"), " (alerts)"))
             .build()?;
-        let quota = Quota::per_minute(std::num::NonZeroU32::new(30).unwrap_or(std::num::NonZeroU32::MIN))
-            .allow_burst(std::num::NonZeroU32::new(5).unwrap_or(std::num::NonZeroU32::MIN));
+        let quota =
+            Quota::per_minute(std::num::NonZeroU32::new(30).unwrap_or(std::num::NonZeroU32::MIN))
+                .allow_burst(std::num::NonZeroU32::new(5).unwrap_or(std::num::NonZeroU32::MIN));
         Ok(Self {
             client,
             allow,
@@ -75,7 +80,11 @@ impl Sender {
     /// Sends what is due; how many were tried.
     pub async fn round(&self) -> usize {
         let now = unix_ms();
-        let due = match self.store.run(move |s| stored::due(s.exec()?, now, ROUND)).await {
+        let due = match self
+            .store
+            .run(move |s| stored::due(s.exec()?, now, ROUND))
+            .await
+        {
             Ok(due) => due,
             Err(e) => {
                 tracing::warn!("alerts: reading the outbox: {e}");
@@ -163,7 +172,10 @@ impl Sender {
                 "the destination answered {status}, a redirect, which is not followed"
             )),
             404 | 410 => Outcome::Gone(format!("the destination answered {status}: gone")),
-            400..=499 => Outcome::Drop(format!("the destination refused it: {status} {}", text(&body))),
+            400..=499 => Outcome::Drop(format!(
+                "the destination refused it: {status} {}",
+                text(&body)
+            )),
             _ => Outcome::Later {
                 after: backoff(out.attempts),
                 failed: true,
@@ -248,5 +260,7 @@ async fn read_capped(response: reqwest::Response) -> Vec<u8> {
 }
 
 fn text(body: &[u8]) -> String {
-    String::from_utf8_lossy(&body[..body.len().min(200)]).trim().to_owned()
+    String::from_utf8_lossy(&body[..body.len().min(200)])
+        .trim()
+        .to_owned()
 }

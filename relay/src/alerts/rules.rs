@@ -105,13 +105,7 @@ pub fn plain(hostname: &str) -> String {
     protocol::cod::text::strip(hostname)
 }
 
-fn event(
-    id: &str,
-    rule: &Rule,
-    holds: bool,
-    on: Option<&ServerState>,
-    at_ms: u64,
-) -> AlertEvent {
+fn event(id: &str, rule: &Rule, holds: bool, on: Option<&ServerState>, at_ms: u64) -> AlertEvent {
     let server = on.map(|s| s.info.clone());
     let host = server
         .as_ref()
@@ -211,9 +205,11 @@ mod tests {
         assert!(judge(&mut rules, &[state(A, Some(true), 2, 20, &[])], 5)[0]
             .fire
             .is_none());
-        assert!(judge(&mut rules, &[state(A, Some(true), 12, 20, &[])], 6)[0]
-            .fire
-            .is_some());
+        assert!(
+            judge(&mut rules, &[state(A, Some(true), 12, 20, &[])], 6)[0]
+                .fire
+                .is_some()
+        );
     }
 
     #[test]
@@ -255,8 +251,15 @@ mod tests {
             },
         )];
         judge(&mut rules, &[state(A, Some(true), 1, 20, &["Other"])], 1);
-        let seen = judge(&mut rules, &[state(A, Some(true), 2, 20, &["^1SGT^7.fury"])], 2);
-        assert_eq!(seen[0].fire.as_ref().unwrap().text, "SGT.fury is on Red Base");
+        let seen = judge(
+            &mut rules,
+            &[state(A, Some(true), 2, 20, &["^1SGT^7.fury"])],
+            2,
+        );
+        assert_eq!(
+            seen[0].fire.as_ref().unwrap().text,
+            "SGT.fury is on Red Base"
+        );
         let left = judge(&mut rules, &[state(A, Some(true), 1, 20, &["Other"])], 3);
         assert_eq!(left[0].fire.as_ref().unwrap().text, "Sgt.Fury left");
     }

@@ -5,6 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 use super::out;
+use crate::alerts::AlertsArgs;
 use crate::bridge::BridgeArgs;
 use crate::browse::BrowseArgs;
 use crate::cluster::ClusterArgs;
@@ -13,7 +14,6 @@ use crate::edge::{EdgeArgs, EdgeConfig};
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::matches::MatchesArgs;
-use crate::alerts::AlertsArgs;
 use crate::moments::MomentsArgs;
 use crate::rcon::RconArgs;
 use crate::rewind::RewindArgs;

@@ -392,7 +392,12 @@ pub fn dropped(db: &mut dyn Exec, key: &str, now_ms: u64, why: &str) -> Result<(
 
 /// A destination that answered that it is gone (404, 410): its subscription's rules go, and
 /// what was pending for it is dropped with why (kept, like every drop, until swept).
-pub fn destination_gone(db: &mut dyn Exec, subscription: &str, now_ms: u64, why: &str) -> Result<()> {
+pub fn destination_gone(
+    db: &mut dyn Exec,
+    subscription: &str,
+    now_ms: u64,
+    why: &str,
+) -> Result<()> {
     db.exec(
         "UPDATE alert_outbox SET state = 'dropped', done_ms = $1, reason = $2
          WHERE subscription = $3 AND state = 'pending'",

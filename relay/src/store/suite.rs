@@ -218,6 +218,97 @@ pub fn run(open: impl Fn() -> Box<dyn Store>) {
     audit(store.as_mut(), day);
     super::matches::suite::run(store.as_mut(), day);
     moments(store.as_mut(), day);
+    alerts(store.as_mut(), day);
+}
+
+/// Alerts: a firing is written with its rule's state in one transaction under a key that
+/// counts the rule's firings; the outbox hands out what is due, and keeps why a firing was
+/// retried or dropped; a gone destination takes its rules; forgetting a subscription leaves
+/// nothing of it.
+fn alerts(store: &mut dyn Store, day: u64) {
+    use super::alerts::{self as a, Firing, StoredRule, Subscription, UNKNOWN};
+    let sub = |id: &str, client: &str| Subscription {
+        id: id.into(),
+        token_hash: format!("hash-{id}"),
+        client: client.into(),
+        destination: format!("{{\"kind\":\"webhook\",\"url\":\"https://ntfy.sh/{id}\"}}"),
+        created_ms: day,
+    };
+    let rule = |id: &str, sub: &str| StoredRule {
+        id: id.into(),
+        subscription: sub.into(),
+        rule: format!("{{\"kind\":\"match_end\",\"server\":\"{A}\"}}"),
+        paused: false,
+        holds: UNKNOWN,
+        fired: 0,
+        created_ms: day,
+    };
+    let db = store.exec().unwrap();
+    a::add_subscription(db, &sub("s1", "127.0.0.1")).unwrap();
+    a::add_subscription(db, &sub("s2", "10.0.0.9")).unwrap();
+    assert!(a::add_subscription(db, &sub("s1", "x")).is_err());
+    for (r, s) in [("r1", "s1"), ("r2", "s1"), ("r3", "s2")] {
+        a::add_rule(db, &rule(r, s)).unwrap();
+    }
+    assert_eq!(a::rules_of_client(db, "127.0.0.1").unwrap(), 2);
+    assert_eq!(
+        a::subscription(db, "hash-s2").unwrap().unwrap().client,
+        "10.0.0.9"
+    );
+    assert_eq!(a::subscription(db, "hash-none").unwrap(), None);
+    let payload = |key: &str| format!("{{\"key\":\"{key}\"}}");
+    let firing = Firing {
+        at_ms: day + 10,
+        payload: &payload,
+    };
+    // The first look learns (no firing), the next fires twice over time.
+    assert!(!a::settle(db, "r1", false, None).unwrap());
+    assert!(a::settle(db, "r1", true, Some(&firing)).unwrap());
+    assert!(a::fire_rule(db, "r1", None, &firing).unwrap());
+    assert!(!a::fire_rule(db, "gone", None, &firing).unwrap());
+    let r1 = &a::rules(db, "s1").unwrap()[0];
+    assert_eq!((r1.holds, r1.fired), (1, 2));
+    let matching = format!("{{\"kind\":\"match_end\",\"server\":\"{A}\"}}");
+    assert_eq!(a::rules_matching(db, &matching).unwrap().len(), 3);
+    assert!(a::set_paused(db, "s2", "r3", true).unwrap());
+    assert!(
+        !a::set_paused(db, "s1", "r3", true).unwrap(),
+        "not s1's rule"
+    );
+    assert_eq!(a::rules_matching(db, &matching).unwrap().len(), 2);
+    assert_eq!(a::active_rules(db).unwrap().len(), 2);
+    let due = a::due(db, day + 10, 10).unwrap();
+    let keys: Vec<&str> = due.iter().map(|o| o.key.as_str()).collect();
+    assert_eq!(keys, ["r1-1", "r1-2"]);
+    assert_eq!(due[0].payload, "{\"key\":\"r1-1\"}");
+    assert!(a::due(db, day + 9, 10).unwrap().is_empty());
+    a::sent(db, "r1-1", day + 11).unwrap();
+    a::later(db, "r1-2", day + 5000, true, "503").unwrap();
+    assert!(a::due(db, day + 4999, 10).unwrap().is_empty());
+    let out = a::outbox_of(db, "s1", 10).unwrap();
+    let states: Vec<(&str, u32, Option<&str>)> = (out.iter())
+        .map(|o| (o.state.as_str(), o.attempts, o.reason.as_deref()))
+        .collect();
+    assert!(states.contains(&("sent", 1, None)));
+    assert!(states.contains(&("pending", 1, Some("503"))));
+    // Gone: the pending firing is dropped with why, the rules go.
+    a::destination_gone(db, "s1", day + 6000, "410").unwrap();
+    assert!(a::rules(db, "s1").unwrap().is_empty());
+    assert!(a::due(db, u64::MAX / 2, 10).unwrap().is_empty());
+    let out = a::outbox_of(db, "s1", 10).unwrap();
+    assert!(out
+        .iter()
+        .any(|o| o.state == "dropped" && o.reason.as_deref() == Some("410")));
+    // Swept after their days: the deliveries, then the empty subscription.
+    assert_eq!(a::sweep(db, day + 7000).unwrap(), 2);
+    assert_eq!(a::subscription(db, "hash-s1").unwrap(), None);
+    assert!(a::subscription(db, "hash-s2").unwrap().is_some());
+    a::remove_subscription(db, "s2").unwrap();
+    assert_eq!(a::subscription(db, "hash-s2").unwrap(), None);
+    assert_eq!(a::rules_of_client(db, "10.0.0.9").unwrap(), 0);
+    // Keys: the first value kept wins.
+    assert_eq!(a::key_or_insert(db, "vapid", "one").unwrap(), "one");
+    assert_eq!(a::key_or_insert(db, "vapid", "two").unwrap(), "one");
 }
 
 /// Moments: each part read back byte for byte, counted per client for the hourly limit, and

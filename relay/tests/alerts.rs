@@ -140,6 +140,12 @@ async fn list(relay: &relay::Relay, token: &str) -> AlertList {
         .unwrap()
 }
 
+/// The lab server's human players.
+fn humans(lab: &Lab) -> u32 {
+    let profile = lab.servers[0].snapshot();
+    profile.players.iter().filter(|p| !p.bot).count() as u32
+}
+
 /// Waits out a few refreshes: a rule's first look at the directory only learns its state.
 async fn learned() {
     tokio::time::sleep(Duration::from_secs(3)).await;
@@ -153,11 +159,7 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
     let (receiver, at) = receiver().await;
     let relay = relay_with_alerts(&lab, dir.path(), &["127.0.0.1"]).await;
     let server = lab.servers[0].addr.to_string();
-    let humans = {
-        let p = lab.servers[0].snapshot();
-        p.players.iter().filter(|p| !p.bot).count() as u32
-    };
-    let n = humans + 2;
+    let n = humans(&lab) + 2;
     let hook = made(
         &relay,
         json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
@@ -424,5 +426,120 @@ async fn a_redirect_is_not_followed() {
     assert!(
         receiver.took("/hook").is_empty(),
         "the redirect's target was never asked"
+    );
+}
+
+/// A receiver that holds every request unanswered until `answer` is set, then answers 200;
+/// it records each request's key and whether it was answered.
+#[derive(Clone, Default)]
+struct Holding {
+    answer: Arc<std::sync::atomic::AtomicBool>,
+    /// (key, answered with 200)
+    took: Arc<Mutex<Vec<(String, bool)>>>,
+}
+
+async fn hold(State(h): State<Holding>, headers: HeaderMap) -> Response {
+    let key = headers
+        .get("muster-delivery")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    if !h.answer.load(std::sync::atomic::Ordering::SeqCst) {
+        h.took.lock().unwrap().push((key, false));
+        tokio::time::sleep(Duration::from_secs(120)).await;
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    }
+    h.took.lock().unwrap().push((key, true));
+    StatusCode::OK.into_response()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relay_killed_mid_send_delivers_every_firing_once_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab_config(1, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let holding = Holding::default();
+    let app = axum::Router::new()
+        .fallback(hold)
+        .with_state(holding.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let store = [
+        "--data-dir".to_owned(),
+        dir.path().display().to_string(),
+        "--alert-allow-host".into(),
+        "127.0.0.1".into(),
+    ];
+    let master = lab.master.to_string();
+    let (mut first, url) = common::serve_muster(&master, &store).await;
+    let server = lab.servers[0].addr.to_string();
+    let n = humans(&lab) + 1;
+    let client = reqwest::Client::new();
+    // Wait until the relay lists the server, then make five subscriptions.
+    let deadline = Instant::now() + LIMIT;
+    let mut made = 0;
+    while made < 5 {
+        let response = client
+            .post(format!("{url}/api/alerts"))
+            .json(
+                &json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
+                          "to": {"kind": "webhook", "url": format!("{at}/hook/{made}")}}),
+            )
+            .send()
+            .await
+            .unwrap();
+        match response.status().as_u16() {
+            201 => made += 1,
+            404 if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(200)).await
+            }
+            other => panic!("{other}: {}", response.text().await.unwrap()),
+        }
+    }
+    learned().await;
+    lab.servers[0]
+        .profile
+        .lock()
+        .unwrap()
+        .join_spectator("Newcomer");
+    // All five are in flight, unanswered: kill the relay there.
+    let deadline = Instant::now() + LIMIT;
+    while holding.took.lock().unwrap().len() < 5 {
+        assert!(Instant::now() < deadline, "the firings were never sent");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    first.kill().await.unwrap();
+    let in_flight: std::collections::BTreeSet<String> = (holding.took.lock().unwrap().iter())
+        .map(|(k, _)| k.clone())
+        .collect();
+    assert_eq!(in_flight.len(), 5, "five firings, five keys");
+    holding
+        .answer
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let (_second, _) = common::serve_muster(&master, &store).await;
+    let deadline = Instant::now() + LIMIT;
+    let delivered = loop {
+        let delivered: Vec<String> = (holding.took.lock().unwrap().iter())
+            .filter(|(_, answered)| *answered)
+            .map(|(k, _)| k.clone())
+            .collect();
+        if delivered.len() >= 5 {
+            break delivered;
+        }
+        assert!(Instant::now() < deadline, "{delivered:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    // Still true after the restart: nothing fires again, nothing is sent twice.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let answered: Vec<String> = (holding.took.lock().unwrap().iter())
+        .filter(|(_, answered)| *answered)
+        .map(|(k, _)| k.clone())
+        .collect();
+    assert_eq!(answered.len(), 5, "{answered:?}");
+    let delivered: std::collections::BTreeSet<String> = delivered.into_iter().collect();
+    assert_eq!(
+        delivered, in_flight,
+        "the same firings, under the same keys"
     );
 }

@@ -341,16 +341,24 @@ async fn no_open_cannon_every_refusal() {
     )
     .await;
     assert_eq!(status, 404);
-    // Push waits for its own delivery.
-    let (status, _) = post(
+    // A push subscription's keys must be a P-256 point and a 16-byte secret.
+    let (status, text) = post(
         &relay,
         json!({"rule": rule, "to": {"kind": "push", "subscription": {
             "endpoint": "https://fcm.googleapis.com/fcm/send/x",
             "keys": {"p256dh": "k", "auth": "a"}}}}),
     )
     .await;
-    assert_eq!(status, 501);
-
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("p256dh"), "{text}");
+    let (status, text) = post(
+        &relay,
+        json!({"rule": rule, "to": {"kind": "push", "subscription": {
+            "endpoint": format!("https://discord.com/api/webhooks/1/x"),
+            "keys": {"p256dh": "k", "auth": "a"}}}}),
+    )
+    .await;
+    assert_eq!(status, 403, "push goes only to push services: {text}");
     // Allowed by name, refused after DNS: the delivery is dropped saying why, unsent.
     let local = made(
         &relay,
@@ -542,4 +550,170 @@ async fn a_relay_killed_mid_send_delivers_every_firing_once_after_restart() {
         delivered, in_flight,
         "the same firings, under the same keys"
     );
+}
+
+/// A push service on 127.0.0.1: checks each message's VAPID signature against the relay's
+/// published key and decrypts it with the browser's keys, as Chrome's and Firefox's services
+/// and the browser do; answers 201, or 410 at `/push/gone`.
+#[derive(Clone)]
+struct PushService {
+    relay_key: Arc<Mutex<String>>,
+    secret: web_push_native::p256::SecretKey,
+    auth: web_push_native::Auth,
+    /// (path, the decrypted message, the TTL asked)
+    took: Arc<Mutex<Vec<(String, Value, String)>>>,
+}
+
+async fn push_service(
+    State(p): State<PushService>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    use base64ct::Encoding;
+    use web_push_native::jwt_simple::prelude::*;
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let authorization = header("authorization");
+    let Some(rest) = authorization.strip_prefix("vapid ") else {
+        return (StatusCode::UNAUTHORIZED, "no vapid").into_response();
+    };
+    let (mut token, mut key) = ("", "");
+    for part in rest.split(',') {
+        let (name, value) = part.trim().split_once('=').unwrap_or_default();
+        match name {
+            "t" => token = value,
+            "k" => key = value,
+            _ => {}
+        }
+    }
+    if key != p.relay_key.lock().unwrap().as_str() {
+        return (StatusCode::FORBIDDEN, "not the relay's published key").into_response();
+    }
+    let public = base64ct::Base64UrlUnpadded::decode_vec(key).unwrap();
+    let public = ES256PublicKey::from_bytes(&public).unwrap();
+    let options = VerificationOptions {
+        allowed_audiences: Some(HashSet::from_strings(&["http://127.0.0.1"])),
+        ..Default::default()
+    };
+    let claims = match public.verify_token::<NoCustomClaims>(token, Some(options)) {
+        Ok(claims) => claims,
+        Err(e) => return (StatusCode::FORBIDDEN, format!("bad signature: {e}")).into_response(),
+    };
+    assert_eq!(claims.subject.as_deref(), Some("mailto:ops@example.org"));
+    assert_eq!(header("content-encoding"), "aes128gcm");
+    let plain = match web_push_native::decrypt(body.to_vec(), &p.secret, &p.auth) {
+        Ok(plain) => plain,
+        Err(e) => return (StatusCode::BAD_REQUEST, format!("{e:?}")).into_response(),
+    };
+    let path = uri.path().to_owned();
+    p.took.lock().unwrap().push((
+        path.clone(),
+        serde_json::from_slice(&plain).unwrap(),
+        header("ttl"),
+    ));
+    if path == "/push/gone" {
+        return StatusCode::GONE.into_response();
+    }
+    StatusCode::CREATED.into_response()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn web_push_is_signed_with_the_relay_s_vapid_key_and_encrypted_to_the_browser() {
+    use base64ct::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab_config(1, 100)).await.unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let mut config = relay_config(&lab, Vec::new(), Duration::from_secs(1));
+    config.history = Some(sqlite_history(dir.path()));
+    config.alerts.alert_allow_host = vec!["127.0.0.1".into()];
+    config.alerts.alert_contact = "mailto:ops@example.org".into();
+    let relay = relay::Relay::start(config).await.unwrap();
+    wait_listed(&relay, &lab).await;
+    let key: Value = reqwest::get(format!("http://{}/api/push/key", relay.addr))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let relay_key = key["key"].as_str().unwrap().to_owned();
+    assert_eq!(
+        base64ct::Base64UrlUnpadded::decode_vec(&relay_key)
+            .unwrap()
+            .len(),
+        65,
+        "an uncompressed P-256 point, as applicationServerKey takes it"
+    );
+    // The browser's side of the subscription, fixed for the test.
+    let secret = web_push_native::p256::SecretKey::from_slice(&[7; 32]).unwrap();
+    let auth = web_push_native::Auth::clone_from_slice(&[9; 16]);
+    let service = PushService {
+        relay_key: Arc::new(Mutex::new(relay_key)),
+        secret: secret.clone(),
+        auth,
+        took: Arc::default(),
+    };
+    let app = axum::Router::new()
+        .fallback(push_service)
+        .with_state(service.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let keys = json!({
+        "p256dh": base64ct::Base64UrlUnpadded::encode_string(
+            &secret.public_key().to_sec1_bytes()),
+        "auth": base64ct::Base64UrlUnpadded::encode_string(&[9; 16]),
+    });
+    let server = lab.servers[0].addr.to_string();
+    let n = humans(&lab) + 1;
+    let mut tokens = Vec::new();
+    for path in ["ok", "gone"] {
+        let rule = made(
+            &relay,
+            json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
+                   "to": {"kind": "push", "subscription": {
+                       "endpoint": format!("{at}/push/{path}"), "keys": keys}}}),
+        )
+        .await;
+        tokens.push(rule.token.unwrap());
+    }
+    learned().await;
+    lab.servers[0]
+        .profile
+        .lock()
+        .unwrap()
+        .join_spectator("Newcomer");
+    let deadline = Instant::now() + LIMIT;
+    while service.took.lock().unwrap().len() < 2 {
+        assert!(Instant::now() < deadline, "the push service never heard");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let took = service.took.lock().unwrap().clone();
+    let (_, message, ttl) = took.iter().find(|(p, ..)| p == "/push/ok").unwrap();
+    assert!(message["body"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("has {n} players")));
+    assert_eq!(message["join"], format!("coduo://{server}"));
+    assert_eq!(message["url"], format!("/?q={server}"));
+    assert_eq!(ttl, "21600");
+    let ok = list(&relay, &tokens[0]).await;
+    assert_eq!(ok.deliveries[0].state, "sent");
+    // 410: the subscription is gone, its rules with it, and its delivery says why.
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let gone = list(&relay, &tokens[1]).await;
+        if gone.rules.is_empty() {
+            assert_eq!(gone.deliveries[0].state, "dropped");
+            assert!(gone.deliveries[0].reason.as_ref().unwrap().contains("410"));
+            break;
+        }
+        assert!(Instant::now() < deadline, "{gone:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -147,14 +147,13 @@ pub async fn create(
     if let Err(refused) = alerts.check_rule(&ask.rule) {
         return refused.into_response();
     }
-    if matches!(ask.to, Destination::Push { .. }) {
-        return refused(
-            StatusCode::NOT_IMPLEMENTED,
-            "push delivery is not offered by this relay yet: use a webhook, Discord or ntfy",
-        );
-    }
     if let Err(e) = alerts.allow.check(&ask.to) {
         return refused(StatusCode::FORBIDDEN, format!("to.url: {e}"));
+    }
+    if let Destination::Push { subscription } = &ask.to {
+        if let Err(e) = super::push::keys(subscription) {
+            return refused(StatusCode::BAD_REQUEST, format!("to.subscription.{e}"));
+        }
     }
     let client = alerts.client(&extensions, &headers);
     let existing = match &ask.token {
@@ -357,5 +356,16 @@ pub async fn forget(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -
     match gone {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => unavailable(e),
+    }
+}
+
+/// `GET /api/push/key`: `{"key"}`, the VAPID public key a page subscribes with.
+pub async fn push_key(State(alerts): State<Alerts>) -> Response {
+    match alerts.keys.get().await {
+        Ok(vapid) => Json(serde_json::json!({"key": vapid.public_key()})).into_response(),
+        Err(e) => {
+            tracing::warn!("alerts: the VAPID key: {e}");
+            refused(StatusCode::SERVICE_UNAVAILABLE, "alerts are unavailable")
+        }
     }
 }

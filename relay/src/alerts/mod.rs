@@ -1,18 +1,20 @@
 //! Alerts: rules a visitor sets without an account (a server's humans reach N, it comes up or
 //! goes down, a full server frees a slot, a name appears or leaves, a followed match ends),
-//! delivered to a webhook, Discord or ntfy with the tab closed. Rules, their last state and
+//! delivered with the tab closed through the browser's push service (Web Push), a webhook,
+//! Discord or ntfy. Rules, their last state and
 //! the outbox live in the store, so any relay sharing it takes rules and one relay (the
 //! `alerts` lease holder in a cluster) judges and sends; a relay killed mid-send leaves its
 //! firings pending for the next. Every URL goes through the guard (`guard.rs`).
 //!
 //! Routes: `POST /api/alerts`, `GET /api/alerts?token=`, `PATCH` and `DELETE
 //! /api/alerts/{id}?token=`, `DELETE /api/alerts?token=` (everything kept about a
-//! subscription).
+//! subscription), `GET /api/push/key` (the VAPID key browsers subscribe with).
 
 mod api;
 pub mod guard;
 pub mod message;
 pub mod outbox;
+pub mod push;
 pub mod rules;
 
 use std::net::IpAddr;
@@ -50,6 +52,14 @@ pub struct AlertsArgs {
     /// Seconds an alert's request may take, connection included.
     #[arg(long = "alert-timeout", default_value_t = 10, value_name = "SECONDS")]
     pub alert_timeout: u64,
+    /// Who runs this relay, as push services ask in every VAPID signature (`mailto:` or an
+    /// `https` URL); some refuse a made-up one.
+    #[arg(
+        long = "alert-contact",
+        default_value = "mailto:webpush@muster.invalid",
+        value_name = "URL"
+    )]
+    pub alert_contact: String,
 }
 
 impl Default for AlertsArgs {
@@ -58,6 +68,7 @@ impl Default for AlertsArgs {
             alert_allow_host: Vec::new(),
             alert_rules_per_client: 20,
             alert_timeout: 10,
+            alert_contact: "mailto:webpush@muster.invalid".into(),
         }
     }
 }
@@ -79,6 +90,7 @@ struct Alerts {
     config: AlertsArgs,
     store: Workers,
     allow: Arc<guard::Allow>,
+    keys: push::Keys,
     known: Known,
     trusted: Arc<Vec<IpAddr>>,
     /// Rules changed here: the judge reads them again before its next look.
@@ -113,15 +125,18 @@ pub fn start(
         return Ok(AlertsStarted { routes: None, log });
     };
     let allow = Arc::new(guard::Allow::new(&start.config.alert_allow_host));
+    let keys = push::Keys::new(store.clone(), start.config.alert_contact.clone());
     let sender = outbox::Sender::new(
         allow.clone(),
         store.clone(),
+        keys.clone(),
         Duration::from_secs(start.config.alert_timeout.max(1)),
     )?;
     let alerts = Alerts {
         config: start.config,
         store,
         allow,
+        keys,
         known: start.known,
         trusted: Arc::new(start.trusted),
         rules_changed: Arc::new(AtomicBool::new(true)),
@@ -143,6 +158,7 @@ pub fn start(
             get(api::list).post(api::create).delete(api::forget),
         )
         .route("/api/alerts/{id}", delete(api::remove).patch(api::pause))
+        .route("/api/push/key", get(api::push_key))
         .with_state(alerts);
     Ok(AlertsStarted {
         routes: Some(routes),

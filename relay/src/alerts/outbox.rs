@@ -34,6 +34,7 @@ pub struct Sender {
     client: reqwest::Client,
     allow: Arc<Allow>,
     store: Workers,
+    keys: super::push::Keys,
     /// Per destination: Discord allows a webhook 5 requests in 2 s, ntfy.sh a visitor a
     /// burst then one per 5 s; 30 a minute with bursts of 5 keeps under both.
     limits: DefaultKeyedRateLimiter<String>,
@@ -57,7 +58,12 @@ pub enum Outcome {
 }
 
 impl Sender {
-    pub fn new(allow: Arc<Allow>, store: Workers, timeout: Duration) -> anyhow::Result<Self> {
+    pub fn new(
+        allow: Arc<Allow>,
+        store: Workers,
+        keys: super::push::Keys,
+        timeout: Duration,
+    ) -> anyhow::Result<Self> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
@@ -73,6 +79,7 @@ impl Sender {
             client,
             allow,
             store,
+            keys,
             limits: RateLimiter::keyed(quota),
         })
     }
@@ -120,18 +127,43 @@ impl Sender {
                 why: "rate limited here".into(),
             };
         }
-        if matches!(to, Destination::Push { .. }) {
-            return Outcome::Drop("push delivery is not offered by this relay yet".into());
-        }
-        let request = message::request(&to, url, &event);
-        let sent = self
-            .client
-            .post(request.url)
-            .header("content-type", "application/json")
-            .header("muster-delivery", &out.key)
-            .body(request.body)
-            .send()
-            .await;
+        let sent = match &to {
+            Destination::Push { subscription } => {
+                let vapid = match self.keys.get().await {
+                    Ok(vapid) => vapid,
+                    Err(e) => {
+                        return Outcome::Later {
+                            after: backoff(out.attempts),
+                            failed: true,
+                            why: format!("the VAPID key: {e}"),
+                        }
+                    }
+                };
+                let request = match vapid.request(subscription, &event) {
+                    Ok(request) => request,
+                    Err(e) => return Outcome::Drop(e),
+                };
+                match reqwest::Request::try_from(request) {
+                    Ok(mut request) => {
+                        request
+                            .headers_mut()
+                            .insert("muster-delivery", header(&out.key));
+                        self.client.execute(request).await
+                    }
+                    Err(e) => return Outcome::Drop(format!("endpoint: {e}")),
+                }
+            }
+            _ => {
+                let request = message::request(&to, url, &event);
+                self.client
+                    .post(request.url)
+                    .header("content-type", "application/json")
+                    .header("muster-delivery", &out.key)
+                    .body(request.body)
+                    .send()
+                    .await
+            }
+        };
         let response = match sent {
             Ok(r) => r,
             Err(e) => {
@@ -212,6 +244,11 @@ impl Sender {
             tracing::warn!("alerts: recording how {key} went: {e}");
         }
     }
+}
+
+fn header(key: &str) -> reqwest::header::HeaderValue {
+    reqwest::header::HeaderValue::from_str(key)
+        .unwrap_or_else(|_| reqwest::header::HeaderValue::from_static("-"))
 }
 
 /// 5 s doubling to an hour, with up to a fifth more so retries spread out.

@@ -280,3 +280,56 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[tokio::test]
+#[ignore = "needs the built page and Chromium; run by cargo xtask test"]
+async fn join_opens_the_launcher_s_link_and_the_console_line_puts_the_password_first() {
+    let (lab, relay) = lab_and_relay(10, 0).await;
+    let (_driver, client) = open_page(&relay, 1400, 900).await;
+    every_server_answers(&client, 10).await;
+    let open_server = lab.servers.iter().find(|s| !s.snapshot().password).unwrap();
+    open_detail(&client, open_server).await;
+    assert_eq!(
+        text_of(&client, "[data-testid=connect]").await.unwrap(),
+        format!("/connect {}", open_server.addr)
+    );
+    assert_eq!(count(&client, "[data-testid=connect-password]").await, 0);
+    let Some(locked) = lab.servers.iter().find(|s| s.snapshot().password) else {
+        panic!("the lab at this seed has a passworded server");
+    };
+    open_detail(&client, locked).await;
+    assert_eq!(
+        text_of(&client, "[data-testid=connect]").await.unwrap(),
+        format!("/password PASSWORD; connect {}", locked.addr)
+    );
+    client
+        .find(Locator::Css("[data-testid=connect-password]"))
+        .await
+        .unwrap()
+        .send_keys("hunter2")
+        .await
+        .unwrap();
+    // A refresh of the server's record does not take the typed password away.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        text_of(&client, "[data-testid=connect]").await.unwrap(),
+        format!("/password hunter2; connect {}", locked.addr)
+    );
+    screenshot(&client, "detail-join.png").await;
+}
+
+/// Opens a server's detail from its row, and waits for its Join link.
+async fn open_detail(client: &Client, server: &lab::LabServer) {
+    click(client, &format!("tr[data-addr=\"{}\"]", server.addr)).await;
+    eventually("the detail shows the server", async || {
+        let join = client
+            .find(Locator::Css("[data-testid=join]"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let href = join.attr("href").await.map_err(|e| e.to_string())?;
+        (href.as_deref() == Some(format!("coduo://{}", server.addr).as_str()))
+            .then_some(())
+            .ok_or(format!("{href:?}"))
+    })
+    .await;
+}

@@ -29,12 +29,17 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
         };
         newest.or_else(|| feed.servers.with(|all| all.get(&addr).cloned()))
     };
+    // The join line re-renders only when the server does, not with its every refresh, so a
+    // password being typed stays.
+    let join = Memo::new(move |_| server().map(|s| (s.addr, s.password)));
     view! {
         <aside class="detail" aria-live="polite">
             {move || match server() {
                 None => view! { <p class="hint">{HINT}</p> }.into_any(),
-                Some(server) => view! { <ServerDetail server=server personal=personal asked=asked /> }.into_any(),
+                Some(server) => view! { <ServerHead server=server personal=personal /> }.into_any(),
             }}
+            {move || join.get().map(|(addr, passworded)| view! { <JoinGame addr=addr passworded=passworded /> })}
+            {move || server().map(|server| view! { <ServerDetail server=server asked=asked /> })}
             // Outside the record's re-rendering: it fetches when the server or range changes.
             <crate::pages::browser::history::ServerHistory selected=selected />
             <ServerMatches feed=feed selected=selected />
@@ -70,24 +75,9 @@ fn AdminTab(selected: RwSignal<Option<String>>) -> impl IntoView {
     }
 }
 
+/// The server's name and how to watch it.
 #[component]
-fn ServerDetail(server: ServerInfo, personal: Personal, asked: Asked) -> impl IntoView {
-    let tuning = crate::pages::tuning::link(&server);
-    let connect = format!("/connect {}", server.addr);
-    let copied = RwSignal::new(false);
-    let copy = {
-        let connect = connect.clone();
-        move |_| {
-            let clipboard = window().navigator().clipboard();
-            let _ = clipboard.write_text(&connect);
-            copied.set(true);
-        }
-    };
-    let cvar_filter = RwSignal::new(String::new());
-    let mut cvars = server.cvars.clone();
-    cvars.sort_by_key(|(k, _)| k.to_lowercase());
-    let mut players = server.players.clone();
-    players.sort_by_key(|p| std::cmp::Reverse(p.score));
+fn ServerHead(server: ServerInfo, personal: Personal) -> impl IntoView {
     view! {
         <h2>
             <span data-testid="detail-name"><Coloured text=server.hostname.clone() /></span>
@@ -99,13 +89,58 @@ fn ServerDetail(server: ServerInfo, personal: Personal, asked: Asked) -> impl In
             " "
             <a href=format!("/watch/#/watch-direct/{}", server.addr) data-testid="watch-direct"
                title="with the page's own session, through the bridge">"Watch directly"</a>
-            " "
-            <code data-testid="connect">{connect}</code>
+        </p>
+    }
+}
+
+/// Joining the game: the `coduo://` link joinme.click's launcher opens, and the console line
+/// to copy without it.
+#[component]
+fn JoinGame(addr: String, passworded: bool) -> impl IntoView {
+    // For a passworded server the console needs the password first; it stays in this page.
+    let password = RwSignal::new(String::new());
+    let connect = {
+        let addr = addr.clone();
+        Memo::new(move |_| connect_line(&addr, passworded.then(|| password.get()).as_deref()))
+    };
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        let clipboard = window().navigator().clipboard();
+        let _ = clipboard.write_text(&connect.get_untracked());
+        copied.set(true);
+    };
+    view! {
+        <p class="join-game">
+            <a class="button" href=format!("coduo://{addr}") data-testid="join">"Join"</a>
+            " opens the game with "
+            <a href="https://joinme.click/" rel="noopener" target="_blank">"joinme.click"</a>
+            "'s launcher (it registers coduo:// links); without it, paste this in the console:"
+        </p>
+        <p class="connect-line">
+            <Show when=move || passworded>
+                <input type="password" placeholder="server password" aria-label="Server password"
+                    data-testid="connect-password" autocomplete="off"
+                    on:input=move |ev| { password.set(event_target_value(&ev)); copied.set(false); } />
+                " "
+            </Show>
+            <code data-testid="connect">{move || connect.get()}</code>
             " "
             <button type="button" on:click=copy data-testid="copy">
                 {move || if copied.get() { "Copied" } else { "Copy" }}
             </button>
         </p>
+    }
+}
+
+#[component]
+fn ServerDetail(server: ServerInfo, asked: Asked) -> impl IntoView {
+    let tuning = crate::pages::tuning::link(&server);
+    let cvar_filter = RwSignal::new(String::new());
+    let mut cvars = server.cvars.clone();
+    cvars.sort_by_key(|(k, _)| k.to_lowercase());
+    let mut players = server.players.clone();
+    players.sort_by_key(|p| std::cmp::Reverse(p.score));
+    view! {
         <p class="refresh">
             <RefreshNow addr=server.addr.clone() asked=asked />
         </p>
@@ -186,5 +221,15 @@ fn ServerDetail(server: ServerInfo, personal: Personal, asked: Asked) -> impl In
                 }}
             </tbody>
         </table>
+    }
+}
+
+/// The console line that joins `addr`: for a passworded server `password` first (stock reads
+/// the cvar when it connects), with a placeholder until the player types theirs.
+fn connect_line(addr: &str, password: Option<&str>) -> String {
+    match password {
+        None => format!("/connect {addr}"),
+        Some("") => format!("/password PASSWORD; connect {addr}"),
+        Some(p) => format!("/password {}; connect {addr}", p.replace([';', '"'], "")),
     }
 }

@@ -294,14 +294,16 @@ async fn join_opens_the_launcher_s_link_and_the_console_line_puts_the_password_f
         format!("/connect {}", open_server.addr)
     );
     assert_eq!(count(&client, "[data-testid=connect-password]").await, 0);
-    let Some(locked) = lab.servers.iter().find(|s| s.snapshot().password) else {
-        panic!("the lab at this seed has a passworded server");
-    };
+    // Another server starts asking for a password; the relay hears it on its next poll.
+    let locked = lab.servers.iter().find(|s| s.addr != open_server.addr).unwrap();
+    locked.profile.lock().unwrap().password = true;
     open_detail(&client, locked).await;
-    assert_eq!(
-        text_of(&client, "[data-testid=connect]").await.unwrap(),
-        format!("/password PASSWORD; connect {}", locked.addr)
-    );
+    let line = format!("/password PASSWORD; connect {}", locked.addr);
+    eventually("the line asks for the password first", async || {
+        let shown = text_of(&client, "[data-testid=connect]").await?;
+        (shown == line).then_some(()).ok_or(shown)
+    })
+    .await;
     client
         .find(Locator::Css("[data-testid=connect-password]"))
         .await

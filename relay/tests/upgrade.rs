@@ -12,7 +12,7 @@ use protocol::relay_api::ServerInfo;
 use relay::store::{Store, StoreArgs};
 
 /// Schema versions that shipped; each has a fixture per backend.
-const SHIPPED: i64 = 6;
+const SHIPPED: i64 = 7;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -66,6 +66,32 @@ fn means_the_same(store: &mut dyn Store, before: &Rows) {
     }
     if before.contains_key("moments") {
         moments_mean_the_same(store, before);
+    }
+    if before.contains_key("alert_rules") {
+        alerts_mean_the_same(store, before);
+    }
+}
+
+/// Alerts (version 7 on): every rule and its destination read as the API gives them, and the
+/// firings still pending are due to be sent, each with the event it was written with.
+fn alerts_mean_the_same(store: &mut dyn Store, before: &Rows) {
+    use protocol::relay_api::alerts::{AlertEvent, Destination, Rule};
+    use relay::store::alerts;
+    let db = store.exec().unwrap();
+    let active = alerts::active_rules(db).unwrap();
+    assert_eq!(active.len() + 1, before["alert_rules"].len(), "one rule was paused");
+    for (rule, destination) in &active {
+        serde_json::from_str::<Rule>(&rule.rule).unwrap();
+        serde_json::from_str::<Destination>(destination).unwrap();
+    }
+    let due = alerts::due(db, u64::MAX / 2, 100).unwrap();
+    assert_eq!(due.len(), before["alert_outbox"].len());
+    assert!(!due.is_empty(), "the fixture's followed match fired its rule");
+    for out in &due {
+        let event: AlertEvent = serde_json::from_str(&out.payload).unwrap();
+        assert_eq!(event.key, out.key);
+        assert!(matches!(event.rule, Rule::MatchEnd { .. }));
+        assert!(out.reason.is_some(), "why it is still pending is kept");
     }
 }
 

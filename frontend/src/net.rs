@@ -62,14 +62,22 @@ pub async fn fetch_text(url: &str) -> Option<String> {
 
 /// POSTs `json` to `url`; the status and the body's text, or why nothing came back.
 pub async fn post_json(url: &str, json: &str) -> Result<(u16, String), String> {
+    send("POST", url, Some(json)).await
+}
+
+/// A request of `method` to `url`, with `json` as its body if given; the status and the
+/// body's text, or why nothing came back.
+pub async fn send(method: &str, url: &str, json: Option<&str>) -> Result<(u16, String), String> {
     let init = web_sys::RequestInit::new();
-    init.set_method("POST");
-    init.set_body(&wasm_bindgen::JsValue::from_str(json));
-    let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
-    headers
-        .set("content-type", "application/json")
-        .map_err(|e| format!("{e:?}"))?;
-    init.set_headers(&headers);
+    init.set_method(method);
+    if let Some(json) = json {
+        init.set_body(&wasm_bindgen::JsValue::from_str(json));
+        let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
+        headers
+            .set("content-type", "application/json")
+            .map_err(|e| format!("{e:?}"))?;
+        init.set_headers(&headers);
+    }
     let response = JsFuture::from(window().fetch_with_str_and_init(url, &init))
         .await
         .map_err(|_| "the relay did not answer".to_owned())?;

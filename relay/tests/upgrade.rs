@@ -79,14 +79,21 @@ fn alerts_mean_the_same(store: &mut dyn Store, before: &Rows) {
     use relay::store::alerts;
     let db = store.exec().unwrap();
     let active = alerts::active_rules(db).unwrap();
-    assert_eq!(active.len() + 1, before["alert_rules"].len(), "one rule was paused");
+    assert_eq!(
+        active.len() + 1,
+        before["alert_rules"].len(),
+        "one rule was paused"
+    );
     for (rule, destination) in &active {
         serde_json::from_str::<Rule>(&rule.rule).unwrap();
         serde_json::from_str::<Destination>(destination).unwrap();
     }
     let due = alerts::due(db, u64::MAX / 2, 100).unwrap();
     assert_eq!(due.len(), before["alert_outbox"].len());
-    assert!(!due.is_empty(), "the fixture's followed match fired its rule");
+    assert!(
+        !due.is_empty(),
+        "the fixture's followed match fired its rule"
+    );
     for out in &due {
         let event: AlertEvent = serde_json::from_str(&out.payload).unwrap();
         assert_eq!(event.key, out.key);

@@ -172,3 +172,50 @@ impl fantoccini::wd::WebDriverCompatibleCommand for NetworkConditions {
         (http::Method::POST, Some(body.to_string()))
     }
 }
+
+/// A DevTools command through chromedriver (`POST /session/{id}/goog/cdp/execute`).
+#[derive(Debug)]
+pub struct Cdp {
+    pub cmd: &'static str,
+    pub params: serde_json::Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({"cmd": self.cmd, "params": self.params});
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// A permission set for the page's origin (W3C Permissions, `POST /session/{id}/permissions`).
+#[derive(Debug)]
+pub struct Permission(pub &'static str);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Permission {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/permissions",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({"descriptor": {"name": self.0}, "state": "granted"});
+        (http::Method::POST, Some(body.to_string()))
+    }
+}

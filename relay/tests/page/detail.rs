@@ -295,7 +295,11 @@ async fn join_opens_the_launcher_s_link_and_the_console_line_puts_the_password_f
     );
     assert_eq!(count(&client, "[data-testid=connect-password]").await, 0);
     // Another server starts asking for a password; the relay hears it on its next poll.
-    let locked = lab.servers.iter().find(|s| s.addr != open_server.addr).unwrap();
+    let locked = lab
+        .servers
+        .iter()
+        .find(|s| s.addr != open_server.addr)
+        .unwrap();
     locked.profile.lock().unwrap().password = true;
     open_detail(&client, locked).await;
     let line = format!("/password PASSWORD; connect {}", locked.addr);

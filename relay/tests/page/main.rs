@@ -10,6 +10,7 @@ mod browser;
 mod common;
 
 mod admin;
+mod alerts;
 mod demos;
 mod detail;
 mod first_screen;

@@ -38,7 +38,10 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
                 None => view! { <p class="hint">{HINT}</p> }.into_any(),
                 Some(server) => view! { <ServerHead server=server personal=personal /> }.into_any(),
             }}
-            {move || join.get().map(|(addr, passworded)| view! { <JoinGame addr=addr passworded=passworded /> })}
+            {move || join.get().map(|(addr, passworded)| view! {
+                <JoinGame addr=addr.clone() passworded=passworded />
+                <crate::pages::browser::alerts::ServerAlerts addr=addr />
+            })}
             {move || server().map(|server| view! { <ServerDetail server=server asked=asked /> })}
             // Outside the record's re-rendering: it fetches when the server or range changes.
             <crate::pages::browser::history::ServerHistory selected=selected />

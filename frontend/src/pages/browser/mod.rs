@@ -1,6 +1,7 @@
 //! The server browser (`/`): header with the relay and master state, the list, the selected
 //! server; the side panels beside it are a wasm of their own (`panels`).
 
+mod alerts;
 pub(crate) mod bridge;
 mod detail;
 mod history;

@@ -131,10 +131,7 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     assert_eq!(gone.status(), 404);
 
     // The service worker shows a push message as a notification.
-    client
-        .issue_cmd(browser::Permission("notifications"))
-        .await
-        .unwrap();
+    client.issue_cmd(Permission("notifications")).await.unwrap();
     client
         .execute_async(
             "const done = arguments[arguments.length - 1];
@@ -152,7 +149,7 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     let mut delivered = false;
     let mut errors = Vec::new();
     client
-        .issue_cmd(browser::Cdp {
+        .issue_cmd(Cdp {
             cmd: "ServiceWorker.enable",
             params: serde_json::json!({}),
         })
@@ -160,7 +157,7 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
         .unwrap();
     for id in 0..4 {
         let sent = client
-            .issue_cmd(browser::Cdp {
+            .issue_cmd(Cdp {
                 cmd: "ServiceWorker.deliverPushMessage",
                 params: serde_json::json!({"origin": origin, "registrationId": id.to_string(),
                     "data": message}),
@@ -192,4 +189,51 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     })
     .await;
     assert_eq!(shown, ["Clan server: It has 8 players"]);
+}
+
+/// A DevTools command through chromedriver (`POST /session/{id}/goog/cdp/execute`).
+#[derive(Debug)]
+pub struct Cdp {
+    pub cmd: &'static str,
+    pub params: serde_json::Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = serde_json::json!({"cmd": self.cmd, "params": self.params});
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// A permission set for the page's origin (W3C Permissions, `POST /session/{id}/permissions`).
+#[derive(Debug)]
+pub struct Permission(pub &'static str);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Permission {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/permissions",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = serde_json::json!({"descriptor": {"name": self.0}, "state": "granted"});
+        (http::Method::POST, Some(body.to_string()))
+    }
 }

@@ -145,9 +145,6 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     let message = serde_json::json!({"title": "Clan server", "body": "It has 8 players",
         "tag": "r-1", "url": "/"})
     .to_string();
-    // The worker's registration id: Chromium numbers them from 0 in a fresh profile.
-    let mut delivered = false;
-    let mut errors = Vec::new();
     client
         .issue_cmd(Cdp {
             cmd: "ServiceWorker.enable",
@@ -155,24 +152,25 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
         })
         .await
         .unwrap();
-    for id in 0..4 {
-        let sent = client
-            .issue_cmd(Cdp {
-                cmd: "ServiceWorker.deliverPushMessage",
-                params: serde_json::json!({"origin": origin, "registrationId": id.to_string(),
-                    "data": message}),
-            })
-            .await;
-        match sent {
-            Ok(_) => {
-                delivered = true;
-                break;
-            }
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    assert!(delivered, "DevTools took the push message: {errors:?}");
+    // Delivered again until it shows (the tag makes a repeat replace, never double): the
+    // worker may still be starting. Its registration id: Chromium numbers them from 0 in a
+    // fresh profile, and refuses an id it does not have.
     let shown = eventually("the notification shows", async || {
+        let mut refused = Vec::new();
+        for id in 0..4 {
+            let sent = client
+                .issue_cmd(Cdp {
+                    cmd: "ServiceWorker.deliverPushMessage",
+                    params: serde_json::json!({"origin": origin,
+                        "registrationId": id.to_string(), "data": message}),
+                })
+                .await;
+            match sent {
+                Ok(_) => break,
+                Err(e) => refused.push(e.to_string()),
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
         let shown = client
             .execute_async(
                 "const done = arguments[arguments.length - 1];
@@ -185,7 +183,7 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
         let shown: Vec<String> = serde_json::from_value(shown).map_err(|e| e.to_string())?;
         (!shown.is_empty())
             .then_some(shown.clone())
-            .ok_or(format!("{shown:?}"))
+            .ok_or(format!("{shown:?}, refused: {refused:?}"))
     })
     .await;
     assert_eq!(shown, ["Clan server: It has 8 players"]);

@@ -17,6 +17,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some("spectate") => example(root, "spectate_bench", &args[1..]),
         Some("feed") => example(root, "feed_bench", &args[1..]),
         Some("rewind") => example(root, "rewind_bench", &args[1..]),
+        Some("alerts") => example(root, "alerts_bench", &args[1..]),
         Some("demo") => demo(root, &args[1..]),
         Some("history") => {
             tools::ensure(root, tools::Needs::Test)?;
@@ -44,7 +45,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             example(root, "master_bench", &args[1..])
         }
         other => {
-            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|rewind|demo|master|history|matches|cluster (got {other:?})")
+            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|rewind|alerts|demo|master|history|matches|cluster (got {other:?})")
         }
     }
 }

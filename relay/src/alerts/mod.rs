@@ -289,11 +289,8 @@ impl Judge {
         self.rules = (rows.into_iter())
             .filter_map(|(r, _)| {
                 let rule = serde_json::from_str::<Rule>(&r.rule).ok()?;
-                (!matches!(rule, Rule::MatchEnd { .. })).then_some(rules::Held {
-                    id: r.id,
-                    rule,
-                    holds: r.holds,
-                })
+                (!matches!(rule, Rule::MatchEnd { .. }))
+                    .then(|| rules::Held::new(r.id, rule, r.holds))
             })
             .collect();
         self.loaded = Some(tokio::time::Instant::now());

@@ -3,7 +3,7 @@
 //! rule made while its server is full does not fire until a slot frees); a server whose state
 //! is not known (not yet answered, stale after a restart, answering garbage) changes nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use protocol::relay_api::alerts::{AlertEvent, Rule};
 
@@ -17,6 +17,49 @@ pub struct Held {
     pub rule: Rule,
     /// [`UNKNOWN`], 0 or 1.
     pub holds: i64,
+    /// A `name_seen` rule's name as names are matched ([`name_key`]), made once.
+    key: String,
+}
+
+impl Held {
+    pub fn new(id: String, rule: Rule, holds: i64) -> Self {
+        let key = match &rule {
+            Rule::NameSeen { name, .. } => name_key(name),
+            _ => String::new(),
+        };
+        Self {
+            id,
+            rule,
+            holds,
+            key,
+        }
+    }
+}
+
+/// The names on each server as they are matched, made once a refresh when a rule asks.
+struct Names<'a> {
+    on: HashMap<&'a str, HashSet<String>>,
+    /// Where each name is, among servers that answer.
+    anywhere: HashMap<String, &'a ServerState>,
+}
+
+impl<'a> Names<'a> {
+    fn of(servers: &'a [ServerState]) -> Self {
+        let mut names = Self {
+            on: HashMap::new(),
+            anywhere: HashMap::new(),
+        };
+        for s in servers {
+            let keys: HashSet<String> = s.names.iter().map(|n| name_key(n)).collect();
+            if s.up == Some(true) {
+                for key in &keys {
+                    names.anywhere.entry(key.clone()).or_insert(s);
+                }
+            }
+            names.on.insert(s.info.addr.as_str(), keys);
+        }
+        names
+    }
 }
 
 /// A rule's condition changed.
@@ -37,20 +80,12 @@ pub fn name_key(name: &str) -> String {
 pub fn judge(rules: &mut [Held], servers: &[ServerState], now_ms: u64) -> Vec<Change> {
     let by_addr: HashMap<&str, &ServerState> =
         servers.iter().map(|s| (s.info.addr.as_str(), s)).collect();
-    let mut by_name: HashMap<String, &ServerState> = HashMap::new();
-    if rules
-        .iter()
-        .any(|r| matches!(r.rule, Rule::NameSeen { server: None, .. }))
-    {
-        for s in servers.iter().filter(|s| s.up == Some(true)) {
-            for name in &s.names {
-                by_name.entry(name_key(name)).or_insert(s);
-            }
-        }
-    }
+    let names = (rules.iter())
+        .any(|r| matches!(r.rule, Rule::NameSeen { .. }))
+        .then(|| Names::of(servers));
     let mut changes = Vec::new();
     for held in rules.iter_mut() {
-        let Some((holds, on)) = verdict(&held.rule, &by_addr, &by_name) else {
+        let Some((holds, on)) = verdict(held, &by_addr, names.as_ref()) else {
             continue;
         };
         let was = held.holds;
@@ -73,15 +108,13 @@ pub fn judge(rules: &mut [Held], servers: &[ServerState], now_ms: u64) -> Vec<Ch
 /// Whether the rule holds now, and the server it is about (or where the name was seen);
 /// `None` when that cannot be told.
 fn verdict<'a>(
-    rule: &Rule,
+    held: &Held,
     by_addr: &HashMap<&str, &'a ServerState>,
-    by_name: &HashMap<String, &'a ServerState>,
+    names: Option<&Names<'a>>,
 ) -> Option<(bool, Option<&'a ServerState>)> {
-    if let Rule::NameSeen {
-        name, server: None, ..
-    } = rule
-    {
-        let at = by_name.get(&name_key(name)).copied();
+    let rule = &held.rule;
+    if let Rule::NameSeen { server: None, .. } = rule {
+        let at = names?.anywhere.get(&held.key).copied();
         return Some((at.is_some(), at));
     }
     let s = *by_addr.get(rule.server()?)?;
@@ -91,9 +124,11 @@ fn verdict<'a>(
         Rule::ServerUp { .. } => up,
         Rule::ServerDown { .. } => !up,
         Rule::SlotFree { .. } => up && s.info.humans + s.info.bots < s.info.max_clients,
-        Rule::NameSeen { name, .. } => {
-            let key = name_key(name);
-            up && s.names.iter().any(|n| name_key(n) == key)
+        Rule::NameSeen { .. } => {
+            up && names?
+                .on
+                .get(s.info.addr.as_str())
+                .is_some_and(|keys| keys.contains(&held.key))
         }
         Rule::MatchEnd { .. } => return None,
     };
@@ -172,11 +207,7 @@ mod tests {
     }
 
     fn held(id: &str, rule: Rule) -> Held {
-        Held {
-            id: id.into(),
-            rule,
-            holds: UNKNOWN,
-        }
+        Held::new(id.into(), rule, UNKNOWN)
     }
 
     const A: &str = "10.0.0.1:28960";

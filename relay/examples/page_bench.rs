@@ -179,11 +179,8 @@ async fn main() -> anyhow::Result<()> {
     // A fresh browser on a throttled link: 1 Mbit/s each way, 40 ms of latency, nothing
     // cached. Navigation start to the whole list on screen.
     let slow = driver.browser(1400, 900).await?;
-    slow.issue_cmd(browser::NetworkConditions {
-        latency_ms: 40,
-        bytes_per_second: 125_000,
-    })
-    .await?;
+    slow.issue_cmd(browser::network_conditions(40, 125_000))
+        .await?;
     slow.goto(&format!("http://{}/", relay.addr)).await?;
     listed(&slow).await?;
     let throttled_ms = slow.execute("return performance.now();", vec![]).await?;
@@ -209,10 +206,7 @@ async fn main() -> anyhow::Result<()> {
         for (link, latency_ms, bytes_per_second) in LINKS {
             let client = driver.device(width, height, true).await?;
             client
-                .issue_cmd(browser::NetworkConditions {
-                    latency_ms,
-                    bytes_per_second,
-                })
+                .issue_cmd(browser::network_conditions(latency_ms, bytes_per_second))
                 .await?;
             let mut first = visit(&client, &url).await?;
             first["detail_after_click_ms"] = client.execute_async_wrap(DETAIL, vec![]).await?;

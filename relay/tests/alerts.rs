@@ -94,14 +94,22 @@ async fn take(State(r): State<Receiver>, uri: Uri, headers: HeaderMap, body: Byt
     response
 }
 
-async fn receiver() -> (Receiver, String) {
-    let receiver = Receiver::default();
-    let app = axum::Router::new()
-        .fallback(take)
-        .with_state(receiver.clone());
+/// Serves `app` on 127.0.0.1; its `http://` address.
+async fn serve(app: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let at = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    at
+}
+
+async fn receiver() -> (Receiver, String) {
+    let receiver = Receiver::default();
+    let at = serve(
+        axum::Router::new()
+            .fallback(take)
+            .with_state(receiver.clone()),
+    )
+    .await;
     (receiver, at)
 }
 
@@ -467,12 +475,12 @@ async fn a_relay_killed_mid_send_delivers_every_firing_once_after_restart() {
     let lab = Lab::start(lab_config(1, 100)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let holding = Holding::default();
-    let app = axum::Router::new()
-        .fallback(hold)
-        .with_state(holding.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let at = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let at = serve(
+        axum::Router::new()
+            .fallback(hold)
+            .with_state(holding.clone()),
+    )
+    .await;
     let store = [
         "--data-dir".to_owned(),
         dir.path().display().to_string(),
@@ -658,12 +666,12 @@ async fn web_push_is_signed_with_the_relay_s_vapid_key_and_encrypted_to_the_brow
         auth,
         took: Arc::default(),
     };
-    let app = axum::Router::new()
-        .fallback(push_service)
-        .with_state(service.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let at = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let at = serve(
+        axum::Router::new()
+            .fallback(push_service)
+            .with_state(service.clone()),
+    )
+    .await;
     let keys = json!({
         "p256dh": base64ct::Base64UrlUnpadded::encode_string(
             &secret.public_key().to_sec1_bytes()),

@@ -1,9 +1,7 @@
 //! `POST /api/alerts`, `GET /api/alerts?token=`, `PATCH`/`DELETE /api/alerts/{id}?token=`,
 //! `DELETE /api/alerts?token=`.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -52,15 +50,6 @@ pub struct TokenQuery {
 }
 
 impl Alerts {
-    fn client(&self, extensions: &axum::http::Extensions, headers: &HeaderMap) -> String {
-        extensions.get::<ConnectInfo<SocketAddr>>().map_or_else(
-            || "local".to_owned(),
-            |ConnectInfo(peer)| {
-                crate::edge::limits::client_ip(peer.ip(), headers, &self.trusted).to_string()
-            },
-        )
-    }
-
     /// The rule, if it is one this relay can judge.
     fn check_rule(&self, rule: &Rule) -> Result<(), Refusal> {
         if let Some(server) = rule.server() {
@@ -155,7 +144,7 @@ pub async fn create(
             return refused(StatusCode::BAD_REQUEST, format!("to.subscription.{e}"));
         }
     }
-    let client = alerts.client(&extensions, &headers);
+    let client = crate::edge::limits::client_of(&extensions, &headers, &alerts.trusted);
     let existing = match &ask.token {
         Some(token) => match alerts.subscription(token).await {
             Ok(sub) => Some(sub),

@@ -52,6 +52,21 @@ impl std::fmt::Display for ClientKey {
     }
 }
 
+/// The address of a request's client as text (see [`client_ip`]), from the connection info
+/// axum put in its extensions; "local" for a request with none (a test's `oneshot`).
+pub fn client_of(
+    extensions: &axum::http::Extensions,
+    headers: &HeaderMap,
+    trusted: &[IpAddr],
+) -> String {
+    extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or_else(
+            || "local".to_owned(),
+            |axum::extract::ConnectInfo(peer)| client_ip(peer.ip(), headers, trusted).to_string(),
+        )
+}
+
 /// The client's address: the peer's, or, when the peer is a trusted proxy, the last address
 /// in `X-Forwarded-For` that is not itself a trusted proxy (the nearest hop the proxies saw).
 pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {

@@ -1,8 +1,6 @@
 //! `POST /api/moments` and `GET /api/moments/{id}[.dm_3|.png]`.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -59,13 +57,7 @@ pub async fn create(
             "this relay keeps no rewind window (--rewind-minutes 0), so it cuts no moments",
         );
     };
-    let peer = extensions.get::<ConnectInfo<SocketAddr>>().cloned();
-    let client = peer.map_or_else(
-        || "local".to_owned(),
-        |ConnectInfo(peer)| {
-            crate::edge::limits::client_ip(peer.ip(), &headers, &moments.trusted).to_string()
-        },
-    );
+    let client = crate::edge::limits::client_of(&extensions, &headers, &moments.trusted);
     let now = unix_ms();
     let per_hour = u64::from(moments.config.moment_per_hour);
     let of = client.clone();

@@ -4,6 +4,7 @@
 //! outbox: each firing as it is sent, retried, delivered or dropped, with why.
 
 use super::matches::exec::{Exec, Value};
+use super::matches::int;
 use super::Result;
 
 /// Schema version 7 on SQLite.
@@ -89,10 +90,6 @@ pub struct Outgoing {
     /// `pending`, `sent` or `dropped`.
     pub state: String,
     pub reason: Option<String>,
-}
-
-fn int(v: u64) -> Value<'static> {
-    Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
 fn count(db: &mut dyn Exec, sql: &str, params: &[Value]) -> Result<u64> {

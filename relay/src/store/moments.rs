@@ -3,6 +3,7 @@
 //! per-client limit) and when (for retention).
 
 use super::matches::exec::{Exec, Value};
+use super::matches::int;
 use super::Result;
 
 /// Schema version 6 on SQLite.
@@ -34,10 +35,6 @@ pub struct SavedMoment {
     pub demo: Vec<u8>,
     /// The PNG still.
     pub still: Vec<u8>,
-}
-
-fn int(v: u64) -> Value<'static> {
-    Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
 pub fn save(db: &mut dyn Exec, m: &SavedMoment) -> Result<()> {

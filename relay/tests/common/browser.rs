@@ -143,32 +143,41 @@ impl Driver {
     }
 }
 
-/// chromedriver's network emulation (`POST /session/{id}/chromium/network_conditions`).
+/// A chromedriver command outside W3C WebDriver: a `POST` of `body` to
+/// `/session/{id}/PATH` (network emulation, permissions, DevTools).
 #[derive(Debug)]
-pub struct NetworkConditions {
-    pub latency_ms: u32,
-    pub bytes_per_second: u32,
+pub struct SessionPost {
+    pub path: &'static str,
+    pub body: serde_json::Value,
 }
 
-impl fantoccini::wd::WebDriverCompatibleCommand for NetworkConditions {
+impl fantoccini::wd::WebDriverCompatibleCommand for SessionPost {
     fn endpoint(
         &self,
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
         base_url.join(&format!(
-            "session/{}/chromium/network_conditions",
-            session_id.unwrap_or_default()
+            "session/{}/{}",
+            session_id.unwrap_or_default(),
+            self.path
         ))
     }
 
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({"network_conditions": {
+        (http::Method::POST, Some(self.body.to_string()))
+    }
+}
+
+/// chromedriver's network emulation.
+pub fn network_conditions(latency_ms: u32, bytes_per_second: u32) -> SessionPost {
+    SessionPost {
+        path: "chromium/network_conditions",
+        body: json!({"network_conditions": {
             "offline": false,
-            "latency": self.latency_ms,
-            "download_throughput": self.bytes_per_second,
-            "upload_throughput": self.bytes_per_second,
-        }});
-        (http::Method::POST, Some(body.to_string()))
+            "latency": latency_ms,
+            "download_throughput": bytes_per_second,
+            "upload_throughput": bytes_per_second,
+        }}),
     }
 }

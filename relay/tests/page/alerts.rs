@@ -131,7 +131,13 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     assert_eq!(gone.status(), 404);
 
     // The service worker shows a push message as a notification.
-    client.issue_cmd(Permission("notifications")).await.unwrap();
+    client
+        .issue_cmd(browser::SessionPost {
+            path: "permissions",
+            body: serde_json::json!({"descriptor": {"name": "notifications"}, "state": "granted"}),
+        })
+        .await
+        .unwrap();
     client
         .execute_async(
             "const done = arguments[arguments.length - 1];
@@ -146,10 +152,7 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
         "tag": "r-1", "url": "/"})
     .to_string();
     client
-        .issue_cmd(Cdp {
-            cmd: "ServiceWorker.enable",
-            params: serde_json::json!({}),
-        })
+        .issue_cmd(cdp("ServiceWorker.enable", serde_json::json!({})))
         .await
         .unwrap();
     // Delivered again until it shows (the tag makes a repeat replace, never double): the
@@ -159,11 +162,11 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
         let mut refused = Vec::new();
         for id in 0..4 {
             let sent = client
-                .issue_cmd(Cdp {
-                    cmd: "ServiceWorker.deliverPushMessage",
-                    params: serde_json::json!({"origin": origin,
+                .issue_cmd(cdp(
+                    "ServiceWorker.deliverPushMessage",
+                    serde_json::json!({"origin": origin,
                         "registrationId": id.to_string(), "data": message}),
-                })
+                ))
                 .await;
             match sent {
                 Ok(_) => break,
@@ -189,49 +192,10 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     assert_eq!(shown, ["Clan server: It has 8 players"]);
 }
 
-/// A DevTools command through chromedriver (`POST /session/{id}/goog/cdp/execute`).
-#[derive(Debug)]
-pub struct Cdp {
-    pub cmd: &'static str,
-    pub params: serde_json::Value,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        let body = serde_json::json!({"cmd": self.cmd, "params": self.params});
-        (http::Method::POST, Some(body.to_string()))
-    }
-}
-
-/// A permission set for the page's origin (W3C Permissions, `POST /session/{id}/permissions`).
-#[derive(Debug)]
-pub struct Permission(pub &'static str);
-
-impl fantoccini::wd::WebDriverCompatibleCommand for Permission {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/permissions",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        let body = serde_json::json!({"descriptor": {"name": self.0}, "state": "granted"});
-        (http::Method::POST, Some(body.to_string()))
+/// A DevTools command through chromedriver.
+fn cdp(cmd: &str, params: serde_json::Value) -> browser::SessionPost {
+    browser::SessionPost {
+        path: "goog/cdp/execute",
+        body: serde_json::json!({"cmd": cmd, "params": params}),
     }
 }

@@ -177,10 +177,7 @@ async fn the_page_takes_over_the_first_screen_without_a_second_list_or_a_row_mov
         let client = driver.device(width, height, true).await.unwrap();
         // A slow link, so the first screen is up for a while before the code has come.
         client
-            .issue_cmd(browser::NetworkConditions {
-                latency_ms: 40,
-                bytes_per_second: 125_000,
-            })
+            .issue_cmd(browser::network_conditions(40, 125_000))
             .await
             .unwrap();
         client

@@ -156,7 +156,7 @@ fn team_code(team: Team) -> i64 {
     }
 }
 
-pub(super) fn int(v: u64) -> Value<'static> {
+pub(crate) fn int(v: u64) -> Value<'static> {
     Value::Int(to_i64(v))
 }
 

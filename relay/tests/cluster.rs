@@ -904,3 +904,107 @@ async fn a_viewer_rewinds_through_its_own_relay_and_a_takeover_keeps_the_window(
         "the mirror holds the slot"
     );
 }
+
+/// What a local webhook took: each delivery's key, in order.
+async fn webhook() -> (std::sync::Arc<std::sync::Mutex<Vec<String>>>, String) {
+    let took: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let app = axum::Router::new().fallback({
+        let took = took.clone();
+        move |headers: axum::http::HeaderMap| async move {
+            let key = headers
+                .get("muster-delivery")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            took.lock().unwrap().push(key);
+            "ok"
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (took, at)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn three_relays_send_an_alert_once_and_the_next_holder_takes_over_after_sigkill() {
+    let (lab, nats, database) = site(common::lab_config(1, 10)).await;
+    let (took, hook) = webhook().await;
+    let args = relay_args(
+        &lab,
+        &nats,
+        &database,
+        &["--alert-allow-host", "127.0.0.1", "--refresh-interval", "1"],
+    );
+    let mut relays = relays(3, &args).await;
+    let holder = wait_holder(&relays, "alerts", LIMIT).await;
+    let other = (holder + 1) % 3;
+    let server = lab.servers[0].addr.to_string();
+    eventually(LIMIT, "the server is listed", || async {
+        listed(&relays[other]).await.contains_key(&server)
+    })
+    .await;
+    let humans = {
+        let p = lab.servers[0].snapshot();
+        p.players.iter().filter(|p| !p.bot).count() as u32
+    };
+    // The rule is made on a relay that does not send.
+    let made = reqwest::Client::new()
+        .post(format!("http://{}/api/alerts", relays[other].addr))
+        .json(&serde_json::json!({
+            "rule": {"kind": "humans_at_least", "server": server, "n": humans + 1},
+            "to": {"kind": "webhook", "url": hook}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), 201);
+    let rule: serde_json::Value = made.json().await.unwrap();
+    let id = rule["id"].as_str().unwrap().to_owned();
+    // Rules made elsewhere are read within 15 s; the first look only learns.
+    tokio::time::sleep(Duration::from_secs(18)).await;
+    lab.servers[0]
+        .profile
+        .lock()
+        .unwrap()
+        .join_spectator("First");
+    eventually(LIMIT, "the alert is delivered", || async {
+        !took.lock().unwrap().is_empty()
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        *took.lock().unwrap(),
+        [format!("{id}-1")],
+        "one delivery, by one relay"
+    );
+    // The sender dies; another relay holds the lease and sends the next firing, once.
+    relays[holder].kill().await;
+    let rest: Vec<RelayProcess> = relays
+        .drain(..)
+        .enumerate()
+        .filter_map(|(i, r)| (i != holder).then_some(r))
+        .collect();
+    wait_holder(&rest, "alerts", FAILOVER).await;
+    lab.servers[0]
+        .profile
+        .lock()
+        .unwrap()
+        .leave_spectator("First");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    lab.servers[0]
+        .profile
+        .lock()
+        .unwrap()
+        .join_spectator("Second");
+    eventually(LIMIT, "the next alert is delivered", || async {
+        took.lock().unwrap().len() >= 2
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        *took.lock().unwrap(),
+        [format!("{id}-1"), format!("{id}-2")],
+        "the successor read the rule's state: no repeat, no miss"
+    );
+}

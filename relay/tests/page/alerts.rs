@@ -37,7 +37,26 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     let (_driver, client) = open_page(&relay, 1400, 1000).await;
     let server = &lab.servers[0];
     click(&client, &format!("tr[data-addr=\"{}\"]", server.addr)).await;
-    click(&client, "[data-testid=alerts] summary").await;
+    // A full server offers "Join when a slot frees": the alert form opens armed for it.
+    {
+        let profile = server.snapshot();
+        assert!(profile.clients() >= profile.max_clients, "the lab's first server is full");
+    }
+    click(&client, "[data-testid=join-when-free]").await;
+    eventually("the form opens armed for a free slot", async || {
+        let state = client
+            .execute(
+                "return [document.querySelector('[data-testid=alerts]').open, \
+                 document.querySelector('[data-testid=alert-when]').value];",
+                vec![],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        (state == serde_json::json!([true, "slot_free"]))
+            .then_some(())
+            .ok_or(state.to_string())
+    })
+    .await;
     // By this browser: Chromium here has no push service to subscribe with.
     client
         .find(Locator::Css("[data-testid=alert-when]"))

@@ -105,7 +105,7 @@ fn kind(to: &Destination) -> &'static str {
 
 /// The alert form and this browser's alerts, for the server at `addr`.
 #[component]
-pub fn ServerAlerts(addr: String) -> impl IntoView {
+pub fn ServerAlerts(addr: String, full: Memo<bool>) -> impl IntoView {
     let tokens: RwSignal<Vec<String>> = saved(TOKENS);
     let when = RwSignal::new("slot_free".to_owned());
     let n = RwSignal::new(8u32);
@@ -113,6 +113,12 @@ pub fn ServerAlerts(addr: String) -> impl IntoView {
     let url = RwSignal::new(String::new());
     let said = RwSignal::new(String::new());
     let rules = RwSignal::new(Vec::new());
+    let open = RwSignal::new(false);
+    // On a full server: arm a free-slot alert in one click, then choose where it goes.
+    let when_free = move |_| {
+        when.set("slot_free".into());
+        open.set(true);
+    };
     let reload = move || spawn_local(async move { rules.set(read_all(tokens).await) });
     reload();
     let set = move |_| {
@@ -177,12 +183,21 @@ pub fn ServerAlerts(addr: String) -> impl IntoView {
         })
     };
     view! {
-        <details class="alerts" data-testid="alerts">
+        <Show when=move || full.get()>
+            <p class="join-when-free">
+                <button type="button" on:click=when_free data-testid="join-when-free">
+                    "Join when a slot frees"
+                </button>
+                " tells you (with the page closed) the moment one does."
+            </p>
+        </Show>
+        <details class="alerts" data-testid="alerts" prop:open=move || open.get()
+            on:toggle=move |ev| open.set(event_target::<web_sys::HtmlDetailsElement>(&ev).open())>
             <summary>"Tell me when…"</summary>
             <p class="alert-form">
-                <select aria-label="When" data-testid="alert-when"
+                <select aria-label="When" data-testid="alert-when" prop:value=move || when.get()
                     on:change=move |ev| when.set(event_target_value(&ev))>
-                    <option value="slot_free" selected>"a slot frees"</option>
+                    <option value="slot_free">"a slot frees"</option>
                     <option value="humans_at_least">"players reach"</option>
                     <option value="server_up">"it comes up"</option>
                     <option value="server_down">"it goes down"</option>

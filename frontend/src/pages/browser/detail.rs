@@ -32,6 +32,9 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
     // The join line re-renders only when the server does, not with its every refresh, so a
     // password being typed stays.
     let join = Memo::new(move |_| server().map(|s| (s.addr, s.password)));
+    let full = Memo::new(move |_| {
+        server().is_some_and(|s| s.max_clients > 0 && s.clients >= s.max_clients)
+    });
     view! {
         <aside class="detail" aria-live="polite">
             {move || match server() {
@@ -40,7 +43,7 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
             }}
             {move || join.get().map(|(addr, passworded)| view! {
                 <JoinGame addr=addr.clone() passworded=passworded />
-                <crate::pages::browser::alerts::ServerAlerts addr=addr />
+                <crate::pages::browser::alerts::ServerAlerts addr=addr full=full />
             })}
             {move || server().map(|server| view! { <ServerDetail server=server asked=asked /> })}
             // Outside the record's re-rendering: it fetches when the server or range changes.

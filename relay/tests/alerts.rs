@@ -725,3 +725,54 @@ async fn web_push_is_signed_with_the_relay_s_vapid_key_and_encrypted_to_the_brow
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_followed_match_s_end_fires_its_rule_with_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(8),
+        map_time: Some(Duration::from_secs(6)),
+        intermission: Duration::from_secs(1),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let (receiver, at) = receiver().await;
+    let server = lab.servers[0].addr.to_string();
+    let flags = [
+        "--follow".to_owned(),
+        server.clone(),
+        "--data-dir".into(),
+        dir.path().display().to_string(),
+        "--alert-allow-host".into(),
+        "127.0.0.1".into(),
+    ];
+    let (_relay, url) = common::serve_muster(&lab.master.to_string(), &flags).await;
+    let client = reqwest::Client::new();
+    let deadline = Instant::now() + LIMIT;
+    let rule: AlertRule = loop {
+        let response = client
+            .post(format!("{url}/api/alerts"))
+            .json(&json!({"rule": {"kind": "match_end", "server": server},
+                          "to": {"kind": "webhook", "url": format!("{at}/hook")}}))
+            .send()
+            .await
+            .unwrap();
+        match response.status().as_u16() {
+            201 => break response.json().await.unwrap(),
+            404 if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(200)).await
+            }
+            other => panic!("{other}: {}", response.text().await.unwrap()),
+        }
+    };
+    // Two maps end; each end is one alert, numbered.
+    let took = receiver.wait("/hook", 2).await;
+    for (i, took) in took.iter().take(2).enumerate() {
+        let event: AlertEvent = serde_json::from_value(took.body.clone()).unwrap();
+        assert_eq!(event.key, format!("{}-{}", rule.id, i + 1));
+        assert!(event.text.starts_with("Match over on "), "{}", event.text);
+        assert_eq!(event.join, Some(format!("coduo://{server}")));
+    }
+}

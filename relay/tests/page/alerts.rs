@@ -40,7 +40,10 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     // A full server offers "Join when a slot frees": the alert form opens armed for it.
     {
         let profile = server.snapshot();
-        assert!(profile.clients() >= profile.max_clients, "the lab's first server is full");
+        assert!(
+            profile.clients() >= profile.max_clients,
+            "the lab's first server is full"
+        );
     }
     click(&client, "[data-testid=join-when-free]").await;
     eventually("the form opens armed for a free slot", async || {

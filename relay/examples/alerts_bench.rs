@@ -270,6 +270,10 @@ fn rss_mib() -> f64 {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("warn"))
+        .with_writer(std::io::stderr)
+        .init();
     let (rules_n, servers_n) = (arg(1, 100_000), arg(2, 2_000));
     let (firing, fleet) = (arg(3, 2_000), arg(4, 20));
     let judged = judging(rules_n, servers_n);

@@ -411,7 +411,12 @@ impl Store for Sqlite {
         &mut self,
         body: &mut dyn FnMut(&mut dyn super::matches::exec::Exec) -> Result<()>,
     ) -> Result<()> {
-        let mut tx = self.conn.transaction()?;
+        // Immediate: the write lock is taken at the start, so a transaction that reads before
+        // it writes waits its turn (busy_timeout) instead of failing with "database is locked"
+        // when another connection wrote in between.
+        let mut tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         body(&mut tx)?;
         Ok(tx.commit()?)
     }

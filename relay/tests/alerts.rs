@@ -154,6 +154,32 @@ fn humans(lab: &Lab) -> u32 {
     profile.players.iter().filter(|p| !p.bot).count() as u32
 }
 
+/// A player joins the lab's first server.
+fn join(lab: &Lab, name: &str) {
+    lab.servers[0].profile.lock().unwrap().join_spectator(name);
+}
+
+/// `POST {url}/api/alerts` to a relay of its own process, again while it does not list the
+/// rule's server yet (404); the rule made.
+async fn made_once_listed(url: &str, body: Value) -> AlertRule {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let response = reqwest::Client::new()
+            .post(format!("{url}/api/alerts"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        match response.status().as_u16() {
+            201 => return response.json().await.unwrap(),
+            404 if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(200)).await
+            }
+            other => panic!("{other}: {}", response.text().await.unwrap()),
+        }
+    }
+}
+
 /// Waits out a few refreshes: a rule's first look at the directory only learns its state.
 async fn learned() {
     tokio::time::sleep(Duration::from_secs(3)).await;
@@ -491,34 +517,17 @@ async fn a_relay_killed_mid_send_delivers_every_firing_once_after_restart() {
     let (mut first, url) = common::serve_muster(&master, &store).await;
     let server = lab.servers[0].addr.to_string();
     let n = humans(&lab) + 1;
-    let client = reqwest::Client::new();
-    // Wait until the relay lists the server, then make five subscriptions.
-    let deadline = Instant::now() + LIMIT;
-    let mut made = 0;
-    while made < 5 {
-        let response = client
-            .post(format!("{url}/api/alerts"))
-            .json(
-                &json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
-                          "to": {"kind": "webhook", "url": format!("{at}/hook/{made}")}}),
-            )
-            .send()
-            .await
-            .unwrap();
-        match response.status().as_u16() {
-            201 => made += 1,
-            404 if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(200)).await
-            }
-            other => panic!("{other}: {}", response.text().await.unwrap()),
-        }
+    // Once the relay lists the server, five subscriptions.
+    for i in 0..5 {
+        made_once_listed(
+            &url,
+            json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
+                   "to": {"kind": "webhook", "url": format!("{at}/hook/{i}")}}),
+        )
+        .await;
     }
     learned().await;
-    lab.servers[0]
-        .profile
-        .lock()
-        .unwrap()
-        .join_spectator("Newcomer");
+    join(&lab, "Newcomer");
     // All five are in flight, unanswered: kill the relay there.
     let deadline = Instant::now() + LIMIT;
     while holding.took.lock().unwrap().len() < 5 {
@@ -691,11 +700,7 @@ async fn web_push_is_signed_with_the_relay_s_vapid_key_and_encrypted_to_the_brow
         tokens.push(rule.token.unwrap());
     }
     learned().await;
-    lab.servers[0]
-        .profile
-        .lock()
-        .unwrap()
-        .join_spectator("Newcomer");
+    join(&lab, "Newcomer");
     let deadline = Instant::now() + LIMIT;
     while service.took.lock().unwrap().len() < 2 {
         assert!(Instant::now() < deadline, "the push service never heard");
@@ -749,24 +754,12 @@ async fn a_followed_match_s_end_fires_its_rule_with_the_result() {
         "127.0.0.1".into(),
     ];
     let (_relay, url) = common::serve_muster(&lab.master.to_string(), &flags).await;
-    let client = reqwest::Client::new();
-    let deadline = Instant::now() + LIMIT;
-    let rule: AlertRule = loop {
-        let response = client
-            .post(format!("{url}/api/alerts"))
-            .json(&json!({"rule": {"kind": "match_end", "server": server},
-                          "to": {"kind": "webhook", "url": format!("{at}/hook")}}))
-            .send()
-            .await
-            .unwrap();
-        match response.status().as_u16() {
-            201 => break response.json().await.unwrap(),
-            404 if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(200)).await
-            }
-            other => panic!("{other}: {}", response.text().await.unwrap()),
-        }
-    };
+    let rule = made_once_listed(
+        &url,
+        json!({"rule": {"kind": "match_end", "server": server},
+               "to": {"kind": "webhook", "url": format!("{at}/hook")}}),
+    )
+    .await;
     // Two maps end; each end is one alert, numbered.
     let took = receiver.wait("/hook", 2).await;
     for (i, took) in took.iter().take(2).enumerate() {

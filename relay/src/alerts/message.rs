@@ -37,7 +37,14 @@ pub fn request(to: &Destination, url: Url, event: &AlertEvent) -> Request {
     let body = match to {
         Destination::Discord { .. } => discord(event),
         Destination::Ntfy { .. } => return ntfy(url, event),
-        Destination::Webhook { .. } | Destination::Push { .. } => json!(event),
+        Destination::Webhook { .. } => json!(event),
+        // What a push carries before it is encrypted to the browser (`push.rs` sends it).
+        Destination::Push { .. } => {
+            return Request {
+                url,
+                body: super::push::message(event),
+            }
+        }
     };
     Request {
         url,

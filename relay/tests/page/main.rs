@@ -164,18 +164,17 @@ pub async fn attr_of(client: &Client, css: &str, name: &str) -> Result<Option<St
 }
 
 /// Clicks the element once it is there, as a user would wait for it (the side panels come
-/// with their own code, after the list).
+/// with their own code, after the list). Found and clicked again if the page drew it anew in
+/// between (a refresh re-renders rows and the detail): a stale element is not a failure.
 pub async fn click(client: &Client, css: &str) {
-    eventually(&format!("{css} is on the page"), async || {
-        client
+    eventually(&format!("{css} is on the page and clicked"), async || {
+        let element = client
             .find(Locator::Css(css))
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        element.click().await.map_err(|e| e.to_string())
     })
     .await
-    .click()
-    .await
-    .unwrap();
 }
 
 /// Waits until the watch view's scoreboard lists exactly `roster` on the field; its rows then.

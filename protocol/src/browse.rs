@@ -105,6 +105,8 @@ pub struct View {
     pub modded: Tri,
     /// Empty: every gametype.
     pub gametype: String,
+    /// Countries (ISO codes, upper case) to show, `NONE` for servers with none; empty: all.
+    pub countries: Vec<String>,
     pub max_ping: Option<u32>,
     pub hide_unreachable: bool,
     /// Also list servers down for so long the relay calls them [`Reachability::Gone`].
@@ -129,6 +131,7 @@ impl Default for View {
             tanks: Tri::Any,
             modded: Tri::Any,
             gametype: String::new(),
+            countries: Vec::new(),
             max_ping: None,
             hide_unreachable: false,
             show_gone: false,
@@ -168,12 +171,19 @@ impl View {
             && self.tanks.admits(server.tanks)
             && self.modded.admits(!server.game.is_empty())
             && (self.gametype.is_empty() || server.gametype.eq_ignore_ascii_case(&self.gametype))
+            && self.admits_country(server.country.as_deref())
             && self
                 .max_ping
                 .is_none_or(|limit| server.ping_ms.is_some_and(|p| p <= limit))
             && (!self.hide_unreachable || server.reachability == Reachability::Online)
             && (self.show_gone || server.reachability != Reachability::Gone)
             && text_matches(needle, text)
+    }
+
+    /// Whether the country filter lets a server with `country` through.
+    pub fn admits_country(&self, country: Option<&str>) -> bool {
+        let wanted = country.unwrap_or(NO_COUNTRY);
+        self.countries.is_empty() || self.countries.iter().any(|c| c == wanted)
     }
 
     fn compare(
@@ -253,6 +263,9 @@ impl View {
         if !self.gametype.is_empty() {
             push("gametype", self.gametype.clone());
         }
+        if !self.countries.is_empty() {
+            push("country", self.countries.join(","));
+        }
         if let Some(ping) = self.max_ping {
             push("ping", ping.to_string());
         }
@@ -278,6 +291,7 @@ impl View {
             self.hide_unreachable,
             self.show_gone,
             !self.gametype.is_empty(),
+            !self.countries.is_empty(),
             self.max_ping.is_some(),
         ];
         let tris = self.tris().into_iter().filter(|(_, t)| *t != Tri::Any);
@@ -327,6 +341,13 @@ impl View {
                 "tanks" => view.tanks = Tri::parse(&value),
                 "mod" => view.modded = Tri::parse(&value),
                 "gametype" => view.gametype = value,
+                "country" => {
+                    view.countries = value
+                        .split(',')
+                        .map(str::to_ascii_uppercase)
+                        .filter(|c| crate::geo::is_code(c) || c == NO_COUNTRY)
+                        .collect();
+                }
                 "ping" => view.max_ping = value.parse().ok(),
                 "reachable" => view.hide_unreachable = value == "1",
                 "gone" => view.show_gone = value == "1",
@@ -338,6 +359,9 @@ impl View {
         view
     }
 }
+
+/// The country filter's name for servers without a country.
+pub const NO_COUNTRY: &str = "NONE";
 
 /// `text` made safe to place in HTML or SVG, as text or inside a quoted attribute.
 pub fn escape_markup(text: &str) -> String {
@@ -655,6 +679,7 @@ mod tests {
             reachability: Reachability::Online,
             updated_ms: Some(1),
             matches_today: 0,
+            country: None,
             sources: vec![],
             players: vec![],
             cvars: vec![],
@@ -802,6 +827,7 @@ mod tests {
             password: Tri::No,
             tanks: Tri::Yes,
             gametype: "sd".into(),
+            countries: vec!["DE".into(), NO_COUNTRY.into()],
             max_ping: Some(120),
             hide_unreachable: true,
             sort: Column::Ping,
@@ -811,7 +837,7 @@ mod tests {
         let query = view.to_query();
         assert_eq!(
             query,
-            "q=sniper%20%26%20joe&empty=0&password=no&tanks=yes&gametype=sd&ping=120&reachable=1&sort=ping&order=asc"
+            "q=sniper%20%26%20joe&empty=0&password=no&tanks=yes&gametype=sd&country=DE%2CNONE&ping=120&reachable=1&sort=ping&order=asc"
         );
         assert_eq!(View::from_query(&query), view);
         assert_eq!(View::from_query(&alloc::format!("?{query}")), view);
@@ -822,6 +848,33 @@ mod tests {
                 text: "%zz".into(),
                 ..View::default()
             }
+        );
+    }
+
+    #[test]
+    fn the_country_filter_shows_the_countries_named_and_none_for_servers_without() {
+        let mut de = server("1.2.3.4:28960", "a", 1, 8);
+        de.country = Some("DE".into());
+        let mut fr = server("5.6.7.8:28960", "b", 1, 8);
+        fr.country = Some("FR".into());
+        let lan = server("192.168.1.2:28960", "c", 1, 8);
+        let all = [de, fr, lan];
+        let shown = |query: &str| -> Vec<String> {
+            let view = View::from_query(query);
+            let mut addrs: Vec<String> = view.apply(&all).iter().map(|s| s.addr.clone()).collect();
+            addrs.sort();
+            addrs
+        };
+        assert_eq!(shown("").len(), 3);
+        assert_eq!(shown("country=de"), ["1.2.3.4:28960"]);
+        assert_eq!(
+            shown("country=DE,none"),
+            ["1.2.3.4:28960", "192.168.1.2:28960"]
+        );
+        assert_eq!(shown("country=XX1,FR"), ["5.6.7.8:28960"]);
+        assert_eq!(
+            View::from_query("country=fr").filters_label(),
+            "Filters (1)"
         );
     }
 

@@ -11,6 +11,7 @@ extern crate std;
 pub mod bridge;
 pub mod browse;
 pub mod cod;
+pub mod geo;
 pub mod relay_api;
 pub mod secret;
 pub mod sim;

@@ -10,6 +10,7 @@ pub mod feed;
 pub mod history;
 pub mod matches;
 pub mod moments;
+pub mod owners;
 pub mod proxy;
 pub mod rcon;
 pub mod rewind;
@@ -86,11 +87,28 @@ pub struct ServerInfo {
     /// Matches this relay followed on the server that started in the last 24 hours.
     #[cfg_attr(feature = "serde", serde(default))]
     pub matches_today: u32,
+    /// ISO 3166-1 alpha-2 code of the country the server's address is in, from the relay's
+    /// offline database; `None` for private and loopback addresses, unknown ones, or no database.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub country: Option<String>,
     /// What listed this server: master addresses, `lan`, or `operator`.
     pub sources: Vec<String>,
     pub players: Vec<Player>,
     /// Every `statusResponse` setting, in the server's order.
     pub cvars: Vec<(String, String)>,
+}
+
+/// `GET /api/countries`: the database servers' countries come from, and the credit its
+/// licence asks for (the page shows it beside countries).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CountryDatabase {
+    /// The database's own type name; `None` without one (no server has a country).
+    pub database: Option<String>,
+    /// Unix time the database was built.
+    pub built: Option<u64>,
+    pub attribution: Option<String>,
+    pub attribution_url: Option<String>,
 }
 
 /// How the latest poll of one master went.
@@ -249,6 +267,7 @@ impl ServerInfo {
             reachability: Reachability::Online,
             updated_ms: Some(updated_ms),
             matches_today: 0,
+            country: None,
             sources,
             players,
             cvars: status

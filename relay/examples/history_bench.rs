@@ -328,6 +328,7 @@ fn poller_second(fleet: &Fleet, second: u64, rng: &mut SmallRng) -> Batch {
             reachability: Reachability::Online,
             updated_ms: Some(at),
             matches_today: 0,
+            country: None,
             sources: vec!["master.cod.pm:20610".into()],
             cvars: (0..40)
                 .map(|c| (format!("cvar_{c}"), "1".to_owned()))

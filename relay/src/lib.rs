@@ -21,6 +21,7 @@
 //! command-line tools, which no capability imports.
 
 pub mod alerts;
+pub mod banners;
 pub mod bridge;
 pub mod browse;
 pub mod card;
@@ -29,6 +30,7 @@ pub mod cluster;
 pub mod demos;
 pub mod edge;
 pub mod game_link;
+pub mod geo;
 pub mod history;
 pub mod http;
 pub mod master;
@@ -99,6 +101,8 @@ pub struct ServeConfig {
     pub moments: moments::MomentsArgs,
     /// Alerts' allow-list, per-client cap and timeout.
     pub alerts: alerts::AlertsArgs,
+    /// The country database.
+    pub geo: geo::GeoArgs,
 }
 
 impl Default for ServeConfig {
@@ -123,6 +127,7 @@ impl Default for ServeConfig {
             rewind: rewind::RewindArgs::default().config(),
             moments: moments::MomentsArgs::default(),
             alerts: alerts::AlertsArgs::default(),
+            geo: geo::GeoArgs::default(),
         }
     }
 }

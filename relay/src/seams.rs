@@ -42,6 +42,23 @@ pub trait MatchesToday: Send + Sync {
     fn post_matches_today(&self, counts: std::collections::BTreeMap<String, u32>);
 }
 
+/// Where a server's country comes from (`geo::Countries`, an offline database).
+pub trait CountryOf: Send + Sync {
+    /// The ISO 3166-1 alpha-2 code of the country `ip` is in, if known.
+    fn country_of(&self, ip: std::net::Ipv4Addr) -> Option<String>;
+}
+
+/// One server's latest record (browse's directory), for banners and owners.
+pub trait ServerRecords: Send + Sync {
+    /// `addr` is `ip:port`; `None` if the relay does not list it.
+    fn record(&self, addr: &str) -> Option<protocol::relay_api::ServerInfo>;
+}
+
+/// What proven owners set for their servers (the owners capability keeps it in memory).
+pub trait OwnerProfiles: Send + Sync {
+    fn profile(&self, addr: &str) -> Option<protocol::relay_api::owners::OwnerProfile>;
+}
+
 /// A fixed set of servers, for tests and tools that have no directory.
 impl KnownServers for Vec<SocketAddrV4> {
     fn knows(&self, addr: ServerAddr) -> bool {

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::{
-    alerts, bridge, browse, cluster, demos, edge, history, master, matches, metrics, moments, rcon,
-    rewind, seams, spectate, store, wulfram, Directory, ServeConfig,
+    alerts, banners, bridge, browse, cluster, demos, edge, geo, history, master, matches, metrics,
+    moments, rcon, rewind, seams, spectate, store, wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -57,8 +57,11 @@ pub(crate) async fn capabilities(
     let (cluster, cluster_routes) = cluster::start(config.cluster.take(), addr).await?;
     // In a cluster only the poller's lease holder writes history, with its token.
     let fence = cluster.as_ref().map(|_| Arc::new(store::Fence::default()));
+    let (countries, geo_routes) = geo::start(config.geo.clone())?;
     let directory = Arc::new(
-        Directory::new(&config.poller.masters).hiding_down_after(config.poller.hide_down_after),
+        Directory::new(&config.poller.masters)
+            .hiding_down_after(config.poller.hide_down_after)
+            .placing_with(countries.map(|c| c as Arc<dyn seams::CountryOf>)),
     );
     if let Some(started) = &master {
         tasks.spawn(started.show_on(directory.clone()));
@@ -194,6 +197,8 @@ pub(crate) async fn capabilities(
         cluster_routes,
         rcon_routes,
         rewind_routes,
+        geo_routes,
+        banners::routes(banners::Banners::new(directory.clone(), None)),
     ];
     routers.extend(history_routes);
     routers.extend(matches_routes);

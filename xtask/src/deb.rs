@@ -80,11 +80,17 @@ pub(crate) fn package(root: &Path, binary: &Path) -> Result<PathBuf> {
     copy(binary, &bin)?;
     status(Command::new("strip").arg("--strip-unneeded").arg(&bin))?;
     copy_tree(&dist, &stage.join("usr/share/muster/dist"))?;
+    // Countries out of the box (DB-IP's lite database, CC BY 4.0: credited in the page).
+    copy(
+        &crate::tools::geoip_db(root),
+        &stage.join("usr/share/muster/dbip-country.mmdb"),
+    )?;
     let settings = output(
         Command::new(&bin)
             .env_clear()
             .args(["serve", "--print-config"])
             .args(["--dist", "/usr/share/muster/dist"])
+            .args(["--geoip-db", "/usr/share/muster/dbip-country.mmdb"])
             .args(["--data-dir", "/var/lib/muster/"]),
     )?;
     write(&stage.join("etc/muster/muster.toml"), &(settings + "\n"))?;

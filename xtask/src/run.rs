@@ -202,6 +202,8 @@ pub(crate) fn relay_command(root: &Path, bin: &Path, listen: &str, token: &str) 
         .args(["--operator-token", token])
         .arg("--dist")
         .arg(root.join("dist"))
+        .arg("--geoip-db")
+        .arg(crate::tools::geoip_db(root))
         .stdout(Stdio::piped());
     relay
 }

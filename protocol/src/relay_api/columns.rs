@@ -146,6 +146,7 @@ struct SummaryColumns {
     reachability: Vec<Reachability>,
     updated_ms: Vec<Option<u64>>,
     matches_today: Vec<u32>,
+    country: Names,
 }
 
 /// `#[serde(with)]` for a list of summaries.
@@ -179,6 +180,7 @@ pub mod summaries {
             reachability: rows.iter().map(|r| r.reachability).collect(),
             updated_ms: rows.iter().map(|r| r.updated_ms).collect(),
             matches_today: numbers(|r| r.matches_today),
+            country: Names::of(texts(|r| &r.country)),
         }
         .serialize(s)
     }
@@ -188,11 +190,13 @@ pub mod summaries {
         let unequal = || D::Error::custom("summary columns of unequal length");
         let n = c.id_steps.len();
         let addr = c.addr.rows().ok_or_else(unequal)?;
-        let [map, gametype, game] = [c.map, c.gametype, c.game].map(Names::rows);
-        let (map, gametype, game) = (
+        let [map, gametype, game, country] =
+            [c.map, c.gametype, c.game, c.country].map(Names::rows);
+        let (map, gametype, game, country) = (
             map.ok_or_else(unequal)?,
             gametype.ok_or_else(unequal)?,
             game.ok_or_else(unequal)?,
+            country.ok_or_else(unequal)?,
         );
         let lengths = [
             addr.len(),
@@ -211,6 +215,7 @@ pub mod summaries {
             c.reachability.len(),
             c.updated_ms.len(),
             c.matches_today.len(),
+            country.len(),
         ];
         if lengths.iter().any(|&l| l != n) {
             return Err(unequal());
@@ -220,6 +225,7 @@ pub mod summaries {
         let mut map = map.into_iter();
         let mut gametype = gametype.into_iter();
         let mut game = game.into_iter();
+        let mut country = country.into_iter();
         Ok(ids(&c.id_steps)
             .enumerate()
             .map(|(i, id)| Summary {
@@ -239,6 +245,7 @@ pub mod summaries {
                 reachability: c.reachability[i],
                 updated_ms: c.updated_ms[i],
                 matches_today: c.matches_today[i],
+                country: country.next().unwrap_or_default(),
             })
             .collect())
     }
@@ -322,6 +329,7 @@ mod tests {
             reachability: Reachability::Online,
             updated_ms: Some(1_700_000_000_000 + u64::from(id)),
             matches_today: 0,
+            country: String::new(),
         }
     }
 

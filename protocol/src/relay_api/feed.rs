@@ -48,6 +48,8 @@ pub struct Summary {
     /// Unix time of the latest answer, in ms.
     pub updated_ms: Option<u64>,
     pub matches_today: u32,
+    /// [`ServerInfo::country`], empty for none.
+    pub country: String,
 }
 
 impl Summary {
@@ -77,6 +79,7 @@ impl Summary {
             reachability: s.reachability,
             updated_ms: s.updated_ms,
             matches_today: s.matches_today,
+            country: s.country.clone().unwrap_or_default(),
         }
     }
 
@@ -106,6 +109,7 @@ impl Summary {
             reachability: self.reachability,
             updated_ms: self.updated_ms,
             matches_today: self.matches_today,
+            country: (!self.country.is_empty()).then(|| self.country.clone()),
             sources: Vec::new(),
             players: players
                 .iter()
@@ -139,6 +143,7 @@ pub enum Field {
     Reachability(Reachability),
     Seen(Option<u64>),
     MatchesToday(u32),
+    Country(String),
 }
 
 /// A ping that moved less than this (and less than a tenth) is not news.
@@ -167,6 +172,7 @@ impl Summary {
         text(&self.map, &new.map, Field::Map);
         text(&self.gametype, &new.gametype, Field::Gametype);
         text(&self.game, &new.game, Field::Game);
+        text(&self.country, &new.country, Field::Country);
         let mut number = |a: u32, b: u32, f: fn(u32) -> Field| {
             if a != b {
                 fields.push(f(b));
@@ -210,6 +216,7 @@ impl Summary {
                 Field::Reachability(v) => self.reachability = v,
                 Field::Seen(v) => self.updated_ms = v,
                 Field::MatchesToday(v) => self.matches_today = v,
+                Field::Country(v) => self.country = v,
             }
         }
     }
@@ -646,6 +653,7 @@ mod tests {
             reachability: Reachability::Online,
             updated_ms: Some(1_700_000_000_000),
             matches_today: 0,
+            country: None,
             sources: vec!["lan".into()],
             players: vec![Player {
                 name: "^2Ghost".into(),

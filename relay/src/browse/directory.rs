@@ -99,6 +99,8 @@ pub struct Changes {
 pub struct Directory {
     state: RwLock<State>,
     changed: Notify,
+    /// Where a server's country comes from (`None`: no database, no countries).
+    countries: Option<std::sync::Arc<dyn crate::seams::CountryOf>>,
 }
 
 impl Directory {
@@ -120,7 +122,28 @@ impl Directory {
         Self {
             state: RwLock::new(state),
             changed: Notify::new(),
+            countries: None,
         }
+    }
+
+    /// Servers get their country from `countries` as they are listed.
+    pub fn placing_with(
+        mut self,
+        countries: Option<std::sync::Arc<dyn crate::seams::CountryOf>>,
+    ) -> Self {
+        self.countries = countries;
+        self
+    }
+
+    /// `server`'s country: what it had (an address does not move), else the database's.
+    fn place(&self, server: &mut ServerInfo, known: Option<&ServerInfo>) {
+        server.country = match known {
+            Some(known) => known.country.clone(),
+            None => self.countries.as_ref().and_then(|c| {
+                let ip = server.addr.split(':').next()?.parse().ok()?;
+                c.country_of(ip)
+            }),
+        };
     }
 
     /// Servers unanswered for longer than `after` leave the default list (see
@@ -299,6 +322,7 @@ impl Directory {
                     server.reachability = Reachability::Gone;
                 }
                 server.ping_ms = None;
+                self.place(&mut server, None);
                 let addr = server.addr.clone();
                 let id = state.ids.len() as u32;
                 state.ids.insert(addr.clone(), id);
@@ -327,9 +351,11 @@ impl Directory {
             let mut state = self.write();
             let addr = server.addr.clone();
             // The matches count comes from the store, not from the server's answer.
-            if let Some(known) = state.servers.get(&addr) {
+            let known = state.servers.get(&addr);
+            if let Some(known) = known {
                 server.matches_today = known.matches_today;
             }
+            self.place(&mut server, known);
             if !state.ids.contains_key(&addr) {
                 let id = state.ids.len() as u32;
                 state.ids.insert(addr.clone(), id);
@@ -526,6 +552,12 @@ impl crate::seams::WulframBoard for Directory {
 
     fn wulfram(&self) -> Vec<WulframServer> {
         Directory::wulfram(self)
+    }
+}
+
+impl crate::seams::ServerRecords for Directory {
+    fn record(&self, addr: &str) -> Option<ServerInfo> {
+        self.read().servers.get(addr).cloned()
     }
 }
 

@@ -190,7 +190,12 @@ fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
     html! {
         tr class=(cells::reachability_class(server.reachability))
             data-testid="first-row" data-addr=(server.addr) tabindex="0" aria-selected="false" {
-            td class="name" elementtiming=[first.then_some("first-server")] { (coloured(&server.hostname)) }
+            td class="name" elementtiming=[first.then_some("first-server")] {
+                @if let Some(code) = &server.country {
+                    span.country title=(format!("Country: {code}")) { (code) } " "
+                }
+                (coloured(&server.hostname))
+            }
             td { (server.map) }
             td { (server.gametype) }
             td { (server.game) }
@@ -442,6 +447,61 @@ pub async fn index(
     }
     let (template, _) = html.template();
     let page = html.render(&template, &view);
+    let (etag, gzip) = (etag(&page), gzip(&page));
+    html_response(&headers, page, gzip, etag)
+}
+
+/// `GET /server/{addr}`: the page, opening on that server, with Open Graph and Twitter card
+/// tags (its banner as the image) so a pasted link unfurls.
+pub async fn server_page(
+    State(html): State<Arc<Html>>,
+    axum::extract::Path(addr): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    use crate::seams::ServerRecords;
+    let Some(server) = html.directory.record(&addr) else {
+        return (StatusCode::NOT_FOUND, "no such server listed here").into_response();
+    };
+    let origin = crate::card::origin(&headers);
+    let name = text::strip(&server.hostname);
+    let mut facts = vec![
+        server.map.clone(),
+        server.gametype.clone(),
+        format!("{} players", cells::players(&server)),
+    ];
+    facts.extend(server.country.clone());
+    facts.push(server.addr.clone());
+    let description = facts
+        .into_iter()
+        .filter(|f| !f.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let image = format!("{origin}/banner/{addr}.png");
+    let tags = html! {
+        meta property="og:site_name" content="Muster";
+        meta property="og:type" content="website";
+        meta property="og:title" content=(name);
+        meta property="og:description" content=(description);
+        meta property="og:url" content=(format!("{origin}/server/{addr}"));
+        meta property="og:image" content=(image);
+        meta property="og:image:type" content="image/png";
+        meta property="og:image:width" content="560";
+        meta property="og:image:height" content="95";
+        meta name="twitter:card" content="summary_large_image";
+        meta name="twitter:title" content=(name);
+        meta name="twitter:description" content=(description);
+        meta name="twitter:image" content=(image);
+        meta name="muster-server" content=(addr);
+    };
+    let first = html.first_screen();
+    let page = String::from_utf8_lossy(&first.plain);
+    let at = page.find("</head>").unwrap_or(0);
+    let page = Bytes::from(format!(
+        "{}{}{}",
+        &page[..at],
+        tags.into_string(),
+        &page[at..]
+    ));
     let (etag, gzip) = (etag(&page), gzip(&page));
     html_response(&headers, page, gzip, etag)
 }

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use axum::extract::ws::{WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -109,9 +110,11 @@ pub fn routes(directory: Arc<Directory>, feed: Arc<PageFeed>, dist: PathBuf) -> 
         .route("/", get(html::index))
         .route("/index.html", get(html::index))
         .route("/servers", get(html::servers))
+        .route("/server/{addr}", get(html::server_page))
         .with_state(page)
         .route("/ws", get(feed_upgrade))
         .route("/api/servers", get(servers))
+        .route("/api/servers/{addr}", get(one_server))
         .route("/api/masters", get(masters))
         .route("/api/feed", get(feed_counters))
         .with_state(BrowseState { directory, feed })
@@ -119,6 +122,18 @@ pub fn routes(directory: Arc<Directory>, feed: Arc<PageFeed>, dist: PathBuf) -> 
 
 async fn servers(State(state): State<BrowseState>) -> impl IntoResponse {
     Json(state.directory.servers())
+}
+
+/// `GET /api/servers/{addr}`: one server's record, or 404 if it is not listed here.
+async fn one_server(
+    State(state): State<BrowseState>,
+    axum::extract::Path(addr): axum::extract::Path<String>,
+) -> Response {
+    use crate::seams::ServerRecords;
+    match state.directory.record(&addr) {
+        Some(server) => Json(server).into_response(),
+        None => (StatusCode::NOT_FOUND, "no such server listed here").into_response(),
+    }
 }
 
 async fn masters(State(state): State<BrowseState>) -> impl IntoResponse {

@@ -385,6 +385,7 @@ pub fn pending_server(addr: SocketAddrV4, sources: Vec<String>) -> ServerInfo {
         reachability: Reachability::Pending,
         updated_ms: None,
         matches_today: 0,
+        country: None,
         sources,
         players: Vec::new(),
         cvars: Vec::new(),

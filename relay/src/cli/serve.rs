@@ -11,6 +11,7 @@ use crate::browse::BrowseArgs;
 use crate::cluster::ClusterArgs;
 use crate::demos::DemosArgs;
 use crate::edge::{EdgeArgs, EdgeConfig};
+use crate::geo::GeoArgs;
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::matches::MatchesArgs;
@@ -83,6 +84,8 @@ pub struct Args {
     #[command(flatten)]
     alerts: AlertsArgs,
     #[command(flatten)]
+    geo: GeoArgs,
+    #[command(flatten)]
     cluster: ClusterArgs,
     #[command(flatten)]
     rcon: RconArgs,
@@ -117,6 +120,7 @@ impl Args {
             rewind: self.rewind.config(),
             moments: self.moments,
             alerts: self.alerts,
+            geo: self.geo,
         })
     }
 }

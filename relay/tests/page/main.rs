@@ -11,6 +11,7 @@ mod common;
 
 mod admin;
 mod alerts;
+mod countries;
 mod demos;
 mod detail;
 mod first_screen;

@@ -43,7 +43,8 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
             }}
             {move || join.get().map(|(addr, passworded)| view! {
                 <JoinGame addr=addr.clone() passworded=passworded />
-                <crate::pages::browser::alerts::ServerAlerts addr=addr full=full />
+                <crate::pages::browser::alerts::ServerAlerts addr=addr.clone() full=full />
+                <crate::pages::browser::share::ServerShare addr=addr />
             })}
             {move || server().map(|server| view! { <ServerDetail server=server asked=asked /> })}
             // Outside the record's re-rendering: it fetches when the server or range changes.
@@ -90,12 +91,22 @@ fn ServerHead(server: ServerInfo, personal: Personal) -> impl IntoView {
             " "
             <Star addr=server.addr.clone() personal=personal />
         </h2>
+        <p class="country" data-testid="detail-country">{country_line(&server)}</p>
         <p class="connect">
             <a class="button" href=format!("/watch/#/watch/{}", server.addr) data-testid="watch">"Watch"</a>
             " "
             <a href=format!("/watch/#/watch-direct/{}", server.addr) data-testid="watch-direct"
                title="with the page's own session, through the bridge">"Watch directly"</a>
         </p>
+    }
+}
+
+/// Where the server is: its country's code, or why it has none.
+fn country_line(server: &ServerInfo) -> String {
+    match (&server.country, protocol::geo::not_placed(&server.addr)) {
+        (Some(code), _) => format!("Country: {code}"),
+        (None, Some(why)) => format!("No country: a {why}"),
+        (None, None) => "Country unknown".into(),
     }
 }
 

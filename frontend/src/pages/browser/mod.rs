@@ -8,6 +8,7 @@ mod history;
 mod list;
 mod matches;
 pub(crate) mod panels;
+mod share;
 mod tools;
 mod wulfram;
 
@@ -37,11 +38,21 @@ fn send_on() {
     }
 }
 
+/// The server a `/server/ADDR` link names.
+fn server_from_path() -> Option<String> {
+    let path = window().location().pathname().ok()?;
+    let addr = path.strip_prefix("/server/")?.trim_end_matches('/');
+    addr.parse::<std::net::SocketAddrV4>()
+        .is_ok()
+        .then(|| addr.to_owned())
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let feed = Feed::new();
     feed.start();
-    let selected = RwSignal::new(None::<String>);
+    // A server's own link (`/server/ADDR`) opens with it selected.
+    let selected = RwSignal::new(server_from_path());
     // The relay refreshes the server shown in detail more often.
     Effect::new(move |_| feed.watched.set(selected.get()));
     let view = RwSignal::new(view_from_url());

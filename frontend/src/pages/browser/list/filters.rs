@@ -1,7 +1,7 @@
 //! The in-game filters and the free-text search, folded away on a phone.
 
 use leptos::prelude::*;
-use protocol::browse::{Tri, View};
+use protocol::browse::{Tri, View, NO_COUNTRY};
 
 use crate::feed::Feed;
 
@@ -65,6 +65,15 @@ fn tri_select(
     }
 }
 
+/// A country filter's choice: its code and how many servers.
+fn country_option(code: &str, servers: usize) -> String {
+    if code == NO_COUNTRY {
+        format!("none (private or unknown) ({servers})")
+    } else {
+        format!("{code} ({servers})")
+    }
+}
+
 /// The search box and the filters.
 #[component]
 pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
@@ -80,6 +89,17 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
         all.sort();
         all.dedup();
         all
+    });
+    // The countries the list has, each with its count, for the country filter.
+    let countries = Memo::new(move |_| {
+        let mut count: std::collections::BTreeMap<String, usize> = Default::default();
+        feed.servers.with(|s| {
+            for server in s.values() {
+                let code = server.country.clone().unwrap_or_else(|| NO_COUNTRY.into());
+                *count.entry(code).or_default() += 1;
+            }
+        });
+        count.into_iter().collect::<Vec<_>>()
     });
     view! {
         <form class="toolbar" role="search" on:submit=|ev| ev.prevent_default()>
@@ -121,6 +141,22 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
                     <option value="">"all"</option>
                     <For each=move || gametypes.get() key=|g| g.clone() let:g>
                         <option value=g.clone()>{g.clone()}</option>
+                    </For>
+                </select>
+            </label>
+            <label for="country">
+                <span>"Country/region"</span>
+                <select
+                    id="country"
+                    prop:value=move || view.with(|v| v.countries.join(","))
+                    on:change=move |ev| {
+                        let code = event_target_value(&ev);
+                        view.update(|v| v.countries = if code.is_empty() { Vec::new() } else { vec![code] });
+                    }
+                >
+                    <option value="">"all"</option>
+                    <For each=move || countries.get() key=|c| c.clone() let:c>
+                        <option value=c.0.clone()>{country_option(&c.0, c.1)}</option>
                     </For>
                 </select>
             </label>

@@ -107,7 +107,27 @@ pub fn ServerList(
                     <Rows rows=rows shown=shown feed=feed selected=selected personal=personal held=hold.held />
                 </table>
             </div>
+            <CountryCredit />
         </section>
+    }
+}
+
+/// The credit the country database's licence asks for (DB-IP's CC BY 4.0: a link back),
+/// when the relay has one.
+#[component]
+fn CountryCredit() -> impl IntoView {
+    let about = LocalResource::new(|| async {
+        let text = crate::net::fetch_text("/api/countries").await?;
+        crate::net::from_json::<protocol::relay_api::CountryDatabase>(&text)
+    });
+    move || {
+        let about = about.get().flatten()?;
+        let (text, url) = (about.attribution?, about.attribution_url?);
+        Some(view! {
+            <p class="credit" data-testid="country-credit">
+                "Countries: " <a href=url rel="noopener" target="_blank">{text}</a>
+            </p>
+        })
     }
 }
 

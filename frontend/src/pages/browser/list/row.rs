@@ -120,7 +120,7 @@ struct RowData {
 impl RowData {
     fn of(server: &ServerInfo) -> Self {
         Self {
-            hostname_html: crate::parts::coloured::markup(&server.hostname),
+            hostname_html: crate::parts::coloured::named(server),
             map: server.map.clone(),
             gametype: server.gametype.clone(),
             game: server.game.clone(),

@@ -1,0 +1,51 @@
+//! Countries: what the page and the relay agree on about a server's country. The lookup
+//! itself is the relay's (an offline database); these say why an address has none, and check
+//! a code's shape.
+
+use core::net::Ipv4Addr;
+
+/// Why `addr` (`ip:port` or an IP) can have no country, or `None` if it is public: a
+/// database places only public addresses.
+pub fn not_placed(addr: &str) -> Option<&'static str> {
+    let ip = addr.split(':').next().unwrap_or(addr);
+    let ip: Ipv4Addr = ip.parse().ok()?;
+    let [a, b, ..] = ip.octets();
+    Some(if ip.is_loopback() {
+        "loopback address"
+    } else if ip.is_private() {
+        "private address"
+    } else if ip.is_link_local() {
+        "link-local address"
+    } else if a == 100 && (64..128).contains(&b) {
+        "shared (carrier-grade NAT) address"
+    } else if ip.is_unspecified() || ip.is_broadcast() || ip.is_multicast() || a == 0 || a >= 240 {
+        "reserved address"
+    } else {
+        return None;
+    })
+}
+
+/// Whether `code` is an ISO 3166-1 alpha-2 code's shape (two ASCII capitals).
+pub fn is_code(code: &str) -> bool {
+    code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_loopback_and_reserved_addresses_have_no_country_and_say_why() {
+        assert_eq!(not_placed("127.0.0.1:28960"), Some("loopback address"));
+        assert_eq!(not_placed("192.168.1.4:28960"), Some("private address"));
+        assert_eq!(not_placed("10.0.0.1"), Some("private address"));
+        assert_eq!(not_placed("169.254.169.254:80"), Some("link-local address"));
+        assert_eq!(
+            not_placed("100.64.0.1:1"),
+            Some("shared (carrier-grade NAT) address")
+        );
+        assert_eq!(not_placed("0.1.2.3:1"), Some("reserved address"));
+        assert_eq!(not_placed("8.8.8.8:28960"), None);
+        assert_eq!(not_placed("not an address"), None);
+    }
+}

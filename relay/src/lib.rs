@@ -38,6 +38,7 @@ pub mod matches;
 pub mod metrics;
 pub mod moments;
 pub mod net;
+pub mod owners;
 pub mod rcon;
 pub mod rewind;
 pub mod seams;
@@ -103,6 +104,8 @@ pub struct ServeConfig {
     pub alerts: alerts::AlertsArgs,
     /// The country database.
     pub geo: geo::GeoArgs,
+    /// Owner sessions' and proofs' lifetimes.
+    pub owners: owners::OwnersArgs,
 }
 
 impl Default for ServeConfig {
@@ -128,6 +131,7 @@ impl Default for ServeConfig {
             moments: moments::MomentsArgs::default(),
             alerts: alerts::AlertsArgs::default(),
             geo: geo::GeoArgs::default(),
+            owners: owners::OwnersArgs::default(),
         }
     }
 }

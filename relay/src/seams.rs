@@ -56,7 +56,44 @@ pub trait ServerRecords: Send + Sync {
 
 /// What proven owners set for their servers (the owners capability keeps it in memory).
 pub trait OwnerProfiles: Send + Sync {
+    /// The profile of `addr`, while its proof holds.
     fn profile(&self, addr: &str) -> Option<protocol::relay_api::owners::OwnerProfile>;
+    /// The servers their owners opted in to being followed (proof holding).
+    fn followed(&self) -> Vec<ServerAddr>;
+}
+
+/// Where a proven owner's Discord webhook becomes the server's own alerts (up, down, full,
+/// each followed match's end); alerts implement it.
+pub trait ServerWebhooks: Send + Sync {
+    /// Replaces `addr`'s owner alerts with ones to `url` (`None` removes them); `full_at` is
+    /// the player count that makes it full. `Err` says why the URL is refused.
+    fn set_webhook(
+        &self,
+        addr: String,
+        url: Option<String>,
+        full_at: u32,
+    ) -> futures_util::future::BoxFuture<'static, Result<(), String>>;
+}
+
+/// Proving a server's ownership with its rcon password: one command through the admin
+/// console (its spacing, lockouts and audit), the password used once and never kept.
+pub trait ProveOwner: Send + Sync {
+    fn prove(
+        &self,
+        client: crate::edge::limits::ClientKey,
+        target: std::net::SocketAddrV4,
+        password: String,
+    ) -> futures_util::future::BoxFuture<'_, Proof>;
+}
+
+/// How a proof went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Proof {
+    Proven,
+    /// The server said the password is wrong, or has none set (nothing can prove it then).
+    Refused(String),
+    /// The relay did not send it or had no answer: (HTTP status, why).
+    NotAsked(u16, String),
 }
 
 /// A fixed set of servers, for tests and tools that have no directory.

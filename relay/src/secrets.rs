@@ -36,3 +36,12 @@ pub fn random_id(len: usize) -> String {
         .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
         .collect()
 }
+
+/// The hex SHA-256 of a token: what the store keeps of a management or session token.
+pub fn token_hash(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -14,7 +14,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::{
     alerts, banners, bridge, browse, cluster, demos, edge, geo, history, master, matches, metrics,
-    moments, rcon, rewind, seams, spectate, store, wulfram, Directory, ServeConfig,
+    moments, owners, rcon, rewind, seams, spectate, store, wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -138,6 +138,22 @@ pub(crate) async fn capabilities(
         .collect();
     let (hubs, spectate_routes) =
         spectate::start(config.spectate, directory.clone(), cluster.clone());
+    let audit = history
+        .as_ref()
+        .map(|h| h.log.clone() as Arc<dyn seams::AuditLog>);
+    let (rcon, rcon_routes) = rcon::start(config.rcon, directory.clone(), cluster.clone(), audit)?;
+    // An owner proves a server theirs through the console; matches follow what owners opt in.
+    let owners = owners::start(
+        owners::OwnersStart {
+            config: config.owners,
+            store: history.as_ref().map(|h| h.readers()),
+            prove: rcon.clone(),
+            records: directory.clone(),
+            webhooks: alerts.webhooks.clone(),
+            trusted: config.edge.trusted_proxies.clone(),
+        },
+        tasks,
+    );
     let matches_routes = matches::start(
         matches::MatchesStart {
             config: config.matches,
@@ -149,6 +165,7 @@ pub(crate) async fn capabilities(
                 .map(|_| hubs.clone() as Arc<dyn seams::RecordingHubs>),
             servers: directory.clone(),
             list: directory.clone(),
+            owners: owners.owners.clone(),
         },
         tasks,
     )?;
@@ -169,10 +186,6 @@ pub(crate) async fn capabilities(
         ..config.bridge
     };
     let (bridge, bridge_routes) = bridge::start(bridge_config, directory.clone(), cluster.clone());
-    let audit = history
-        .as_ref()
-        .map(|h| h.log.clone() as Arc<dyn seams::AuditLog>);
-    let (rcon, rcon_routes) = rcon::start(config.rcon, directory.clone(), cluster.clone(), audit)?;
     let mut scrapes: Vec<Arc<dyn metrics::Scrape>> =
         vec![directory.clone(), feed, hubs.clone(), bridge, rcon];
     if let Some(started) = &master {
@@ -198,7 +211,11 @@ pub(crate) async fn capabilities(
         rcon_routes,
         rewind_routes,
         geo_routes,
-        banners::routes(banners::Banners::new(directory.clone(), None)),
+        banners::routes(banners::Banners::new(
+            directory.clone(),
+            Some(owners.owners.clone()),
+        )),
+        owners.routes,
     ];
     routers.extend(history_routes);
     routers.extend(matches_routes);

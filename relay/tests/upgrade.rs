@@ -12,7 +12,7 @@ use protocol::relay_api::ServerInfo;
 use relay::store::{Store, StoreArgs};
 
 /// Schema versions that shipped; each has a fixture per backend.
-const SHIPPED: i64 = 7;
+const SHIPPED: i64 = 8;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -67,6 +67,9 @@ fn means_the_same(store: &mut dyn Store, before: &Rows) {
     if before.contains_key("moments") {
         moments_mean_the_same(store, before);
     }
+    if before.contains_key("owners") {
+        owners_mean_the_same(store, before);
+    }
     if before.contains_key("alert_rules") {
         alerts_mean_the_same(store, before);
     }
@@ -74,6 +77,20 @@ fn means_the_same(store: &mut dyn Store, before: &Rows) {
 
 /// Alerts (version 7 on): every rule and its destination read as the API gives them, and the
 /// firings still pending are due to be sent, each with the event it was written with.
+fn owners_mean_the_same(store: &mut dyn Store, before: &Rows) {
+    use protocol::relay_api::owners::OwnerProfile;
+    let owners = relay::store::owners::all(store.exec().unwrap()).unwrap();
+    assert_eq!(owners.len(), before["owners"].len());
+    assert!(!owners.is_empty());
+    for owner in owners {
+        let profile: OwnerProfile = serde_json::from_str(&owner.profile)
+            .unwrap_or_else(|e| panic!("{}: an old profile no longer reads: {e}", owner.addr));
+        assert_eq!(profile.addr, owner.addr);
+        assert!(profile.proven_ms > 0 && profile.follow && profile.discord);
+        assert!(owner.discord_webhook.is_some());
+    }
+}
+
 fn alerts_mean_the_same(store: &mut dyn Store, before: &Rows) {
     use protocol::relay_api::alerts::{AlertEvent, Destination, Rule};
     use relay::store::alerts;

@@ -6,10 +6,10 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use protocol::relay_api::alerts::{AlertAsk, AlertList, AlertRule, Delivery, Destination, Rule};
-use sha2::{Digest, Sha256};
 
 use super::Alerts;
 use crate::net::{unix_ms, ServerAddr};
+use crate::secrets::token_hash;
 use crate::store::alerts::{self as stored, StoredRule, Subscription, UNKNOWN};
 use crate::store::StoreError;
 
@@ -35,14 +35,6 @@ fn unavailable(e: StoreError) -> Response {
 
 /// Names longer than the game allows are not names.
 const NAME_MOST: usize = 64;
-
-/// The hex SHA-256 of a token: what the store keeps.
-fn token_hash(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 #[derive(serde::Deserialize)]
 pub struct TokenQuery {

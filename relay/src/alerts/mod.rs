@@ -14,6 +14,7 @@ mod api;
 pub mod guard;
 pub mod message;
 pub mod outbox;
+mod owned;
 pub mod push;
 pub mod rules;
 
@@ -113,6 +114,8 @@ pub struct AlertsStarted {
     pub routes: Option<Router>,
     /// The match log to follow matches with: `log`, telling alerts of ended matches on the way.
     pub log: Option<Arc<dyn MatchLog>>,
+    /// Owners' webhooks for their servers' own events; None without a store.
+    pub webhooks: Option<Arc<dyn crate::seams::ServerWebhooks>>,
 }
 
 /// Starts judging and sending when there is a store (else no routes, and `log` unchanged).
@@ -122,7 +125,11 @@ pub fn start(
     tasks: &mut JoinSet<()>,
 ) -> anyhow::Result<AlertsStarted> {
     let Some(store) = start.store else {
-        return Ok(AlertsStarted { routes: None, log });
+        return Ok(AlertsStarted {
+            routes: None,
+            log,
+            webhooks: None,
+        });
     };
     let allow = Arc::new(guard::Allow::new(&start.config.alert_allow_host));
     let keys = push::Keys::new(store.clone(), start.config.alert_contact.clone());
@@ -152,6 +159,7 @@ pub fn start(
             alerts: alerts.clone(),
         }) as Arc<dyn MatchLog>
     });
+    let webhooks = Some(Arc::new(alerts.clone()) as Arc<dyn crate::seams::ServerWebhooks>);
     let routes = Router::new()
         .route(
             "/api/alerts",
@@ -163,6 +171,7 @@ pub fn start(
     Ok(AlertsStarted {
         routes: Some(routes),
         log,
+        webhooks,
     })
 }
 

@@ -16,6 +16,7 @@ use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::matches::MatchesArgs;
 use crate::moments::MomentsArgs;
+use crate::owners::OwnersArgs;
 use crate::rcon::RconArgs;
 use crate::rewind::RewindArgs;
 use crate::spectate::SpectateArgs;
@@ -86,6 +87,8 @@ pub struct Args {
     #[command(flatten)]
     geo: GeoArgs,
     #[command(flatten)]
+    owners: OwnersArgs,
+    #[command(flatten)]
     cluster: ClusterArgs,
     #[command(flatten)]
     rcon: RconArgs,
@@ -121,6 +124,7 @@ impl Args {
             moments: self.moments,
             alerts: self.alerts,
             geo: self.geo,
+            owners: self.owners,
         })
     }
 }

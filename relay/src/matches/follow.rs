@@ -39,6 +39,8 @@ pub struct Follower {
     config: FollowConfig,
     following: BTreeSet<ServerAddr>,
     paused: BTreeMap<ServerAddr, Instant>,
+    /// Servers their proven owners opted in.
+    owned: Vec<ServerAddr>,
 }
 
 /// Whether a slot stays free for a player once the spectator is in.
@@ -56,7 +58,15 @@ impl Follower {
     }
 
     pub fn is_idle(&self) -> bool {
-        self.config.follow.is_empty() && self.config.busy.is_none()
+        self.config.follow.is_empty()
+            && self.config.busy.is_none()
+            && self.owned.is_empty()
+            && self.following.is_empty()
+    }
+
+    /// The servers their proven owners opted in, followed as the operator's are.
+    pub fn also_follow(&mut self, owned: Vec<ServerAddr>) {
+        self.owned = owned;
     }
 
     /// The servers to follow and to leave now. `turned_away` says why a followed server
@@ -81,6 +91,11 @@ impl Follower {
         }
         let by_addr: BTreeMap<ServerAddr, &Slots> = table.iter().map(|s| (s.addr, s)).collect();
         let mut wanted: Vec<ServerAddr> = self.config.follow.clone();
+        wanted.extend(
+            self.owned
+                .iter()
+                .filter(|a| !self.config.follow.contains(a)),
+        );
         if let Some(least) = self.config.busy {
             let mut busy: Vec<&Slots> = table
                 .iter()
@@ -114,8 +129,10 @@ impl Follower {
         }
         for &addr in &self.following {
             if !wanted.contains(&addr) && !plan.leave.iter().any(|(a, _)| *a == addr) {
-                plan.leave
-                    .push((addr, "no longer among the busiest".into()));
+                plan.leave.push((
+                    addr,
+                    "no longer among the busiest, nor opted in by its owner".into(),
+                ));
             }
         }
         for (addr, _) in &plan.leave {
@@ -142,6 +159,30 @@ mod tests {
             max_clients: max,
             password,
         }
+    }
+
+    #[test]
+    fn an_owner_s_server_is_followed_while_opted_in_and_left_after() {
+        let mut f = Follower::new(FollowConfig {
+            follow: vec![],
+            busy: None,
+            busy_max: 0,
+            record: false,
+        });
+        assert!(f.is_idle());
+        let table = [slots(1, 3, 3, 16, false)];
+        let now = Instant::now();
+        f.also_follow(vec![table[0].addr]);
+        assert!(!f.is_idle());
+        let plan = f.plan(&table, |_| None, |_| false, now);
+        assert_eq!(plan.follow, [table[0].addr]);
+        f.followed(table[0].addr);
+        f.also_follow(Vec::new());
+        assert!(!f.is_idle(), "it still follows: the next plan leaves");
+        let plan = f.plan(&table, |_| None, |_| false, now);
+        assert_eq!(plan.leave.len(), 1);
+        assert!(plan.leave[0].1.contains("owner"), "{plan:?}");
+        assert!(f.is_idle());
     }
 
     #[test]

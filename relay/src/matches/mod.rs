@@ -83,6 +83,8 @@ pub struct MatchesStart {
     pub recorder: Option<Arc<dyn RecordingHubs>>,
     pub servers: Arc<dyn ServerSlots>,
     pub list: Arc<dyn MatchesToday>,
+    /// Servers their proven owners opted in to being followed.
+    pub owners: Arc<dyn crate::seams::OwnerProfiles>,
 }
 
 /// Starts following, counting and serving matches; the routes exist only with a history.
@@ -109,7 +111,16 @@ pub fn start(start: MatchesStart, tasks: &mut JoinSet<()>) -> anyhow::Result<Opt
         })
         .collect();
     count_today(readers.clone(), start.list, tasks);
-    follow(start.config, start.hubs, recorder, start.servers, tasks);
+    follow(
+        start.config,
+        Followed {
+            hubs: start.hubs,
+            recorder,
+            servers: start.servers,
+            owners: start.owners,
+        },
+        tasks,
+    );
     Ok(Some(api::routes(api::Pages {
         readers,
         dist: start.dist,
@@ -136,23 +147,34 @@ fn count_today(readers: Workers, list: Arc<dyn MatchesToday>, tasks: &mut JoinSe
     });
 }
 
-/// Keeps a hub on each followed server, recording it when `recorder` is given.
-fn follow(
-    config: MatchesConfig,
+/// What following works through.
+struct Followed {
     hubs: Arc<dyn FollowHubs>,
+    /// The hubs' recorder, when followed matches are recorded.
     recorder: Option<Arc<dyn RecordingHubs>>,
     servers: Arc<dyn ServerSlots>,
-    tasks: &mut JoinSet<()>,
-) {
+    owners: Arc<dyn crate::seams::OwnerProfiles>,
+}
+
+/// Keeps a hub on each followed server (the operator's, the busiest, and those their owners
+/// opted in), recording it when there is a recorder.
+fn follow(config: MatchesConfig, with: Followed, tasks: &mut JoinSet<()>) {
+    let Followed {
+        hubs,
+        recorder,
+        servers,
+        owners,
+    } = with;
     let mut follower = follow::Follower::new(config);
-    if follower.is_idle() {
-        return;
-    }
     tasks.spawn(async move {
         let mut every = tokio::time::interval(FOLLOW_EVERY);
         let mut said = std::collections::BTreeMap::new();
         loop {
             every.tick().await;
+            follower.also_follow(owners.followed());
+            if follower.is_idle() {
+                continue;
+            }
             let plan = follower.plan(
                 &servers.slots(),
                 |a| hubs.turned_away(a),

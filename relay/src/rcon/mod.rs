@@ -352,3 +352,41 @@ pub fn start(
     let router = routes(rcon.clone());
     Ok((rcon, router))
 }
+
+/// An owner's proof is one `status` through the console: spaced, locked out and audited like
+/// any command, so claiming is no better a password guesser than the console.
+impl crate::seams::ProveOwner for Rcon {
+    fn prove(
+        &self,
+        client: ClientKey,
+        target: SocketAddrV4,
+        password: String,
+    ) -> futures_util::future::BoxFuture<'_, crate::seams::Proof> {
+        use crate::seams::Proof;
+        Box::pin(async move {
+            let password = Password::new(password);
+            match self.command(client, target, &password, "status").await {
+                Ok((answer, _)) => match answer.outcome {
+                    Outcome::Output(_) => Proof::Proven,
+                    Outcome::BadPassword => {
+                        Proof::Refused("the server refused the rcon password".into())
+                    }
+                    Outcome::NoPassword => Proof::Refused(
+                        "the server has no rcon password set, so nobody can prove it is theirs"
+                            .into(),
+                    ),
+                },
+                Err(refusal) => {
+                    let status = match &refusal {
+                        Refusal::Disabled => 403,
+                        Refusal::UnknownTarget(_) => 404,
+                        Refusal::Locked(_) | Refusal::Busy(_) => 429,
+                        Refusal::Command(_) => 400,
+                        Refusal::Exchange(_) => 504,
+                    };
+                    Proof::NotAsked(status, refusal.to_string())
+                }
+            }
+        })
+    }
+}

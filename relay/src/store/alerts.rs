@@ -229,6 +229,15 @@ pub fn remove_rule(db: &mut dyn Exec, subscription: &str, id: &str) -> Result<bo
 }
 
 /// Removes a subscription, its rules and its outbox: everything kept about it.
+/// The ids of the subscriptions `client` made.
+pub fn subscriptions_of_client(db: &mut dyn Exec, client: &str) -> Result<Vec<String>> {
+    let rows = db.rows(
+        "SELECT id FROM alert_subscriptions WHERE client = $1",
+        &[Value::Text(client)],
+    )?;
+    Ok(rows.iter().map(|r| r[0].text()).collect())
+}
+
 pub fn remove_subscription(db: &mut dyn Exec, subscription: &str) -> Result<()> {
     for table in ["alert_outbox", "alert_rules"] {
         db.exec(

@@ -12,6 +12,7 @@ pub mod backup;
 pub(crate) mod compact;
 pub mod matches;
 pub mod moments;
+pub mod owners;
 pub(crate) mod pack;
 mod postgres;
 mod sqlite;

@@ -56,6 +56,8 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
     super::moments::POSTGRES_SCHEMA,
     // Alerts: subscriptions, rules and the outbox.
     super::alerts::POSTGRES_SCHEMA,
+    // Proven owners: their servers' profiles and sessions.
+    super::owners::POSTGRES_SCHEMA,
 ];
 
 /// How many schema versions this relay knows.

@@ -45,7 +45,9 @@ super::matches::SQLITE_STANDINGS,
 // Moments: clips of watched matches shared as links.
 super::moments::SQLITE_SCHEMA,
 // Alerts: subscriptions, rules and the outbox.
-super::alerts::SQLITE_SCHEMA];
+super::alerts::SQLITE_SCHEMA,
+// Proven owners: their servers' profiles and sessions.
+super::owners::SQLITE_SCHEMA];
 
 /// How many schema versions this relay knows.
 pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;

@@ -1,0 +1,297 @@
+//! `POST /api/servers/{addr}/claim`, `GET`/`PUT`/`DELETE /api/servers/{addr}/owner`.
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use protocol::relay_api::owners::{
+    Claim, OwnerEdit, OwnerProfile, OwnerSession, MAX_DESCRIPTION, MAX_LINKS,
+};
+
+use super::Owners;
+use crate::net::unix_ms;
+use crate::seams::Proof;
+use crate::secrets::token_hash;
+use crate::store::owners::{self as stored, Owner};
+
+type Refusal = (StatusCode, String);
+
+fn refused(status: StatusCode, text: impl Into<String>) -> Response {
+    (status, text.into()).into_response()
+}
+
+fn unavailable(e: impl std::fmt::Display) -> Response {
+    tracing::warn!("owners: {e}");
+    refused(StatusCode::SERVICE_UNAVAILABLE, "owners are unavailable")
+}
+
+impl Owners {
+    fn store(&self) -> Result<&crate::store::worker::Workers, Response> {
+        self.store.as_ref().ok_or_else(|| {
+            refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "owners are kept in the history store: this relay runs with --no-history",
+            )
+        })
+    }
+
+    /// The listed server `addr` names, or the answer saying it is none.
+    fn listed(&self, addr: &str) -> Result<protocol::relay_api::ServerInfo, Response> {
+        if addr.parse::<std::net::SocketAddrV4>().is_err() {
+            return Err(refused(StatusCode::BAD_REQUEST, "the address is ip:port"));
+        }
+        self.records
+            .record(addr)
+            .ok_or_else(|| refused(StatusCode::NOT_FOUND, "no such server listed here"))
+    }
+
+    /// The stored owner of `addr` whose session `headers` carry, or 401.
+    async fn session(&self, addr: &str, headers: &HeaderMap) -> Result<Owner, Response> {
+        let store = self.store()?;
+        let token = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or_else(|| {
+                refused(
+                    StatusCode::UNAUTHORIZED,
+                    "an owner session's token is needed (Authorization: Bearer ...): claim the server first",
+                )
+            })?;
+        let hash = token_hash(token);
+        let (addr, now) = (addr.to_owned(), unix_ms());
+        let found = store
+            .run(move |s| {
+                let db = s.exec()?;
+                match stored::session(db, &hash, now)? {
+                    Some(on) if on == addr => stored::get(db, &addr),
+                    _ => Ok(None),
+                }
+            })
+            .await
+            .map_err(unavailable)?;
+        found.ok_or_else(|| {
+            refused(
+                StatusCode::UNAUTHORIZED,
+                "this owner session has ended or is for another server: claim the server again",
+            )
+        })
+    }
+}
+
+/// `POST /api/servers/{addr}/claim` `{"password"}` → `200` with an owner session, or `403`.
+pub async fn claim(
+    State(owners): State<Owners>,
+    Path(addr): Path<String>,
+    extensions: axum::http::Extensions,
+    headers: HeaderMap,
+    claim: Result<Json<Claim>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(Json(claim)) = claim else {
+        return refused(StatusCode::BAD_REQUEST, "expected {\"password\": \"...\"}");
+    };
+    let store = match owners.store() {
+        Ok(store) => store.clone(),
+        Err(refused) => return refused,
+    };
+    if let Err(refused) = owners.listed(&addr) {
+        return refused;
+    }
+    let Ok(target) = addr.parse() else {
+        return refused(StatusCode::BAD_REQUEST, "the address is ip:port");
+    };
+    // Lockouts count per client, as at the console.
+    let ip = extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |info| {
+            crate::edge::limits::client_ip(info.0.ip(), &headers, &owners.trusted)
+        });
+    let client = crate::edge::limits::ClientKey::of(ip);
+    match owners.prove.prove(client, target, claim.password).await {
+        Proof::Proven => {}
+        Proof::Refused(why) => return refused(StatusCode::FORBIDDEN, why),
+        Proof::NotAsked(status, why) => {
+            return refused(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY),
+                why,
+            )
+        }
+    }
+    let now = unix_ms();
+    let token = crate::secrets::random_id(32);
+    let expires_ms = now + owners.config.owner_session_minutes.max(1) * 60_000;
+    let (hash, at) = (token_hash(&token), addr.clone());
+    let proven = store
+        .run(move |s| {
+            let mut owner = None;
+            s.transact(&mut |db| {
+                let mut kept = stored::get(db, &at)?.unwrap_or(Owner {
+                    addr: at.clone(),
+                    profile: String::new(),
+                    discord_webhook: None,
+                    proven_ms: now,
+                });
+                let mut profile: OwnerProfile =
+                    serde_json::from_str(&kept.profile).unwrap_or_default();
+                profile.addr = at.clone();
+                profile.proven_ms = now;
+                kept.proven_ms = now;
+                kept.profile = serde_json::to_string(&profile).unwrap_or_default();
+                stored::put(db, &kept)?;
+                stored::add_session(db, &hash, &at, expires_ms)?;
+                owner = Some(profile);
+                Ok(())
+            })?;
+            Ok(owner)
+        })
+        .await;
+    match proven {
+        Ok(Some(profile)) => {
+            owners.remember(profile.clone());
+            Json(OwnerSession {
+                token,
+                expires_ms,
+                profile,
+            })
+            .into_response()
+        }
+        Ok(None) => unavailable("the claim did not read back"),
+        Err(e) => unavailable(e),
+    }
+}
+
+/// `GET /api/servers/{addr}/owner`: what its proven owner set, or `404`.
+pub async fn show(State(owners): State<Owners>, Path(addr): Path<String>) -> Response {
+    use crate::seams::OwnerProfiles;
+    match owners.profile(&addr) {
+        Some(profile) => Json(profile).into_response(),
+        None => refused(StatusCode::NOT_FOUND, "no proven owner"),
+    }
+}
+
+/// Checks an edit's fields; the refusal says which is wrong.
+fn check(edit: &OwnerEdit) -> Result<(), Refusal> {
+    let bad = |text: String| Err((StatusCode::BAD_REQUEST, text));
+    if let Some(text) = &edit.description {
+        if text.chars().count() > MAX_DESCRIPTION {
+            return bad(format!("description: at most {MAX_DESCRIPTION} characters"));
+        }
+    }
+    if let Some(links) = &edit.links {
+        if links.len() > MAX_LINKS {
+            return bad(format!("links: at most {MAX_LINKS}"));
+        }
+        for link in links {
+            let ok = url::Url::parse(&link.url).is_ok_and(|u| u.scheme() == "https");
+            if !ok || link.title.trim().is_empty() || link.title.chars().count() > 60 {
+                return bad(format!(
+                    "links: each a title (1 to 60 characters) and an https URL ({})",
+                    link.url
+                ));
+            }
+        }
+    }
+    if let Some(Some(colours)) = &edit.banner {
+        let all = [&colours.background, &colours.text, &colours.accent];
+        if !all.iter().all(|c| crate::banners::svg::is_colour(c)) {
+            return bad("banner: each colour is #rrggbb".into());
+        }
+    }
+    Ok(())
+}
+
+/// `PUT /api/servers/{addr}/owner` with `Authorization: Bearer TOKEN` and an [`OwnerEdit`].
+pub async fn edit(
+    State(owners): State<Owners>,
+    Path(addr): Path<String>,
+    headers: HeaderMap,
+    edit: Result<Json<OwnerEdit>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(edit) = match edit {
+        Ok(edit) => edit,
+        Err(e) => return refused(StatusCode::BAD_REQUEST, format!("not an owner edit: {e}")),
+    };
+    let server = match owners.listed(&addr) {
+        Ok(server) => server,
+        Err(refused) => return refused,
+    };
+    let mut owner = match owners.session(&addr, &headers).await {
+        Ok(owner) => owner,
+        Err(refused) => return refused,
+    };
+    if let Err((status, why)) = check(&edit) {
+        return refused(status, why);
+    }
+    let mut profile: OwnerProfile = serde_json::from_str(&owner.profile).unwrap_or_default();
+    if let Some(text) = edit.description {
+        profile.description = text;
+    }
+    if let Some(links) = edit.links {
+        profile.links = links;
+    }
+    if let Some(banner) = edit.banner {
+        profile.banner = banner;
+    }
+    if let Some(follow) = edit.follow {
+        profile.follow = follow;
+    }
+    if let Some(url) = edit.discord_webhook {
+        let url = (!url.trim().is_empty()).then(|| url.trim().to_owned());
+        let Some(webhooks) = &owners.webhooks else {
+            return refused(StatusCode::SERVICE_UNAVAILABLE, "alerts are unavailable");
+        };
+        // Full for players: the slots bots leave (a server with bots is full before its count is).
+        let full_at = server.max_clients.saturating_sub(server.bots).max(1);
+        if let Err(why) = webhooks
+            .set_webhook(addr.clone(), url.clone(), full_at)
+            .await
+        {
+            return refused(StatusCode::FORBIDDEN, format!("discord_webhook: {why}"));
+        }
+        profile.discord = url.is_some();
+        owner.discord_webhook = url;
+    }
+    owner.profile = serde_json::to_string(&profile).unwrap_or_default();
+    let Ok(store) = owners.store() else {
+        return unavailable("no store");
+    };
+    let kept = owner.clone();
+    match store.run(move |s| stored::put(s.exec()?, &kept)).await {
+        Ok(()) => {
+            owners.remember(profile.clone());
+            Json(profile).into_response()
+        }
+        Err(e) => unavailable(e),
+    }
+}
+
+/// `DELETE /api/servers/{addr}/owner` with the session: forgets the profile, its webhook's
+/// rules and every session on the server.
+pub async fn disown(
+    State(owners): State<Owners>,
+    Path(addr): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if let Err(refused) = owners.session(&addr, &headers).await {
+        return refused;
+    }
+    if let Some(webhooks) = &owners.webhooks {
+        if let Err(why) = webhooks.set_webhook(addr.clone(), None, 1).await {
+            return unavailable(why);
+        }
+    }
+    let Ok(store) = owners.store() else {
+        return unavailable("no store");
+    };
+    let at = addr.clone();
+    match store
+        .run(move |s| s.transact(&mut |db| stored::remove(db, &at)))
+        .await
+    {
+        Ok(()) => {
+            owners.forget(&addr);
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Err(e) => unavailable(e),
+    }
+}

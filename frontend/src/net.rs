@@ -68,16 +68,31 @@ pub async fn post_json(url: &str, json: &str) -> Result<(u16, String), String> {
 /// A request of `method` to `url`, with `json` as its body if given; the status and the
 /// body's text, or why nothing came back.
 pub async fn send(method: &str, url: &str, json: Option<&str>) -> Result<(u16, String), String> {
+    send_as(method, url, json, None).await
+}
+
+/// [`send`] with `Authorization: Bearer TOKEN` when a token is given (an owner session).
+pub async fn send_as(
+    method: &str,
+    url: &str,
+    json: Option<&str>,
+    bearer: Option<&str>,
+) -> Result<(u16, String), String> {
     let init = web_sys::RequestInit::new();
     init.set_method(method);
+    let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
     if let Some(json) = json {
         init.set_body(&wasm_bindgen::JsValue::from_str(json));
-        let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
         headers
             .set("content-type", "application/json")
             .map_err(|e| format!("{e:?}"))?;
-        init.set_headers(&headers);
     }
+    if let Some(token) = bearer {
+        headers
+            .set("authorization", &format!("Bearer {token}"))
+            .map_err(|e| format!("{e:?}"))?;
+    }
+    init.set_headers(&headers);
     let response = JsFuture::from(window().fetch_with_str_and_init(url, &init))
         .await
         .map_err(|_| "the relay did not answer".to_owned())?;

@@ -201,7 +201,10 @@ async fn an_owner_claims_with_the_rcon_password_and_sets_the_server_s_page_banne
                 .text()
                 .await
                 .unwrap();
-            panic!("Discord never heard of the server filling up: {}", &record[..record.len().min(700)]);
+            panic!(
+                "Discord never heard of the server filling up: {}",
+                &record[..record.len().min(700)]
+            );
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };

@@ -159,6 +159,12 @@ pub struct AlertEvent {
     pub server: Option<AlertServer>,
     /// `coduo://IP:PORT`, the link joinme.click's launcher opens the game with.
     pub join: Option<String>,
+    /// For a name that appeared: when the history last saw it before (Unix ms), if ever.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub last_seen_ms: Option<u64>,
 }
 
 /// A server as an alert describes it.

@@ -150,6 +150,7 @@ mod tests {
                 up: true,
             }),
             join: Some("coduo://1.2.3.4:28960".into()),
+            last_seen_ms: None,
         }
     }
 

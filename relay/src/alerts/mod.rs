@@ -240,10 +240,11 @@ impl Alerts {
         }
         judge.seq = Some(seq);
         let now = crate::net::unix_ms();
-        let changes = rules::judge(&mut judge.rules, &servers.states(), now);
+        let mut changes = rules::judge(&mut judge.rules, &servers.states(), now);
         if changes.is_empty() {
             return;
         }
+        self.with_last_seen(&mut changes, now).await;
         let fires = changes.iter().any(|c| c.fire.is_some());
         let written = self
             .store
@@ -274,6 +275,53 @@ impl Alerts {
                 judge.loaded = None;
             }
         }
+    }
+}
+
+impl Alerts {
+    /// A name that appeared is told with when the history last saw it before: its latest
+    /// stay that ended before this sighting (the history may already hold the current one).
+    async fn with_last_seen(&self, changes: &mut [rules::Change], now: u64) {
+        for change in changes.iter_mut().filter(|c| c.holds) {
+            let Some(event) = change.fire.as_mut() else {
+                continue;
+            };
+            let Rule::NameSeen { name, .. } = &event.rule else {
+                continue;
+            };
+            let key = rules::name_key(name);
+            let found = {
+                let key = key.clone();
+                self.store.run(move |s| s.find_players(&key, 20, 5)).await
+            };
+            let Ok(found) = found else { continue };
+            if let Some(last) = last_stay_before(found, &key, now) {
+                event.last_seen_ms = Some(last);
+                event.text = format!("{} (last seen {})", event.text, ago(now - last));
+            }
+        }
+    }
+}
+
+/// When `key`'s latest stay ended, among those that ended before `now` (a stay still going,
+/// within two minutes of now, is the sighting being told).
+fn last_stay_before(found: Vec<crate::store::Seen>, key: &str, now: u64) -> Option<u64> {
+    (found.into_iter())
+        .filter(|p| p.key == key)
+        .flat_map(|p| p.sessions)
+        .map(|stay| stay.last_ms)
+        .filter(|&last| last + 120_000 < now)
+        .max()
+}
+
+/// `ms` as people say it: "3 days ago".
+fn ago(ms: u64) -> String {
+    let minutes = ms / 60_000;
+    match minutes {
+        0..=1 => "a minute ago".into(),
+        2..=119 => format!("{minutes} minutes ago"),
+        120..=2879 => format!("{} hours ago", minutes / 60),
+        _ => format!("{} days ago", minutes / 1440),
     }
 }
 
@@ -347,6 +395,7 @@ fn match_event(part: &MatchPart) -> AlertEvent {
         ),
         server: None,
         join: Some(rules::join_link(&part.server)),
+        last_seen_ms: None,
     }
 }
 
@@ -376,5 +425,52 @@ impl Alerts {
             Ok(()) => self.fired.notify_one(),
             Err(e) => tracing::warn!("alerts: a match's end: {e}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Seen, SeriesName, Session};
+
+    fn stay(first_ms: u64, last_ms: u64) -> Session {
+        Session {
+            key: "sgt.fury".into(),
+            name: "^1Sgt.Fury".into(),
+            server: SeriesName::default(),
+            first_ms,
+            last_ms,
+        }
+    }
+
+    #[test]
+    fn a_name_that_appears_is_told_with_its_last_stay_before_this_one() {
+        let day = 86_400_000;
+        let now = 10 * day;
+        let seen = Seen {
+            key: "sgt.fury".into(),
+            name: "^1Sgt.Fury".into(),
+            last_ms: now,
+            last_server: SeriesName::default(),
+            // The stay going on now, and the one three days ago.
+            sessions: vec![stay(now - 30_000, now), stay(7 * day - 3_600_000, 7 * day)],
+        };
+        let other = Seen {
+            key: "sgt.fury2".into(),
+            sessions: vec![stay(9 * day, 9 * day + 1)],
+            ..seen.clone()
+        };
+        assert_eq!(
+            last_stay_before(vec![other, seen.clone()], "sgt.fury", now),
+            Some(7 * day)
+        );
+        assert_eq!(ago(now - 7 * day), "3 days ago");
+        assert_eq!(ago(5 * 3_600_000), "5 hours ago");
+        assert_eq!(ago(30 * 60_000), "30 minutes ago");
+        let only_now = Seen {
+            sessions: vec![stay(now - 30_000, now)],
+            ..seen
+        };
+        assert_eq!(last_stay_before(vec![only_now], "sgt.fury", now), None);
     }
 }

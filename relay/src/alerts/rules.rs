@@ -174,6 +174,7 @@ fn event(id: &str, rule: &Rule, holds: bool, on: Option<&ServerState>, at_ms: u6
         at_ms,
         text,
         join: server.as_ref().map(|s| join_link(&s.addr)),
+        last_seen_ms: None,
         server,
     }
 }

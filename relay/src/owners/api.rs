@@ -26,36 +26,36 @@ fn unavailable(e: impl std::fmt::Display) -> Response {
 }
 
 impl Owners {
-    fn store(&self) -> Result<&crate::store::worker::Workers, Response> {
+    fn store(&self) -> Result<&crate::store::worker::Workers, Refusal> {
         self.store.as_ref().ok_or_else(|| {
-            refused(
+            (
                 StatusCode::SERVICE_UNAVAILABLE,
-                "owners are kept in the history store: this relay runs with --no-history",
+                "owners are kept in the history store: this relay runs with --no-history".into(),
             )
         })
     }
 
     /// The listed server `addr` names, or the answer saying it is none.
-    fn listed(&self, addr: &str) -> Result<protocol::relay_api::ServerInfo, Response> {
+    fn listed(&self, addr: &str) -> Result<protocol::relay_api::ServerInfo, Refusal> {
         if addr.parse::<std::net::SocketAddrV4>().is_err() {
-            return Err(refused(StatusCode::BAD_REQUEST, "the address is ip:port"));
+            return Err((StatusCode::BAD_REQUEST, "the address is ip:port".into()));
         }
         self.records
             .record(addr)
-            .ok_or_else(|| refused(StatusCode::NOT_FOUND, "no such server listed here"))
+            .ok_or_else(|| (StatusCode::NOT_FOUND, "no such server listed here".into()))
     }
 
     /// The stored owner of `addr` whose session `headers` carry, or 401.
-    async fn session(&self, addr: &str, headers: &HeaderMap) -> Result<Owner, Response> {
+    async fn session(&self, addr: &str, headers: &HeaderMap) -> Result<Owner, Refusal> {
         let store = self.store()?;
         let token = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .ok_or_else(|| {
-                refused(
+                (
                     StatusCode::UNAUTHORIZED,
-                    "an owner session's token is needed (Authorization: Bearer ...): claim the server first",
+                    "an owner session's token is needed (Authorization: Bearer ...): claim the server first".into(),
                 )
             })?;
         let hash = token_hash(token);
@@ -69,11 +69,18 @@ impl Owners {
                 }
             })
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| {
+                tracing::warn!("owners: {e}");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "owners are unavailable".to_owned(),
+                )
+            })?;
         found.ok_or_else(|| {
-            refused(
+            (
                 StatusCode::UNAUTHORIZED,
-                "this owner session has ended or is for another server: claim the server again",
+                "this owner session has ended or is for another server: claim the server again"
+                    .into(),
             )
         })
     }
@@ -92,10 +99,10 @@ pub async fn claim(
     };
     let store = match owners.store() {
         Ok(store) => store.clone(),
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     if let Err(refused) = owners.listed(&addr) {
-        return refused;
+        return refused.into_response();
     }
     let Ok(target) = addr.parse() else {
         return refused(StatusCode::BAD_REQUEST, "the address is ip:port");
@@ -213,11 +220,11 @@ pub async fn edit(
     };
     let server = match owners.listed(&addr) {
         Ok(server) => server,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let mut owner = match owners.session(&addr, &headers).await {
         Ok(owner) => owner,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     if let Err((status, why)) = check(&edit) {
         return refused(status, why);
@@ -273,7 +280,7 @@ pub async fn disown(
     headers: HeaderMap,
 ) -> Response {
     if let Err(refused) = owners.session(&addr, &headers).await {
-        return refused;
+        return refused.into_response();
     }
     if let Some(webhooks) = &owners.webhooks {
         if let Err(why) = webhooks.set_webhook(addr.clone(), None, 1).await {

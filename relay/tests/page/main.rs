@@ -18,6 +18,7 @@ mod first_screen;
 mod history;
 mod list;
 mod matches;
+mod owners;
 mod panels;
 mod tuning;
 mod watch;

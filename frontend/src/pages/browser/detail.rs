@@ -44,7 +44,8 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
             {move || join.get().map(|(addr, passworded)| view! {
                 <JoinGame addr=addr.clone() passworded=passworded />
                 <crate::pages::browser::alerts::ServerAlerts addr=addr.clone() full=full />
-                <crate::pages::browser::share::ServerShare addr=addr />
+                <crate::pages::browser::share::ServerShare addr=addr.clone() />
+                <crate::pages::browser::owner::ServerOwner addr=addr />
             })}
             {move || server().map(|server| view! { <ServerDetail server=server asked=asked /> })}
             // Outside the record's re-rendering: it fetches when the server or range changes.

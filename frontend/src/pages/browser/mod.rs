@@ -7,6 +7,7 @@ mod detail;
 mod history;
 mod list;
 mod matches;
+mod owner;
 pub(crate) mod panels;
 mod share;
 mod tools;

@@ -75,7 +75,8 @@ async fn the_package_installs_runs_as_its_user_keeps_data_on_remove_and_purges()
     assert!(
         config.contains("dist = \"/usr/share/muster/dist\"")
             && config.contains("data-dir = \"/var/lib/muster/\"")
-            && config.contains("\n# refresh-interval = 20  # default\n"),
+            && config.contains("\n# refresh-interval = 20  # default\n")
+            && config.contains("geoip-db = \"/usr/share/muster/dbip-country.mmdb\""),
         "{config}"
     );
 
@@ -166,6 +167,9 @@ async fn the_package_installs_runs_as_its_user_keeps_data_on_remove_and_purges()
         page.contains("<meta name=\"muster-session\""),
         "the packaged page, not a fallback: {page}"
     );
+    // Countries out of the box, from the database the package ships, credited.
+    let countries = common::body(format!("{base}/api/countries")).await;
+    assert!(countries.contains("\"attribution\":\"IP Geolocation by DB-IP\""), "{countries}");
     let pid = rustix::process::Pid::from_raw(relay.id().unwrap() as i32).unwrap();
     let status = Command::new("ps")
         .args(["-o", "user=", "-p", &pid.as_raw_nonzero().to_string()])

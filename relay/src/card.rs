@@ -29,3 +29,27 @@ pub fn origin(headers: &HeaderMap) -> String {
         .is_some_and(|p| p.as_bytes() == b"https");
     format!("{}://{host}", if https { "https" } else { "http" })
 }
+
+/// A card's picture, as Open Graph and Twitter read it: the page's own address, the image
+/// (PNG, `width` x `height`) and its title.
+pub struct Picture<'a> {
+    pub url: &'a str,
+    pub image: &'a str,
+    pub width: u32,
+    pub height: u32,
+    pub title: &'a str,
+}
+
+/// The tags that make a pasted link unfurl with `picture`.
+pub fn picture(picture: &Picture) -> Markup {
+    html! {
+        meta property="og:url" content=(picture.url);
+        meta property="og:image" content=(picture.image);
+        meta property="og:image:type" content="image/png";
+        meta property="og:image:width" content=(picture.width);
+        meta property="og:image:height" content=(picture.height);
+        meta name="twitter:card" content="summary_large_image";
+        meta name="twitter:title" content=(picture.title);
+        meta name="twitter:image" content=(picture.image);
+    }
+}

@@ -18,14 +18,20 @@ async fn get(url: &str) -> reqwest::Response {
     reqwest::get(url).await.unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn banners_decode_at_both_sizes_are_cached_and_follow_the_server() {
+/// One lab server, and a relay polling it every second.
+async fn lab_and_relay() -> (Lab, relay::Relay) {
     let lab = Lab::start(lab_config(1, 100)).await.unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let relay = relay::Relay::start(relay_config(&lab, vec![], Duration::from_secs(1)))
         .await
         .unwrap();
     wait_listed(&relay, &lab).await;
+    (lab, relay)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn banners_decode_at_both_sizes_are_cached_and_follow_the_server() {
+    let (lab, relay) = lab_and_relay().await;
     let server = &lab.servers[0];
     let addr = server.addr.to_string();
     let base = format!("http://{}", relay.addr);
@@ -118,12 +124,7 @@ async fn banners_decode_at_both_sizes_are_cached_and_follow_the_server() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_widget_and_the_server_link_card() {
-    let lab = Lab::start(lab_config(1, 100)).await.unwrap();
-    lab.wait_registered(LIMIT).await.unwrap();
-    let relay = relay::Relay::start(relay_config(&lab, vec![], Duration::from_secs(1)))
-        .await
-        .unwrap();
-    wait_listed(&relay, &lab).await;
+    let (lab, relay) = lab_and_relay().await;
     let addr = lab.servers[0].addr.to_string();
     let base = format!("http://{}", relay.addr);
     let profile = lab.servers[0].snapshot();

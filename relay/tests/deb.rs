@@ -169,7 +169,10 @@ async fn the_package_installs_runs_as_its_user_keeps_data_on_remove_and_purges()
     );
     // Countries out of the box, from the database the package ships, credited.
     let countries = common::body(format!("{base}/api/countries")).await;
-    assert!(countries.contains("\"attribution\":\"IP Geolocation by DB-IP\""), "{countries}");
+    assert!(
+        countries.contains("\"attribution\":\"IP Geolocation by DB-IP\""),
+        "{countries}"
+    );
     let pid = rustix::process::Pid::from_raw(relay.id().unwrap() as i32).unwrap();
     let status = Command::new("ps")
         .args(["-o", "user=", "-p", &pid.as_raw_nonzero().to_string()])

@@ -28,6 +28,12 @@ async fn claim(base: &str, addr: &str, password: &str) -> (u16, String) {
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
+/// The status of the public owner profile of `addr`.
+async fn owner_status(base: &str, addr: &str) -> u16 {
+    let response = reqwest::get(format!("{base}/api/servers/{addr}/owner")).await;
+    response.unwrap().status().as_u16()
+}
+
 async fn edit(base: &str, addr: &str, token: Option<&str>, body: Value) -> (u16, String) {
     let mut request = reqwest::Client::new()
         .put(format!("{base}/api/servers/{addr}/owner"))
@@ -85,13 +91,7 @@ async fn an_owner_claims_with_the_rcon_password_and_sets_the_server_s_page_banne
     let (status, said) = claim(&base, &addr, "not-the-password").await;
     assert_eq!(status, 403, "{said}");
     assert!(said.contains("refused the rcon password"), "{said}");
-    assert_eq!(
-        reqwest::get(format!("{base}/api/servers/{addr}/owner"))
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
+    assert_eq!(owner_status(&base, &addr).await, 404);
     let (status, said) = claim(&base, &addr, PASSWORD).await;
     assert_eq!(status, 200, "{said}");
     let session: OwnerSession = serde_json::from_str(&said).unwrap();
@@ -224,13 +224,7 @@ async fn an_owner_claims_with_the_rcon_password_and_sets_the_server_s_page_banne
         .await
         .unwrap();
     assert_eq!(gone.status(), 204);
-    assert_eq!(
-        reqwest::get(format!("{base}/api/servers/{addr}/owner"))
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
+    assert_eq!(owner_status(&base, &addr).await, 404);
     assert_eq!(
         edit(&base, &addr, Some(token), json!({"description": "x"}))
             .await

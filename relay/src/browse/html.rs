@@ -482,15 +482,14 @@ pub async fn server_page(
         meta property="og:type" content="website";
         meta property="og:title" content=(name);
         meta property="og:description" content=(description);
-        meta property="og:url" content=(format!("{origin}/server/{addr}"));
-        meta property="og:image" content=(image);
-        meta property="og:image:type" content="image/png";
-        meta property="og:image:width" content="560";
-        meta property="og:image:height" content="95";
-        meta name="twitter:card" content="summary_large_image";
-        meta name="twitter:title" content=(name);
         meta name="twitter:description" content=(description);
-        meta name="twitter:image" content=(image);
+        (crate::card::picture(&crate::card::Picture {
+            url: &format!("{origin}/server/{addr}"),
+            image: &image,
+            width: 560,
+            height: 95,
+            title: &name,
+        }))
         meta name="muster-server" content=(addr);
     };
     let first = html.first_screen();

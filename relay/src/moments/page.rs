@@ -73,14 +73,13 @@ fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: 
             head {
                 (crate::card::head(&title, &description))
                 meta property="og:type" content="video.other";
-                meta property="og:url" content=(format!("{origin}{}", m.page()));
-                meta property="og:image" content=(image);
-                meta property="og:image:type" content="image/png";
-                meta property="og:image:width" content="512";
-                meta property="og:image:height" content="512";
-                meta name="twitter:card" content="summary_large_image";
-                meta name="twitter:title" content=(title);
-                meta name="twitter:image" content=(image);
+                (crate::card::picture(&crate::card::Picture {
+                    url: &format!("{origin}{}", m.page()),
+                    image: &image,
+                    width: 512,
+                    height: 512,
+                    title: &title,
+                }))
                 meta name="muster-moment" content=(m.id);
                 @if let Some(full) = &m.match_demo { meta name="muster-match-demo" content=(full); }
                 style { (PreEscaped(STYLE)) }

@@ -144,11 +144,16 @@ pub async fn screenshot(client: &Client, name: &str) {
 
 /// Types a value into a number input the way a user's edit lands: value, then an input event.
 pub async fn set_input(client: &Client, id: &str, value: &str) {
+    type_into(client, &format!("#{id}"), value).await;
+}
+
+/// Sets the value of the input or text area `css` finds, then fires `input`, as typing does.
+pub async fn type_into(client: &Client, css: &str, value: &str) {
     client
         .execute(
-            "const el = document.getElementById(arguments[0]); el.value = arguments[1]; \
+            "const el = document.querySelector(arguments[0]); el.value = arguments[1]; \
              el.dispatchEvent(new Event('input', { bubbles: true }));",
-            vec![id.into(), value.into()],
+            vec![css.into(), value.into()],
         )
         .await
         .unwrap();

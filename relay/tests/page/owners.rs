@@ -8,18 +8,6 @@ use common::{relay_config, sqlite_history};
 
 const PASSWORD: &str = "page-owner";
 
-/// Sets a selector-found input's value as a person would, firing `input`.
-async fn type_into(client: &Client, css: &str, value: &str) {
-    client
-        .execute(
-            "const el = document.querySelector(arguments[0]); el.value = arguments[1]; \
-             el.dispatchEvent(new Event('input', { bubbles: true }));",
-            vec![css.into(), value.into()],
-        )
-        .await
-        .unwrap();
-}
-
 async fn said(client: &Client, starts: &str) -> String {
     eventually(&format!("the owner form says {starts}…"), async || {
         let said = text_of(client, "[data-testid=owner-said]").await?;

@@ -249,3 +249,60 @@ async fn a_server_without_an_rcon_password_cannot_be_claimed() {
     let (status, _) = claim(&base, "10.9.9.9:28960", "anything").await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_its_owner_opts_in_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab::LabConfig {
+        rcon_password: Some(PASSWORD.into()),
+        ..lab_config(2, 100)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    // A server with room for the spectator (a slot left for a player besides), open to it.
+    let server = &lab.servers[0];
+    {
+        let mut profile = server.profile.lock().unwrap();
+        profile.max_clients = profile.clients() + 4;
+        profile.password = false;
+    }
+    let addr = server.addr.to_string();
+    let mut config = relay_config(&lab, vec![], Duration::from_secs(1));
+    config.history = Some(sqlite_history(dir.path()));
+    let relay = relay::Relay::start(config).await.unwrap();
+    wait_listed(&relay, &lab).await;
+    let base = format!("http://{}", relay.addr);
+    let followed = async || -> bool {
+        let hubs: Value = reqwest::get(format!("{base}/api/spectate"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        (hubs.as_array().unwrap().iter()).any(|h| h["addr"] == addr.as_str())
+    };
+    assert!(!followed().await);
+    let (status, said) = claim(&base, &addr, PASSWORD).await;
+    assert_eq!(status, 200, "{said}");
+    let session: OwnerSession = serde_json::from_str(&said).unwrap();
+    let (status, said) = edit(&base, &addr, Some(&session.token), json!({"follow": true})).await;
+    assert_eq!(status, 200, "{said}");
+    let deadline = Instant::now() + LIMIT;
+    while !followed().await {
+        assert!(
+            Instant::now() < deadline,
+            "the owner's server was never followed"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Disowned, the follower lets the hub go (it retires after the hubs' grace period, as
+    // any unwatched one; the follower's leaving is its unit test's).
+    let gone = reqwest::Client::new()
+        .delete(format!("{base}/api/servers/{addr}/owner"))
+        .bearer_auth(&session.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), 204);
+}

@@ -48,6 +48,21 @@ async fn edit(base: &str, addr: &str, token: Option<&str>, body: Value) -> (u16,
 #[tokio::test(flavor = "multi_thread")]
 async fn an_owner_claims_with_the_rcon_password_and_sets_the_server_s_page_banner_and_webhook() {
     let dir = tempfile::tempdir().unwrap();
+    claims_and_edits(sqlite_history(dir.path())).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs PostgreSQL: `cargo xtask test` starts one and sets MUSTER_TEST_POSTGRES"]
+async fn an_owner_claims_and_edits_on_postgres() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut history = sqlite_history(dir.path());
+    history.store.database = Some(relay::store::postgres_database());
+    claims_and_edits(history).await;
+}
+
+/// Claim, edits refused and made, the owner's webhook hearing its server fill, disowning:
+/// against the history store `history` names.
+async fn claims_and_edits(history: relay::history::HistoryConfig) {
     let lab = Lab::start(lab::LabConfig {
         rcon_password: Some(PASSWORD.into()),
         ..lab_config(2, 100)
@@ -74,7 +89,7 @@ async fn an_owner_claims_with_the_rcon_password_and_sets_the_server_s_page_banne
     );
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let mut config = relay_config(&lab, vec![], Duration::from_secs(1));
-    config.history = Some(sqlite_history(dir.path()));
+    config.history = Some(history);
     config.alerts.alert_allow_host = vec!["127.0.0.1".into()];
     let relay = relay::Relay::start(config).await.unwrap();
     wait_listed(&relay, &lab).await;

@@ -8,7 +8,11 @@ use core::net::Ipv4Addr;
 /// database places only public addresses.
 pub fn not_placed(addr: &str) -> Option<&'static str> {
     let ip = addr.split(':').next().unwrap_or(addr);
-    let ip: Ipv4Addr = ip.parse().ok()?;
+    not_placed_ip(ip.parse().ok()?)
+}
+
+/// [`not_placed`] of an address already parsed.
+pub fn not_placed_ip(ip: Ipv4Addr) -> Option<&'static str> {
     let [a, b, ..] = ip.octets();
     Some(if ip.is_loopback() {
         "loopback address"

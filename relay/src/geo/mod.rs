@@ -74,7 +74,7 @@ impl Countries {
 
     /// The ISO code of the country `ip` is in; `None` for a private or unknown address.
     pub fn country(&self, ip: Ipv4Addr) -> Option<String> {
-        if protocol::geo::not_placed(&ip.to_string()).is_some() {
+        if protocol::geo::not_placed_ip(ip).is_some() {
             return None;
         }
         let record: Record = self.reader.lookup(IpAddr::V4(ip)).ok()??;

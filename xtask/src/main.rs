@@ -9,8 +9,10 @@ mod deb;
 mod fuzz;
 mod nats;
 mod page;
+mod ports;
 mod postgres;
 mod run;
+mod supervise;
 mod testing;
 mod tools;
 mod worker_names;
@@ -27,9 +29,13 @@ pub(crate) use run::build_release_binaries;
 
 const USAGE: &str = "usage: cargo xtask <command>
 commands:
-  run [--servers N]   build the relay and a lab fleet, start them on 127.0.0.1 and print
+  run [--servers N] [--check] [--no-page]
+                      build the relay and a lab fleet, start them on 127.0.0.1 and print
                       the URL; install what is missing and build the page behind them (the
-                      relay serves the list without the page's code until it is built)
+                      relay serves the list without the page's code until it is built);
+                      Ctrl-C stops everything it started. --check: read the page and the
+                      lab's servers back, wait for the page, stop all and prove nothing is
+                      left (CI); --no-page: build no page behind the relay
   test                install what is missing and run every test (unit, interop with QStat,
                       gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium)
   page                build the page as run and test do (Trunk, the session worker renamed

@@ -1,14 +1,18 @@
 //! `cargo xtask run` and `cargo xtask cluster`: the relay (one, or several on NATS and
 //! PostgreSQL) and a lab fleet on 127.0.0.1, started as soon as they are built, with the page
-//! built behind them.
+//! built behind them. Whatever they start is stopped when they stop, however they stop.
+
+mod check;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use crate::tools::Needs;
-use crate::{status, wait_for_line, Phases};
+use crate::ports::{self, Port};
+use crate::supervise::{finish, Ended, Fleet, Stop};
+use crate::tools::{self, Needs};
+use crate::{status, Phases};
 
 use crate::page::page;
 use crate::{nats, postgres};
@@ -64,66 +68,174 @@ pub(crate) fn build_page_and_binaries(
 }
 /// `cargo xtask page` as a process of its own, at the lowest priority: `run` starts the relay
 /// as soon as its own build is done, and the page, whose tools take most of a fresh machine's
-/// first start, comes when it comes.
-pub(crate) fn page_behind(root: &Path) -> Result<Child> {
+/// first start, comes when it comes. It leads a process group of its own, so stopping it stops
+/// its cargo, rustc, Trunk and wasm-opt too.
+pub(crate) fn page_behind(root: &Path) -> Result<Command> {
     let mut page = Command::new("nice");
     page.args(["-n", "19"])
         .arg(std::env::current_exe().context("finding xtask itself")?)
         .arg("page")
         .current_dir(root);
-    eprintln!("xtask: {page:?} (behind the relay's build)");
-    page.spawn().context("starting the page's build")
+    Ok(page)
+}
+/// What `cargo xtask run` was asked for.
+struct RunOptions {
+    servers: usize,
+    /// Up to the URL, read the page and the lab's servers back, then stop everything (CI's
+    /// proof of the README's first command).
+    check: bool,
+    /// Serve the page already built (or the relay's first screen) and build none behind.
+    page: bool,
+}
+impl RunOptions {
+    const USAGE: &'static str = "usage: cargo xtask run [--servers N] [--check] [--no-page]";
+
+    fn parse(args: &[String]) -> Result<Self> {
+        let mut options = Self {
+            servers: 24,
+            check: false,
+            page: true,
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--servers" => {
+                    options.servers = args
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .filter(|n| (1..=1000).contains(n))
+                        .context("--servers takes a number of servers from 1 to 1000")?
+                }
+                "--check" => options.check = true,
+                "--no-page" => options.page = false,
+                _ => bail!("{} (not {arg:?})", Self::USAGE),
+            }
+        }
+        Ok(options)
+    }
+}
+/// Where `run`'s relay serves the page.
+pub(crate) const RUN_LISTEN: &str = "127.0.0.1:8080";
+/// The fixed ports of the lab `run` and `cluster` start.
+fn lab_ports(servers: usize) -> Vec<Port> {
+    let base: u16 = LAB_PORT.parse().expect("a port");
+    let mut ports = vec![
+        Port::udp(LAB_MASTER_PORT.parse().expect("a port"), "the lab's master"),
+        Port::tcp(
+            WULFRAM_PORT.parse().expect("a port"),
+            "the lab's Wulfram II endpoint",
+        ),
+        Port::udp(
+            WULFRAM_PORT.parse().expect("a port"),
+            "the lab's Wulfram II endpoint",
+        ),
+    ];
+    ports.extend((0..servers as u16).map(|i| Port::udp(base + i, "a lab server")));
+    ports
+}
+/// Every port `run` takes.
+fn run_ports(servers: usize) -> Vec<Port> {
+    let mut ports = vec![
+        Port::tcp(8080, "the relay's web server"),
+        Port::udp(
+            OWN_MASTER
+                .rsplit(':')
+                .next()
+                .and_then(|p| p.parse().ok())
+                .expect("a port"),
+            "the relay's own master",
+        ),
+    ];
+    ports.extend(lab_ports(servers));
+    ports
+}
+/// A step of a start that failed: everything started is stopped first, then the error names
+/// the step, the cause, and any of `ports` someone else holds.
+fn failed(fleet: &mut Fleet, ports: &[Port], step: &str, error: anyhow::Error) -> anyhow::Error {
+    fleet.stop();
+    if matches!(error.downcast_ref(), Some(Ended::Interrupted)) {
+        return anyhow::anyhow!("interrupted while {step}; everything this run started is stopped");
+    }
+    let taken = ports::taken_now(ports);
+    let taken = if taken.is_empty() {
+        String::new()
+    } else {
+        format!("\n{taken}")
+    };
+    anyhow::anyhow!("{step} failed: {error:#}{taken}\neverything this run started is stopped")
 }
 pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
-    let servers = match args {
-        [] => "24".to_owned(),
-        [flag, n] if flag == "--servers" => n.clone(),
-        _ => bail!("usage: cargo xtask run [--servers N]"),
-    };
+    let options = RunOptions::parse(args)?;
+    let servers = options.servers.to_string();
+    let ports = run_ports(options.servers);
+    let stop = Stop::on_signals()?;
+    ports::ensure_free(&ports).context("cargo xtask run needs these ports on 127.0.0.1")?;
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
-    let mut page = page_behind(root)?;
-    let native = phases.time("binaries", || status(&mut run_binaries()));
-    if let Err(error) = native {
-        let _ = page.kill();
-        return Err(error);
-    }
+    // The relay reads the country database as it starts: installed before anything starts.
+    phases.time("npm", || tools::ensure_run_files(root))?;
+    let mut fleet = Fleet::new()?;
+    let page = if options.page {
+        let mut command = page_behind(root)?;
+        eprintln!("xtask: {command:?} (behind the relay's build)");
+        Some(fleet.spawn(PAGE_BUILD, &mut command)?)
+    } else {
+        None
+    };
+    phases
+        .time("binaries", || finish(&mut run_binaries(), &stop))
+        .map_err(|e| {
+            failed(
+                &mut fleet,
+                &ports,
+                "building the relay and the lab (cargo build)",
+                e,
+            )
+        })?;
     let started = std::time::Instant::now();
     let bin = root.join("target/debug");
     // The lab's servers take this rcon password, so the Admin tab can be tried on them.
     let rcon_password = operator_token()?;
-    let mut lab = start_lab(
-        &bin,
-        &servers,
-        // The lab's servers also heartbeat the relay's own master, as stock servers would
-        // heartbeat a replacement one; every 15 s rather than stock's 180 s, so it fills soon
-        // after the relay starts.
-        &[
-            "--heartbeat-to",
-            OWN_MASTER,
-            "--heartbeat",
-            "15",
-            "--rcon-password",
-            &rcon_password,
-        ],
+    let lab = fleet.spawn(
+        "the lab fleet (muster-lab)",
+        &mut lab_command(
+            &bin,
+            &servers,
+            // The lab's servers also heartbeat the relay's own master, as stock servers would
+            // heartbeat a replacement one; every 15 s rather than stock's 180 s, so it fills
+            // soon after the relay starts.
+            &[
+                "--heartbeat-to",
+                OWN_MASTER,
+                "--heartbeat",
+                "15",
+                "--rcon-password",
+                &rcon_password,
+            ],
+        ),
     )?;
-    wait_for_line(&mut lab, "muster-lab:")?;
+    fleet
+        .wait_for_line(lab, "muster-lab:", &stop)
+        .map_err(|e| failed(&mut fleet, &ports, "starting the lab fleet", e))?;
     let token = operator_token()?;
     // The relay follows the first lab server's matches, nobody watching, so the Matches page
     // fills; the lab's passworded servers take the lab's password, given as an operator would.
     let password = root.join("target/lab-password");
     std::fs::write(&password, "lab").context("writing target/lab-password")?;
-    let mut relay = relay_command(root, &bin, "127.0.0.1:8080", &token)
-        .args(["--follow", "127.0.0.1:28960", "--server-password"])
-        .arg(format!("127.0.0.1:28960={}", password.display()))
-        .args(["--master-listen", OWN_MASTER, "--record-dir"])
-        .arg(root.join("target/demos"))
-        // History and the persisted list, kept across runs (SQLite).
-        .arg("--data-dir")
-        .arg(root.join("target/muster-data"))
-        .spawn()
-        .context("starting muster serve")?;
-    wait_for_line(&mut relay, "muster: serving")?;
+    let relay = fleet.spawn(
+        "the relay (muster serve)",
+        relay_command(root, &bin, RUN_LISTEN, &token)
+            .args(["--follow", "127.0.0.1:28960", "--server-password"])
+            .arg(format!("127.0.0.1:28960={}", password.display()))
+            .args(["--master-listen", OWN_MASTER, "--record-dir"])
+            .arg(root.join("target/demos"))
+            // History and the persisted list, kept across runs (SQLite).
+            .arg("--data-dir")
+            .arg(root.join("target/muster-data")),
+    )?;
+    fleet
+        .wait_for_line(relay, "muster: serving", &stop)
+        .map_err(|e| failed(&mut fleet, &ports, "starting the relay", e))?;
     phases.0.push(("start", started.elapsed()));
     println!();
     println!(
@@ -131,9 +243,10 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
         began.elapsed().as_secs_f64(),
         phases.show()
     );
-    println!("Muster is running: open http://127.0.0.1:8080/");
+    println!("Muster is running: open http://{RUN_LISTEN}/");
     println!(
-        "(relay + {servers} lab servers and a Wulfram II endpoint on 127.0.0.1; Ctrl-C stops both)"
+        "(relay + {servers} lab servers and a Wulfram II endpoint on 127.0.0.1; Ctrl-C stops \
+         them all)"
     );
     println!(
         "Operator token (the watch view's Record button asks for it): {token}; demos are \
@@ -141,7 +254,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
          target/muster-data"
     );
     println!("The lab servers' rcon password (a server's Admin tab asks for it): {rcon_password}");
-    let building = page.try_wait()?.is_none();
+    let building = page.is_some_and(|page| fleet.exit_status(page).is_none());
     if building && root.join("dist/index.html").is_file() {
         println!(
             "The page is being rebuilt behind the relay, which serves the last build meanwhile."
@@ -153,32 +266,51 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
              reloads itself, then the page takes over."
         );
     }
-    let built = page.wait()?;
-    if !built.success() {
-        println!("xtask: the page's build failed ({built}); the relay serves the list without it");
-    } else if building {
-        println!(
-            "xtask: the page is ready, {:.0} s after xtask started: reload it.",
-            began.elapsed().as_secs_f64()
-        );
+    if options.check {
+        return check::run(&mut fleet, &stop, [lab, relay], page, options.servers)
+            .map_err(|e| failed(&mut fleet, &ports, "checking the running relay", e));
     }
-    let result = relay.wait();
-    let _ = lab.kill();
-    result?;
-    Ok(())
+    loop {
+        match fleet.watch(&stop) {
+            Ended::Interrupted => {
+                println!("xtask: stopping the relay, the lab and anything building…");
+                fleet.stop();
+                println!("xtask: stopped; nothing of this run is left running");
+                return Ok(());
+            }
+            Ended::Exited(what, built) if what == PAGE_BUILD => {
+                if !built.success() {
+                    println!(
+                        "xtask: the page's build failed ({built}; its error is above); the \
+                         relay serves the list without it. Fix it and run `cargo xtask page`: \
+                         the running relay serves what it builds."
+                    );
+                } else if building {
+                    println!(
+                        "xtask: the page is ready, {:.0} s after xtask started: reload it.",
+                        began.elapsed().as_secs_f64()
+                    );
+                }
+            }
+            ended @ Ended::Exited(..) => {
+                return Err(failed(&mut fleet, &ports, "running", ended.into()));
+            }
+        }
+    }
 }
+/// The name `run` gives the page's build.
+pub(crate) const PAGE_BUILD: &str = "the page's build (cargo xtask page)";
 /// The lab fleet `run` and `cluster` start: its servers from 28960, its master on 20611.
 pub(crate) const LAB_PORT: &str = "28960";
 pub(crate) const LAB_MASTER_PORT: &str = "20611";
-pub(crate) fn start_lab(bin: &Path, servers: &str, extra: &[&str]) -> Result<Child> {
-    Command::new(bin.join("muster-lab"))
-        .args(["--servers", servers, "--port", LAB_PORT])
+pub(crate) fn lab_command(bin: &Path, servers: &str, extra: &[&str]) -> Command {
+    let mut lab = Command::new(bin.join("muster-lab"));
+    lab.args(["--servers", servers, "--port", LAB_PORT])
         .args(["--master-port", LAB_MASTER_PORT])
         .args(["--wulfram-port", WULFRAM_PORT])
         .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("starting muster-lab")
+        .stdout(Stdio::piped());
+    lab
 }
 /// The operator's secret for this run: the watch view's Record button asks for it.
 pub(crate) fn operator_token() -> Result<String> {
@@ -213,19 +345,34 @@ pub(crate) fn relay_command(root: &Path, bin: &Path, listen: &str, token: &str) 
 pub(crate) fn cluster(root: &Path, args: &[String]) -> Result<()> {
     let count: usize = match args {
         [] => 3,
-        [n] => n.parse().context("usage: cargo xtask cluster [N]")?,
+        [n] => n
+            .parse()
+            .ok()
+            .filter(|n| (1..=20).contains(n))
+            .context("usage: cargo xtask cluster [N], N from 1 to 20")?,
         _ => bail!("usage: cargo xtask cluster [N]"),
     };
+    let mut ports: Vec<Port> = (0..count as u16)
+        .map(|i| Port::tcp(8081 + i, "a relay's web server"))
+        .collect();
+    ports.extend(lab_ports(24));
+    let stop = Stop::on_signals()?;
+    ports::ensure_free(&ports).context("cargo xtask cluster needs these ports on 127.0.0.1")?;
     build_page_and_binaries(root, Needs::Cluster, release_binaries())?;
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let on_signal = stop.clone();
-    ctrlc::set_handler(move || on_signal.store(true, std::sync::atomic::Ordering::SeqCst))
-        .context("catching Ctrl-C")?;
+    if stop.requested() {
+        bail!("interrupted while building; nothing was started");
+    }
     let nats = nats::Nats::start()?;
     let postgres = postgres::Cluster::start()?;
     let bin = root.join("target/release");
-    let mut lab = start_lab(&bin, "24", &[])?;
-    wait_for_line(&mut lab, "muster-lab:")?;
+    let mut fleet = Fleet::new()?;
+    let lab = fleet.spawn(
+        "the lab fleet (muster-lab)",
+        &mut lab_command(&bin, "24", &[]),
+    )?;
+    fleet
+        .wait_for_line(lab, "muster-lab:", &stop)
+        .map_err(|e| failed(&mut fleet, &ports, "starting the lab fleet", e))?;
     let token = operator_token()?;
     let mut relays = Vec::new();
     for i in 0..count {
@@ -240,14 +387,17 @@ pub(crate) fn cluster(root: &Path, args: &[String]) -> Result<()> {
                 "--record-dir",
             ])
             .arg(root.join(format!("target/demos/relay-{}", i + 1)));
-        let mut child = relay.spawn().context("starting muster serve")?;
-        wait_for_line(&mut child, "muster: serving")?;
-        relays.push((listen, child));
+        let what = format!("relay {} (muster serve on {listen})", i + 1);
+        let pid = fleet.spawn(&what, &mut relay)?;
+        fleet
+            .wait_for_line(pid, "muster: serving", &stop)
+            .map_err(|e| failed(&mut fleet, &ports, &format!("starting {what}"), e))?;
+        relays.push((listen, pid));
     }
     println!();
     println!("{count} relays are running as one site:");
-    for (listen, child) in &relays {
-        println!("  http://{listen}/   (pid {})", child.id());
+    for (listen, pid) in &relays {
+        println!("  http://{listen}/   (pid {pid})");
     }
     println!(
         "NATS at {}, PostgreSQL at {}, 24 lab servers on 127.0.0.1.",
@@ -258,25 +408,32 @@ pub(crate) fn cluster(root: &Path, args: &[String]) -> Result<()> {
          polling and the watched matches within 10 s. GET /api/cluster on each shows the \
          leases it holds. Operator token: {token}. Ctrl-C stops everything."
     );
-    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let alive = relays
-            .iter_mut()
-            .map(|(_, child)| child)
-            .filter_map(|child| child.try_wait().ok())
-            .filter(Option::is_none)
-            .count();
-        if alive == 0 {
-            break;
+    // A relay killed meanwhile stays dead, so the others can be seen carrying on; the run ends
+    // when the user stops it, when the lab exits, or when no relay is left.
+    let ended = loop {
+        if let Err(ended) = fleet.all_running(&[lab], &stop) {
+            break Some(ended);
         }
-    }
-    for (_, child) in &mut relays {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    let _ = lab.kill();
-    let _ = lab.wait();
+        if relays
+            .iter()
+            .all(|(_, pid)| fleet.exit_status(*pid).is_some())
+        {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    fleet.stop();
     drop(postgres);
     drop(nats);
-    Ok(())
+    match ended {
+        Some(error) if matches!(error.downcast_ref(), Some(Ended::Interrupted)) => {
+            println!("xtask: stopped; nothing of this run is left running");
+            Ok(())
+        }
+        Some(error) => Err(error.context("the cluster stopped; everything it started is stopped")),
+        None => {
+            println!("xtask: every relay has exited; the lab, NATS and PostgreSQL are stopped");
+            Ok(())
+        }
+    }
 }

@@ -5,66 +5,92 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use crate::status;
 use crate::tools::{self, Needs};
+use crate::{status, Phases};
 
 use crate::{build_page, deb, fuzz, nats, postgres};
 
 pub(crate) fn test(root: &Path) -> Result<()> {
-    tools::ensure(root, Needs::Test)?;
-    status(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
-    status(Command::new("cargo").args([
-        "clippy",
-        "--workspace",
-        "--exclude",
-        "muster-frontend",
-        "--exclude",
-        "muster-session",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
-    status(Command::new("cargo").args([
-        "clippy",
-        "-p",
-        "muster-frontend",
-        "-p",
-        "muster-session",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    let began = std::time::Instant::now();
+    let mut phases = Phases::default();
+    let result = phases_of_the_test(root, &mut phases);
+    eprintln!(
+        "xtask: test run {} after {:.0} s ({})",
+        if result.is_ok() { "passed" } else { "FAILED" },
+        began.elapsed().as_secs_f64(),
+        phases.show()
+    );
+    result
+}
+fn phases_of_the_test(root: &Path, phases: &mut Phases) -> Result<()> {
+    phases.time("installs", || tools::ensure(root, Needs::Test))?;
+    phases.time("fmt", || {
+        status(Command::new("cargo").args(["fmt", "--all", "--check"]))
+    })?;
+    phases.time("clippy", || {
+        status(Command::new("cargo").args([
+            "clippy",
+            "--workspace",
+            "--exclude",
+            "muster-frontend",
+            "--exclude",
+            "muster-session",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    })?;
+    phases.time("clippy wasm", || {
+        status(Command::new("cargo").args([
+            "clippy",
+            "-p",
+            "muster-frontend",
+            "-p",
+            "muster-session",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    })?;
     // The protocol crate must stay no_std and build for the browser.
-    status(Command::new("cargo").args([
-        "build",
-        "-p",
-        "muster-protocol",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--features",
-        "serde",
-    ]))?;
-    build_page(root)?;
+    phases.time("protocol wasm", || {
+        status(Command::new("cargo").args([
+            "build",
+            "-p",
+            "muster-protocol",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--features",
+            "serde",
+        ]))
+    })?;
+    phases.time("page", || build_page(root))?;
     // Every parser under the fuzzer for a few seconds: a smoke run, not a search.
-    fuzz::run_targets(
-        root,
-        fuzz::Budget::Seconds(10),
-        &[],
-        fuzz::Exploration::Smoke,
-    )?;
+    phases.time("fuzz smoke", || {
+        fuzz::run_targets(
+            root,
+            fuzz::Budget::Seconds(10),
+            &[],
+            fuzz::Exploration::Smoke,
+        )
+    })?;
     // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
     let postgres = postgres::Cluster::start()?;
     // Every test built first, as the run below builds them, so the Debian package holds this
     // run's own relay binary (relay/tests/deb.rs installs and checks it) at no second build.
-    status(
-        Command::new("cargo")
-            .args(["test", "--no-run"])
-            .env("CARGO_INCREMENTAL", "0"),
-    )?;
-    let deb = deb::package(root, &root.join("target/debug/muster"))?;
+    phases.time("test build", || {
+        status(
+            Command::new("cargo")
+                .args(["test", "--no-run"])
+                .env("CARGO_INCREMENTAL", "0"),
+        )
+    })?;
+    let deb = phases.time("deb", || {
+        deb::package(root, &root.join("target/debug/muster"))
+    })?;
     let mut tests = Command::new("cargo");
     tests
         .args(["test", "--", "--include-ignored"])
@@ -80,7 +106,7 @@ pub(crate) fn test(root: &Path) -> Result<()> {
         .env("MUSTER_DEB", &deb)
         .env("MUSTER_NODE_BIN", tools::node_bin(root))
         .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));
-    run_tests(&mut tests)
+    phases.time("tests", || run_tests(&mut tests))
 }
 /// Runs cargo test, echoing its output, and closes with one line totalling every test binary.
 pub(crate) fn run_tests(command: &mut Command) -> Result<()> {

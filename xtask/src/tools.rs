@@ -80,6 +80,36 @@ fn node_prefix(root: &Path) -> PathBuf {
     root.join("target/tools/node")
 }
 
+/// What `run` needs before the relay starts, in seconds rather than minutes: npm (from Debian
+/// when it is missing) and the npm packages: the country database the relay reads at start, and
+/// binaryen for the page build behind it (installed here too, so two npm runs never share the
+/// prefix at once).
+pub fn ensure_run_files(root: &Path) -> Result<()> {
+    prepend_path(root)?;
+    if !works("npm", &["--version"]) {
+        apt_install(&["nodejs", "npm"]).context("installing npm from Debian")?;
+    }
+    npm_install(root, RUN_NPM)
+        .with_context(|| format!("installing {} with npm", names(RUN_NPM)))?;
+    let db = geoip_db(root);
+    if !db.is_file() {
+        bail!(
+            "npm installed {} but {} is not there: remove target/tools/node and run this again",
+            names(RUN_NPM),
+            db.display()
+        );
+    }
+    Ok(())
+}
+
+fn names(packages: &[(&str, &str)]) -> String {
+    packages
+        .iter()
+        .map(|(name, version)| format!("{name}@{version}"))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
 pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
     prepend_path(root)?;
     let mut apt: Vec<&str> = Vec::new();

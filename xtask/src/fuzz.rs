@@ -66,10 +66,10 @@ fn cargo_fuzz(root: &Path) -> Command {
     command
 }
 
-/// Runs `command` (a `cargo fuzz run`), echoing libFuzzer's output, and reads its final
-/// statistics.
+/// Runs `command` (a `cargo fuzz run`) and reads libFuzzer's final statistics; its output is
+/// echoed whole when it ends, so runs side by side never interleave.
 fn run_one(target: &str, command: &mut Command) -> Result<Ran> {
-    eprintln!("xtask: {command:?}");
+    let shown = format!("xtask: {command:?}");
     let began = Instant::now();
     let mut child = command
         .stderr(Stdio::piped())
@@ -77,14 +77,16 @@ fn run_one(target: &str, command: &mut Command) -> Result<Ran> {
         .context("starting cargo fuzz")?;
     let stderr = child.stderr.take().context("cargo fuzz stderr")?;
     let mut execs = 0;
+    let mut output = vec![shown];
     for line in BufReader::new(stderr).lines() {
         let line = line?;
-        eprintln!("{line}");
         if let Some(n) = line.strip_prefix("stat::number_of_executed_units:") {
             execs = n.trim().parse().unwrap_or(0);
         }
+        output.push(line);
     }
     let status = child.wait()?;
+    eprintln!("{}", output.join("\n"));
     if !status.success() {
         bail!("fuzz target {target} failed ({status}): the crashing input is in fuzz/artifacts/{target}/; make it a named regression test");
     }
@@ -98,6 +100,42 @@ fn run_one(target: &str, command: &mut Command) -> Result<Ran> {
 
 fn files_in(dir: &Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| d.count())
+}
+
+/// One target's run within `budget` (and, for a search, its corpus minimised after).
+fn run_target(root: &Path, target: &str, budget: Budget, exploration: Exploration) -> Result<Ran> {
+    let kept = root.join("fuzz/corpus").join(target);
+    let mut command = cargo_fuzz(root);
+    command.args(["fuzz", "run", "--sanitizer", SANITIZER, target]);
+    match exploration {
+        Exploration::Smoke => {
+            let corpus = root.join("target/fuzz-smoke").join(target);
+            let _ = std::fs::remove_dir_all(&corpus);
+            std::fs::create_dir_all(&corpus)?;
+            if kept.is_dir() {
+                crate::copy_tree(&kept, &corpus)?;
+            }
+            command.arg(&corpus).args(["--", "-seed=1"]);
+        }
+        Exploration::Search => {
+            std::fs::create_dir_all(&kept)?;
+            command.arg(&kept).arg("--");
+        }
+    }
+    // A hang is a finding too: libFuzzer's default waits 20 minutes on one input (a demo
+    // whose seek never ended cost that); no input of ours takes a second.
+    command.args(["-print_final_stats=1", "-timeout=30"]);
+    match budget {
+        Budget::Seconds(s) => command.arg(format!("-max_total_time={s}")),
+        Budget::Execs(n) => command.arg(format!("-runs={n}")),
+    };
+    let mut one = run_one(target, &mut command)?;
+    if exploration == Exploration::Search {
+        // Keeps only the inputs that each reach something the others do not.
+        crate::status(cargo_fuzz(root).args(["fuzz", "cmin", "--sanitizer", SANITIZER, target]))?;
+        one.corpus = files_in(&kept);
+    }
+    Ok(one)
 }
 
 /// Runs each of `targets` (all when empty) within `budget`; prints executions a second for
@@ -115,50 +153,35 @@ pub fn run_targets(
     } else {
         wanted.iter().collect()
     };
-    let mut ran = Vec::new();
-    for target in chosen {
-        if !all.contains(target) {
-            bail!("no fuzz target {target}; targets: {}", all.join(", "));
-        }
-        let kept = root.join("fuzz/corpus").join(target);
-        let mut command = cargo_fuzz(root);
-        command.args(["fuzz", "run", "--sanitizer", SANITIZER, target]);
-        match exploration {
-            Exploration::Smoke => {
-                let corpus = root.join("target/fuzz-smoke").join(target);
-                let _ = std::fs::remove_dir_all(&corpus);
-                std::fs::create_dir_all(&corpus)?;
-                if kept.is_dir() {
-                    crate::copy_tree(&kept, &corpus)?;
-                }
-                command.arg(&corpus).args(["--", "-seed=1"]);
-            }
-            Exploration::Search => {
-                std::fs::create_dir_all(&kept)?;
-                command.arg(&kept).arg("--");
-            }
-        }
-        // A hang is a finding too: libFuzzer's default waits 20 minutes on one input (a demo
-        // whose seek never ended cost that); no input of ours takes a second.
-        command.args(["-print_final_stats=1", "-timeout=30"]);
-        match budget {
-            Budget::Seconds(s) => command.arg(format!("-max_total_time={s}")),
-            Budget::Execs(n) => command.arg(format!("-runs={n}")),
-        };
-        let mut one = run_one(target, &mut command)?;
-        if exploration == Exploration::Search {
-            // Keeps only the inputs that each reach something the others do not.
-            crate::status(cargo_fuzz(root).args([
-                "fuzz",
-                "cmin",
-                "--sanitizer",
-                SANITIZER,
-                target,
-            ]))?;
-            one.corpus = files_in(&kept);
-        }
-        ran.push(one);
+    if let Some(unknown) = chosen.iter().find(|t| !all.contains(t)) {
+        bail!("no fuzz target {unknown}; targets: {}", all.join(", "));
     }
+    // Every target built in one cargo run, which keeps both cores busy; then the runs, one a
+    // core, since each libFuzzer process is one thread.
+    crate::status(cargo_fuzz(root).args(["fuzz", "build", "--sanitizer", SANITIZER]))?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let queue = std::sync::Mutex::new(chosen.into_iter());
+    let ran = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..cores)
+            .map(|_| {
+                scope.spawn(|| -> Result<()> {
+                    loop {
+                        let Some(target) = queue.lock().expect("the queue").next() else {
+                            return Ok(());
+                        };
+                        let one = run_target(root, target, budget, exploration)?;
+                        ran.lock().expect("the results").push(one);
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|worker| worker.join().expect("a fuzz worker panicked"))
+    })?;
+    let mut ran = ran.into_inner().expect("the results");
+    ran.sort_by(|a, b| a.target.cmp(&b.target));
     eprintln!("target                 executions   seconds    exec/s   corpus");
     for r in &ran {
         eprintln!(

@@ -34,7 +34,62 @@ fn build_subpage(root: &Path, next: &Path, html: &str, url: &str) -> Result<()> 
     compress(&dist)
 }
 
+/// Everything the page is built from: its crates and the protocol crate they use, its styles
+/// and files, the pins of its tools, and xtask's own steps after Trunk.
+const PAGE_INPUTS: [&str; 11] = [
+    "frontend",
+    "session",
+    "protocol/src",
+    "protocol/Cargo.toml",
+    "assets",
+    "Cargo.toml",
+    "Cargo.lock",
+    "Trunk.toml",
+    ".cargo/config.toml",
+    "xtask/src/page.rs",
+    "xtask/src/worker_names.rs",
+];
+/// The digest of [`PAGE_INPUTS`] the page in `dist/` was built from.
+const PAGE_STAMP: &str = "target/page-built-from";
+/// A digest of the compiler and every file of [`PAGE_INPUTS`], names and contents (the
+/// toolchain's own hasher: a stamp only this machine's builds read).
+fn page_inputs_digest(root: &Path) -> Result<String> {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    // A new compiler builds a different page from the same sources.
+    let rustc = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .context("running rustc -vV")?;
+    rustc.stdout.hash(&mut hasher);
+    for input in PAGE_INPUTS {
+        let path = root.join(input);
+        let files = if path.is_dir() {
+            crate::files_under(&path)?
+        } else {
+            vec![path]
+        };
+        for file in files {
+            file.strip_prefix(root)?.hash(&mut hasher);
+            std::fs::read(&file)
+                .with_context(|| format!("reading {}", file.display()))?
+                .hash(&mut hasher);
+        }
+    }
+    Ok(format!("{:016x}", hasher.finish()))
+}
+/// Whether `dist/` holds the page built from the sources as they are now (then a build would
+/// make the same page: `cargo xtask test` after `cargo xtask run --check`, or a second run).
+pub(crate) fn page_is_current(root: &Path) -> Result<bool> {
+    let built = std::fs::read_to_string(root.join(PAGE_STAMP)).unwrap_or_default();
+    Ok(root.join("dist/index.html").is_file() && built == page_inputs_digest(root)?)
+}
 pub(crate) fn build_page(root: &Path) -> Result<()> {
+    if page_is_current(root)? {
+        eprintln!("xtask: the page in dist/ is built from the sources as they are: kept");
+        return Ok(());
+    }
+    let digest = page_inputs_digest(root)?;
     let next = root.join(DIST_NEXT);
     status(
         Command::new("trunk")
@@ -75,7 +130,10 @@ pub(crate) fn build_page(root: &Path) -> Result<()> {
     worker_names::same_worker_everywhere(&next, SUBPAGES.iter().map(|(_, url)| *url))?;
     worker_names::name_panels(&next)?;
     compress(&next)?;
-    publish(&next, &root.join("dist"), &root.join(DIST_OLD))
+    // A build stopped between the two leaves no stamp: the next one builds again.
+    let _ = std::fs::remove_file(root.join(PAGE_STAMP));
+    publish(&next, &root.join("dist"), &root.join(DIST_OLD))?;
+    std::fs::write(root.join(PAGE_STAMP), digest).context("writing the page's stamp")
 }
 /// Puts the built page in `dist`'s place in two renames (a relay serving `dist` misses it for
 /// no longer than between them), and drops the previous one.
@@ -95,6 +153,10 @@ pub(crate) fn publish(next: &Path, dist: &Path, old: &Path) -> Result<()> {
 pub(crate) fn page(root: &Path, needs: Needs) -> Result<()> {
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
+    if page_is_current(root)? {
+        eprintln!("xtask: the page in dist/ is built from the sources as they are: kept");
+        return Ok(());
+    }
     phases.time("wasm target", tools::ensure_wasm_target)?;
     let wasm = {
         let root = root.to_owned();

@@ -152,7 +152,7 @@ fn run_ports(servers: usize) -> Vec<Port> {
 /// A step of a start that failed: everything started is stopped first, then the error names
 /// the step, the cause, and any of `ports` someone else holds.
 fn failed(fleet: &mut Fleet, ports: &[Port], step: &str, error: anyhow::Error) -> anyhow::Error {
-    fleet.stop();
+    let _ = fleet.stop();
     if matches!(error.downcast_ref(), Some(Ended::Interrupted)) {
         return anyhow::anyhow!("interrupted while {step}; everything this run started is stopped");
     }
@@ -274,7 +274,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
         match fleet.watch(&stop) {
             Ended::Interrupted => {
                 println!("xtask: stopping the relay, the lab and anything building…");
-                fleet.stop();
+                let _ = fleet.stop();
                 println!("xtask: stopped; nothing of this run is left running");
                 return Ok(());
             }
@@ -422,7 +422,7 @@ pub(crate) fn cluster(root: &Path, args: &[String]) -> Result<()> {
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
     };
-    fleet.stop();
+    let _ = fleet.stop();
     drop(postgres);
     drop(nats);
     match ended {

@@ -182,31 +182,50 @@ impl Fleet {
         Ok(())
     }
 
-    /// Stops every process: SIGTERM to its group, then, after [`GRACE`], SIGKILL to the
-    /// group, and to anything else carrying the mark.
-    pub fn stop(&mut self) {
+    /// Stops every process: SIGTERM to its group; after [`GRACE`], SIGKILL to the group of each
+    /// still running; then SIGKILL to anything left carrying the mark (a group's members whose
+    /// leader had already ended: its process id may belong to someone else by now, so it is
+    /// never signalled as a group once reaped). Returns what that last sweep found.
+    pub fn stop(&mut self) -> Vec<(i32, String)> {
         let signal = |started: &Started, signal: Signal| {
             let _ = killpg(Pid::from_raw(started.child.id() as i32), signal);
         };
+        for started in &mut self.started {
+            if started.exited.is_none() {
+                started.exited = started.child.try_wait().ok().flatten();
+            }
+        }
         for started in self.started.iter().filter(|s| s.exited.is_none()) {
             signal(started, Signal::SIGTERM);
         }
         let deadline = Instant::now() + GRACE;
         for started in self.started.iter_mut().filter(|s| s.exited.is_none()) {
-            while matches!(started.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            while Instant::now() < deadline {
+                if let Ok(Some(status)) = started.child.try_wait() {
+                    started.exited = Some(status);
+                    break;
+                }
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
-        for started in self.started.iter_mut() {
-            // A group's leader may have gone and left members: the group is signalled anyway.
+        for started in self.started.iter_mut().filter(|s| s.exited.is_none()) {
             signal(started, Signal::SIGKILL);
-            if let Ok(status) = started.child.wait() {
-                started.exited.get_or_insert(status);
+            started.exited = started.child.wait().ok();
+        }
+        // What the groups left behind; a few rounds, in case one forked as it was swept.
+        let mut swept = Vec::new();
+        for _ in 0..10 {
+            let left = self.left_running();
+            if left.is_empty() {
+                break;
             }
+            for (pid, _) in &left {
+                let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
+            }
+            swept.extend(left);
+            std::thread::sleep(Duration::from_millis(50));
         }
-        for (pid, _) in self.left_running() {
-            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-        }
+        swept
     }
 
     /// The processes still running with this fleet's mark: process id and command line.
@@ -217,7 +236,7 @@ impl Fleet {
 
 impl Drop for Fleet {
     fn drop(&mut self) {
-        self.stop();
+        let _ = self.stop();
     }
 }
 

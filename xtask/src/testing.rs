@@ -93,7 +93,10 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases) -> Result<()> {
     })?;
     let mut tests = Command::new("cargo");
     tests
-        .args(["test", "--", "--include-ignored"])
+        // Every test in a process of its own, as many at once as .config/nextest.toml's groups
+        // allow, across binaries: cargo test ran the binaries one after the other, each
+        // finishing on its slowest test with the other core idle.
+        .args(["nextest", "run", "--run-ignored", "all", "--no-fail-fast"])
         // A full run gains nothing from incremental caches (a gigabyte of disk on a fresh clone).
         .env("CARGO_INCREMENTAL", "0")
         .env("MUSTER_TEST_POSTGRES", &postgres.url)
@@ -108,39 +111,115 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases) -> Result<()> {
         .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));
     phases.time("tests", || run_tests(&mut tests))
 }
-/// Runs cargo test, echoing its output, and closes with one line totalling every test binary.
+/// Runs the tests under cargo-nextest, echoing its output, and closes with one line totalling
+/// them and the ten slowest, so the next person sees where the time goes.
 pub(crate) fn run_tests(command: &mut Command) -> Result<()> {
     use std::io::{BufRead, BufReader};
     eprintln!("xtask: {command:?}");
     let mut child = command
-        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .context("starting cargo test")?;
-    let stdout = child.stdout.take().context("cargo test stdout")?;
-    let (mut passed, mut failed, mut ignored) = (0u64, 0u64, 0u64);
-    for line in BufReader::new(stdout).lines() {
+        .context("starting cargo nextest")?;
+    // nextest reports on stderr; the tests' own output it shows only for a failure.
+    let stderr = child.stderr.take().context("cargo nextest stderr")?;
+    let mut tally = Tally::default();
+    for line in BufReader::new(stderr).lines() {
         let line = line?;
-        println!("{line}");
-        if let Some(counts) = line.strip_prefix("test result: ") {
-            for part in counts.split(['.', ';']) {
+        eprintln!("{line}");
+        tally.read(&line);
+    }
+    let status = child.wait()?;
+    tally.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    eprintln!("xtask: the ten slowest tests:");
+    for (seconds, name) in tally.slowest.iter().take(10) {
+        eprintln!("  {seconds:>7.1} s  {name}");
+    }
+    println!(
+        "tests: {} passed, {} failed, {} skipped",
+        tally.passed, tally.failed, tally.skipped
+    );
+    if !status.success() || tally.failed > 0 {
+        bail!("cargo nextest failed: {status}");
+    }
+    Ok(())
+}
+/// What nextest's lines say: each test's time, and its closing summary's counts.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+    slowest: Vec<(f64, String)>,
+}
+impl Tally {
+    /// Reads `PASS [   1.234s] (3/549) binary test` and `Summary [ 300.1s] 549 tests run: 548
+    /// passed, 1 failed, 0 skipped`.
+    fn read(&mut self, line: &str) {
+        let line = line.trim();
+        if let Some(rest) = line
+            .strip_prefix("PASS [")
+            .or_else(|| line.strip_prefix("FAIL ["))
+            .or_else(|| line.strip_prefix("SLOW ["))
+        {
+            if line.starts_with("SLOW") {
+                return;
+            }
+            let Some((seconds, name)) = rest.split_once("s]") else {
+                return;
+            };
+            let name = name.trim();
+            // The counter nextest puts first, "(3/549)", says nothing of the test.
+            let name = match name.strip_prefix('(') {
+                Some(counted) => counted.split_once(") ").map_or(name, |(_, n)| n),
+                None => name,
+            };
+            if let Ok(seconds) = seconds.trim().parse::<f64>() {
+                self.slowest.push((seconds, name.to_owned()));
+            }
+        } else if let Some(rest) = line.strip_prefix("Summary [") {
+            let Some((_, counts)) = rest.split_once("tests run:") else {
+                return;
+            };
+            for part in counts.split(',') {
                 let mut words = part.split_whitespace();
                 let (Some(n), Some(what)) = (words.next(), words.next()) else {
                     continue;
                 };
                 let Ok(n) = n.parse::<u64>() else { continue };
                 match what {
-                    "passed" => passed += n,
-                    "failed" => failed += n,
-                    "ignored" => ignored += n,
+                    "passed" => self.passed = n,
+                    "failed" => self.failed = n,
+                    "skipped" => self.skipped = n,
                     _ => {}
                 }
             }
         }
     }
-    let status = child.wait()?;
-    println!("tests: {passed} passed, {failed} failed, {ignored} skipped");
-    if !status.success() {
-        bail!("cargo test failed: {status}");
+}
+#[cfg(test)]
+mod tests {
+    use super::Tally;
+
+    #[test]
+    fn nextest_lines_give_the_counts_and_each_tests_time() {
+        let mut tally = Tally::default();
+        for line in [
+            "        PASS [   0.022s] (1/3) xtask::bin/xtask ports::tests::a",
+            "        SLOW [> 60.000s] (2/3) muster-relay::page list::b",
+            "        FAIL [  61.500s] (2/3) muster-relay::page list::b",
+            "        PASS [   2.000s] muster-lab::lossy_link c",
+            "     Summary [  63.001s] 3 tests run: 2 passed, 1 failed, 4 skipped",
+        ] {
+            tally.read(line);
+        }
+        assert_eq!((tally.passed, tally.failed, tally.skipped), (2, 1, 4));
+        assert_eq!(
+            tally.slowest,
+            vec![
+                (0.022, "xtask::bin/xtask ports::tests::a".to_owned()),
+                (61.5, "muster-relay::page list::b".to_owned()),
+                (2.0, "muster-lab::lossy_link c".to_owned()),
+            ]
+        );
     }
-    Ok(())
 }

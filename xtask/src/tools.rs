@@ -10,6 +10,8 @@ use crate::status;
 
 const TRUNK_VERSION: &str = "0.21.14";
 const CARGO_FUZZ_VERSION: &str = "0.13.2";
+/// The test runner; any 0.9 release already on the machine reads .config/nextest.toml.
+const NEXTEST_VERSION: &str = "0.9.143";
 /// npm packages, installed into target/tools/node (ignored by git).
 const RUN_NPM: &[(&str, &str)] = &[
     ("binaryen", "132.0.0"),
@@ -166,6 +168,7 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
         npm.extend_from_slice(TEST_NPM);
         ensure_python_peers()?;
         ensure_cargo_fuzz()?;
+        ensure_nextest()?;
     }
     npm_install(root, &npm)
 }
@@ -184,6 +187,17 @@ pub fn ensure_cargo_fuzz() -> Result<()> {
         version: CARGO_FUZZ_VERSION,
         bin: "cargo-fuzz",
         expected: &format!("cargo-fuzz {CARGO_FUZZ_VERSION}"),
+        opt_level: "1",
+    }])
+}
+
+/// cargo-nextest, which runs the tests: the machine's own if it has a 0.9 release.
+pub fn ensure_nextest() -> Result<()> {
+    cargo_install(&[Tool {
+        package: "cargo-nextest",
+        version: NEXTEST_VERSION,
+        bin: "cargo-nextest",
+        expected: "cargo-nextest 0.9.",
         opt_level: "1",
     }])
 }

@@ -68,7 +68,12 @@ pub(super) fn run(
         }
         page_served()?;
     }
-    fleet.stop();
+    // Each process group stopped as one: nothing should have been left for the sweep by mark.
+    let swept = fleet.stop();
+    ensure!(
+        swept.is_empty(),
+        "stopping each process group left these running (killed by their mark): {swept:?}"
+    );
     let left = fleet.left_running();
     ensure!(
         left.is_empty(),

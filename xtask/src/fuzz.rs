@@ -58,17 +58,26 @@ struct Ran {
     corpus: usize,
 }
 
-fn cargo_fuzz(root: &Path) -> Command {
-    let mut command = Command::new("cargo");
+/// `cargo` for cargo-fuzz. The test run's smoke pass runs at the lowest priority, beside the
+/// test build and the tests, in the cores they leave idle.
+fn cargo_fuzz(root: &Path, exploration: Exploration) -> Command {
+    let mut command = if exploration == Exploration::Smoke {
+        let mut nice = Command::new("nice");
+        nice.args(["-n", "19", "cargo"]);
+        nice
+    } else {
+        Command::new("cargo")
+    };
     command
         .current_dir(root.join("fuzz"))
         .env("RUSTC_BOOTSTRAP", "1");
     command
 }
 
-/// Runs `command` (a `cargo fuzz run`) and reads libFuzzer's final statistics; its output is
-/// echoed whole when it ends, so runs side by side never interleave.
-fn run_one(target: &str, command: &mut Command) -> Result<Ran> {
+/// Runs `command` (a `cargo fuzz run`) and reads libFuzzer's final statistics. A search's
+/// output is echoed whole when it ends, so runs side by side never interleave; a smoke run's
+/// only when it fails (it runs beside the tests, whose report it would bury).
+fn run_one(target: &str, command: &mut Command, exploration: Exploration) -> Result<Ran> {
     let shown = format!("xtask: {command:?}");
     let began = Instant::now();
     let mut child = command
@@ -86,7 +95,9 @@ fn run_one(target: &str, command: &mut Command) -> Result<Ran> {
         output.push(line);
     }
     let status = child.wait()?;
-    eprintln!("{}", output.join("\n"));
+    if exploration == Exploration::Search || !status.success() {
+        eprintln!("{}", output.join("\n"));
+    }
     if !status.success() {
         bail!("fuzz target {target} failed ({status}): the crashing input is in fuzz/artifacts/{target}/; make it a named regression test");
     }
@@ -105,7 +116,7 @@ fn files_in(dir: &Path) -> usize {
 /// One target's run within `budget` (and, for a search, its corpus minimised after).
 fn run_target(root: &Path, target: &str, budget: Budget, exploration: Exploration) -> Result<Ran> {
     let kept = root.join("fuzz/corpus").join(target);
-    let mut command = cargo_fuzz(root);
+    let mut command = cargo_fuzz(root, exploration);
     command.args(["fuzz", "run", "--sanitizer", SANITIZER, target]);
     match exploration {
         Exploration::Smoke => {
@@ -129,10 +140,16 @@ fn run_target(root: &Path, target: &str, budget: Budget, exploration: Exploratio
         Budget::Seconds(s) => command.arg(format!("-max_total_time={s}")),
         Budget::Execs(n) => command.arg(format!("-runs={n}")),
     };
-    let mut one = run_one(target, &mut command)?;
+    let mut one = run_one(target, &mut command, exploration)?;
     if exploration == Exploration::Search {
         // Keeps only the inputs that each reach something the others do not.
-        crate::status(cargo_fuzz(root).args(["fuzz", "cmin", "--sanitizer", SANITIZER, target]))?;
+        crate::status(cargo_fuzz(root, exploration).args([
+            "fuzz",
+            "cmin",
+            "--sanitizer",
+            SANITIZER,
+            target,
+        ]))?;
         one.corpus = files_in(&kept);
     }
     Ok(one)
@@ -158,7 +175,18 @@ pub fn run_targets(
     }
     // Every target built in one cargo run, which keeps both cores busy; then the runs, one a
     // core, since each libFuzzer process is one thread.
-    crate::status(cargo_fuzz(root).args(["fuzz", "build", "--sanitizer", SANITIZER]))?;
+    let mut build = cargo_fuzz(root, exploration);
+    build.args(["fuzz", "build", "--sanitizer", SANITIZER]);
+    if exploration == Exploration::Smoke {
+        // Beside the tests: its compiler output only if it fails.
+        let built = build.output().context("starting cargo fuzz build")?;
+        if !built.status.success() {
+            eprintln!("{}", String::from_utf8_lossy(&built.stderr));
+            bail!("cargo fuzz build failed: {}", built.status);
+        }
+    } else {
+        crate::status(&mut build)?;
+    }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let queue = std::sync::Mutex::new(chosen.into_iter());
     let ran = std::sync::Mutex::new(Vec::new());

@@ -157,12 +157,12 @@ fn failed(fleet: &mut Fleet, ports: &[Port], step: &str, error: anyhow::Error) -
         return anyhow::anyhow!("interrupted while {step}; everything this run started is stopped");
     }
     let taken = ports::taken_now(ports);
-    let taken = if taken.is_empty() {
-        String::new()
+    let next = if taken.is_empty() {
+        "what it printed above says why: fix that, then run this again".to_owned()
     } else {
-        format!("\n{taken}")
+        taken
     };
-    anyhow::anyhow!("{step} failed: {error:#}{taken}\neverything this run started is stopped")
+    anyhow::anyhow!("{step} failed: {error:#}\neverything this run started is stopped\n{next}")
 }
 pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
     let options = RunOptions::parse(args)?;

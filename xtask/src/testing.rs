@@ -13,16 +13,21 @@ use crate::{build_page, deb, fuzz, nats, postgres};
 pub(crate) fn test(root: &Path) -> Result<()> {
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
-    let result = phases_of_the_test(root, &mut phases);
+    let mut closing = String::new();
+    let result = phases_of_the_test(root, &mut phases, &mut closing);
     eprintln!(
         "xtask: test run {} after {:.0} s ({})",
         if result.is_ok() { "passed" } else { "FAILED" },
         began.elapsed().as_secs_f64(),
         phases.show()
     );
+    // The run's last line: the tests' totals.
+    if !closing.is_empty() {
+        println!("{closing}");
+    }
     result
 }
-fn phases_of_the_test(root: &Path, phases: &mut Phases) -> Result<()> {
+fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) -> Result<()> {
     phases.time("installs", || tools::ensure(root, Needs::Test))?;
     phases.time("fmt", || {
         status(Command::new("cargo").args(["fmt", "--all", "--check"]))
@@ -68,15 +73,34 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases) -> Result<()> {
         ]))
     })?;
     phases.time("page", || build_page(root))?;
-    // Every parser under the fuzzer for a few seconds: a smoke run, not a search.
-    phases.time("fuzz smoke", || {
-        fuzz::run_targets(
-            root,
-            fuzz::Budget::Seconds(10),
-            &[],
-            fuzz::Exploration::Smoke,
+    // Every parser under the fuzzer for a few seconds: a smoke run, not a search. At the lowest
+    // priority, beside the test build and the tests, which leave a core idle much of the time.
+    let fuzzing = {
+        let root = root.to_owned();
+        std::thread::spawn(move || {
+            let began = std::time::Instant::now();
+            let result = fuzz::run_targets(
+                &root,
+                fuzz::Budget::Seconds(10),
+                &[],
+                fuzz::Exploration::Smoke,
+            );
+            (result, began.elapsed())
+        })
+    };
+    let tested = test_build_and_tests(root, phases, closing);
+    let (fuzzed, took) = fuzzing.join().unwrap_or_else(|_| {
+        (
+            Err(anyhow::anyhow!("the fuzz smoke run panicked")),
+            Default::default(),
         )
-    })?;
+    });
+    phases.0.push(("fuzz smoke (beside them)", took));
+    tested?;
+    fuzzed
+}
+/// The test build, the Debian package from it, and every test.
+fn test_build_and_tests(root: &Path, phases: &mut Phases, closing: &mut String) -> Result<()> {
     // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
     let postgres = postgres::Cluster::start()?;
     // Every test built first, as the run below builds them, so the Debian package holds this
@@ -109,11 +133,11 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases) -> Result<()> {
         .env("MUSTER_DEB", &deb)
         .env("MUSTER_NODE_BIN", tools::node_bin(root))
         .env("MUSTER_SCREENSHOTS", root.join("target/screenshots"));
-    phases.time("tests", || run_tests(&mut tests))
+    phases.time("tests", || run_tests(&mut tests, closing))
 }
-/// Runs the tests under cargo-nextest, echoing its output, and closes with one line totalling
-/// them and the ten slowest, so the next person sees where the time goes.
-pub(crate) fn run_tests(command: &mut Command) -> Result<()> {
+/// Runs the tests under cargo-nextest, echoing its output, then prints the ten slowest, so the
+/// next person sees where the time goes; `closing` gets the line totalling them.
+pub(crate) fn run_tests(command: &mut Command, closing: &mut String) -> Result<()> {
     use std::io::{BufRead, BufReader};
     eprintln!("xtask: {command:?}");
     let mut child = command
@@ -134,7 +158,7 @@ pub(crate) fn run_tests(command: &mut Command) -> Result<()> {
     for (seconds, name) in tally.slowest.iter().take(10) {
         eprintln!("  {seconds:>7.1} s  {name}");
     }
-    println!(
+    *closing = format!(
         "tests: {} passed, {} failed, {} skipped",
         tally.passed, tally.failed, tally.skipped
     );

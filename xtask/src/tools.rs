@@ -91,8 +91,13 @@ pub fn ensure_run_files(root: &Path) -> Result<()> {
     if !works("npm", &["--version"]) {
         apt_install(&["nodejs", "npm"]).context("installing npm from Debian")?;
     }
-    npm_install(root, RUN_NPM)
-        .with_context(|| format!("installing {} with npm", names(RUN_NPM)))?;
+    npm_install(root, RUN_NPM).with_context(|| {
+        format!(
+            "installing {} with npm into target/tools/node (the npm registry must be \
+             reachable: see npm's error above, then run this again)",
+            names(RUN_NPM)
+        )
+    })?;
     let db = geoip_db(root);
     if !db.is_file() {
         bail!(

@@ -29,11 +29,10 @@ pub(crate) fn test(root: &Path) -> Result<()> {
 }
 fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) -> Result<()> {
     phases.time("installs", || tools::ensure(root, Needs::Test))?;
-    phases.time("fmt", || {
-        status(Command::new("cargo").args(["fmt", "--all", "--check"]))
-    })?;
+    let cargo = |args: &[&str]| status(Command::new("cargo").args(args));
+    phases.time("fmt", || cargo(&["fmt", "--all", "--check"]))?;
     phases.time("clippy", || {
-        status(Command::new("cargo").args([
+        cargo(&[
             "clippy",
             "--workspace",
             "--exclude",
@@ -44,10 +43,10 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) ->
             "--",
             "-D",
             "warnings",
-        ]))
+        ])
     })?;
     phases.time("clippy wasm", || {
-        status(Command::new("cargo").args([
+        cargo(&[
             "clippy",
             "-p",
             "muster-frontend",
@@ -58,11 +57,11 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) ->
             "--",
             "-D",
             "warnings",
-        ]))
+        ])
     })?;
     // The protocol crate must stay no_std and build for the browser.
     phases.time("protocol wasm", || {
-        status(Command::new("cargo").args([
+        cargo(&[
             "build",
             "-p",
             "muster-protocol",
@@ -70,7 +69,7 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) ->
             "wasm32-unknown-unknown",
             "--features",
             "serde",
-        ]))
+        ])
     })?;
     phases.time("page", || build_page(root))?;
     // Every parser under the fuzzer for a few seconds: a smoke run, not a search. At the lowest

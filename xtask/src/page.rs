@@ -80,16 +80,16 @@ fn page_inputs_digest(root: &Path) -> Result<String> {
 }
 /// Whether `dist/` holds the page built from the sources as they are now (then a build would
 /// make the same page: `cargo xtask test` after `cargo xtask run --check`, or a second run).
-pub(crate) fn page_is_current(root: &Path) -> Result<bool> {
+pub(crate) fn page_is_current(root: &Path, digest: &str) -> bool {
     let built = std::fs::read_to_string(root.join(PAGE_STAMP)).unwrap_or_default();
-    Ok(root.join("dist/index.html").is_file() && built == page_inputs_digest(root)?)
+    root.join("dist/index.html").is_file() && built == digest
 }
 pub(crate) fn build_page(root: &Path) -> Result<()> {
-    if page_is_current(root)? {
+    let digest = page_inputs_digest(root)?;
+    if page_is_current(root, &digest) {
         eprintln!("xtask: the page in dist/ is built from the sources as they are: kept");
         return Ok(());
     }
-    let digest = page_inputs_digest(root)?;
     let next = root.join(DIST_NEXT);
     status(
         Command::new("trunk")
@@ -153,7 +153,7 @@ pub(crate) fn publish(next: &Path, dist: &Path, old: &Path) -> Result<()> {
 pub(crate) fn page(root: &Path, needs: Needs) -> Result<()> {
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
-    if page_is_current(root)? {
+    if page_is_current(root, &page_inputs_digest(root)?) {
         eprintln!("xtask: the page in dist/ is built from the sources as they are: kept");
         return Ok(());
     }

@@ -62,11 +62,11 @@ pub struct Holder {
 /// Fails, naming every taken port of `ports`, the process holding each and what to do, unless
 /// all are free.
 pub fn ensure_free(ports: &[Port]) -> Result<()> {
-    let taken: Vec<&Port> = ports.iter().filter(|p| !p.free()).collect();
+    let taken = taken_now(ports);
     if taken.is_empty() {
         return Ok(());
     }
-    bail!("{}", describe_taken(&taken))
+    bail!("{taken}")
 }
 
 /// Which of `ports` are taken now, told as [`ensure_free`] tells them; empty if none is.

@@ -1,8 +1,58 @@
-//! The head every relay-made HTML page shares: its title, and the Open Graph tags that make a
-//! card of a link pasted into a chat or a forum (each page adds its kind and image).
+//! What every relay-made HTML page shares: its head (the title, the app's own stylesheet, and
+//! the Open Graph tags that make a card of a link pasted into a chat or a forum; each page adds
+//! its kind and image) and the app's header, so a visitor who follows a link from the app to a
+//! match, a player or a moment stays in one design.
+
+use std::path::Path;
 
 use axum::http::{header, HeaderMap};
-use maud::{html, Markup};
+use maud::{html, Markup, PreEscaped};
+
+/// The page's stylesheet source, inlined while no page is built.
+pub const STYLE_SOURCE: &str = include_str!("../../assets/style.css");
+
+/// The app's stylesheet, as the built page links it (one file the browser caches for every
+/// page); while no page is built, its source inline, so the page reads the same.
+pub fn stylesheet(dist: &Path) -> Markup {
+    let built = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
+    let link = built.find("<link rel=\"stylesheet\"").and_then(|from| {
+        let to = from + built[from..].find('>')?;
+        Some(&built[from..=to])
+    });
+    match link {
+        Some(link) => html! { (PreEscaped(link)) },
+        None => html! { style { (PreEscaped(STYLE_SOURCE)) } },
+    }
+}
+
+/// Which of the header's pages a page is (`Page` in `frontend/src/parts/header.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Current {
+    Servers,
+    Matches,
+    /// A page of its own (a moment): no link marked.
+    None,
+}
+
+/// The header every page wears (`PageHeader` in `frontend/src/parts/header.rs`): the name,
+/// what the page is about, `extra` (the list's connection state), and the links between the
+/// pages with this one marked.
+pub fn page_header(subtitle: &str, current: Current, extra: Markup) -> Markup {
+    let marked = |page: Current| (page == current).then_some("current");
+    html! {
+        header {
+            h1 { "Muster" }
+            span class="subtitle" { (subtitle) }
+            (extra)
+            nav aria-label="Pages" {
+                a href="/" class=[marked(Current::Servers)] aria-current=[marked(Current::Servers).map(|_| "page")] { "Servers" }
+                a href="/tuning/" { "Tuning" }
+                a href="/playback/#/demos" { "Demos" }
+                a href="/matches" class=[marked(Current::Matches)] aria-current=[marked(Current::Matches).map(|_| "page")] { "Matches" }
+            }
+        }
+    }
+}
 
 /// Charset, viewport, title, description and the card's site, title and description.
 pub fn head(title: &str, description: &str) -> Markup {

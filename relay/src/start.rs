@@ -200,6 +200,7 @@ pub(crate) async fn capabilities(
     if let Some(rewinds) = rewinds {
         scrapes.push(rewinds);
     }
+    scrapes.extend(alerts.scrape.clone());
     let mut routers = vec![
         browse_routes,
         spectate_routes,

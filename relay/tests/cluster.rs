@@ -513,7 +513,29 @@ async fn after_nats_restarts_every_relay_and_page_catches_up() {
     for (i, server) in lab.servers.iter().enumerate() {
         server.profile.lock().unwrap().hostname = format!("renamed in the outage {i}");
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    for relay in &relays {
+        eventually(LIMIT, "the relay saw NATS go", || async {
+            relay.get("/api/cluster").await["connected"] == false
+        })
+        .await;
+    }
+    eventually(
+        LIMIT,
+        "a relay polled the renames in the outage",
+        || async {
+            for relay in &relays {
+                let names = listed(relay).await;
+                if names
+                    .values()
+                    .all(|(h, ..)| h.starts_with("renamed in the outage"))
+                {
+                    return true;
+                }
+            }
+            false
+        },
+    )
+    .await;
     nats.restart();
     wait_renamed(&lab, &mut pages, "renamed in the outage").await;
     for relay in &relays {
@@ -541,7 +563,12 @@ async fn while_nats_is_down_every_relay_polls_on_its_own_and_hands_back_when_it_
     nats.stop();
     // Longer than the lease: no relay holds it, yet a change reaches every page while NATS
     // is still down, and each relay says it polls on its own.
-    tokio::time::sleep(Duration::from_secs(8)).await;
+    for relay in &relays {
+        eventually(LIMIT, "the relay polls on its own", || async {
+            relay.get("/api/cluster").await["polling_alone"] == true
+        })
+        .await;
+    }
     renamed_on_every_page(&lab, &mut pages, "renamed with NATS down").await;
     for relay in &relays {
         let status = relay.get("/api/cluster").await;
@@ -588,7 +615,13 @@ async fn a_frozen_lease_holder_wakes_to_find_its_history_writes_refused() {
         || async { relays[other].leases().await.contains(&"poller".to_owned()) },
     )
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // It writes a batch under its newer token before the frozen one wakes.
+    let writes = "muster_history_write_duration_seconds_count";
+    let before = relays[other].metric(writes).await;
+    eventually(LIMIT, "the new holder writes", || async {
+        relays[other].metric(writes).await > before
+    })
+    .await;
     relays[frozen].signal("CONT");
     eventually(LIMIT, "the stale holder's write refused", || async {
         relays[frozen].logged("is stale (a newer lease holder has written)")
@@ -961,8 +994,10 @@ async fn three_relays_send_an_alert_once_and_the_next_holder_takes_over_after_si
     assert_eq!(made.status(), 201);
     let rule: serde_json::Value = made.json().await.unwrap();
     let id = rule["id"].as_str().unwrap().to_owned();
+    let token = rule["token"].as_str().unwrap().to_owned();
     // Rules made elsewhere are read within 15 s; the first look only learns.
-    tokio::time::sleep(Duration::from_secs(18)).await;
+    let maker = format!("http://{}", relays[other].addr);
+    common::alerts::learned(&maker, std::slice::from_ref(&token)).await;
     lab.servers[0]
         .profile
         .lock()
@@ -972,7 +1007,8 @@ async fn three_relays_send_an_alert_once_and_the_next_holder_takes_over_after_si
         !took.lock().unwrap().is_empty()
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // The sender judges further refreshes: nothing more is sent, by it or another.
+    common::alerts::looked(&format!("http://{}", relays[holder].addr), 2).await;
     assert_eq!(
         *took.lock().unwrap(),
         [format!("{id}-1")],
@@ -985,13 +1021,17 @@ async fn three_relays_send_an_alert_once_and_the_next_holder_takes_over_after_si
         .enumerate()
         .filter_map(|(i, r)| (i != holder).then_some(r))
         .collect();
-    wait_holder(&rest, "alerts", FAILOVER).await;
+    let successor = wait_holder(&rest, "alerts", FAILOVER).await;
+    let successor = format!("http://{}", rest[successor].addr);
+    // Its first looks start from the state the sender wrote: still true, nothing fires.
+    common::alerts::looked(&successor, 2).await;
+    assert_eq!(took.lock().unwrap().len(), 1, "no repeat on taking over");
     lab.servers[0]
         .profile
         .lock()
         .unwrap()
         .leave_spectator("First");
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    common::alerts::judged(&maker, &token, &id, false).await;
     lab.servers[0]
         .profile
         .lock()
@@ -1001,7 +1041,7 @@ async fn three_relays_send_an_alert_once_and_the_next_holder_takes_over_after_si
         took.lock().unwrap().len() >= 2
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    common::alerts::looked(&successor, 2).await;
     assert_eq!(
         *took.lock().unwrap(),
         [format!("{id}-1"), format!("{id}-2")],

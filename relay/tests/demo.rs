@@ -316,7 +316,12 @@ async fn the_operator_records_a_hub_and_the_finished_demo_is_served() {
             .status(),
         StatusCode::NOT_FOUND
     );
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Stopped once what is on disk covers some seconds of the match.
+    until("the file in progress covers 3 s of the match", async || {
+        let on_disk = std::fs::read(dir.path().join(&busy)).unwrap_or_default();
+        Timeline::open(on_disk).is_ok_and(|t| t.summary().duration_ms > 3000)
+    })
+    .await;
     assert_eq!(
         request(Method::DELETE, &relay, &path, Some("operator-secret"))
             .await

@@ -54,7 +54,9 @@ async fn a_page_that_reconnects_holds_what_a_page_that_stayed_holds() {
     let mut left = Page::open(&relay).await;
     left.until(LIMIT, |v| online(v, 40)).await;
     drop(left);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The fleet changes while it is away: some ticks pass.
+    let left_at = stayed.view.seq;
+    stayed.until(LIMIT, |v| v.seq >= left_at + 5).await;
     let mut back = Page::open(&relay).await;
     back.until(LIMIT, |v| online(v, 40)).await;
     // Both read up to the same tick: then they hold the same list.

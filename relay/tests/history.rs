@@ -50,8 +50,13 @@ async fn killed_relay_comes_back(store: StoreArgs) {
         assert!(tokio::time::Instant::now() < deadline, "{servers:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    // A few more polls, then SIGKILL in the middle of the next one.
-    tokio::time::sleep(Duration::from_millis(3500)).await;
+    // A few more polls written, then SIGKILL in the middle of the next one.
+    let writes = "muster_history_write_duration_seconds_count";
+    let written = common::metric(&url, writes).await;
+    while common::metric(&url, writes).await < written + 3.0 {
+        assert!(tokio::time::Instant::now() < deadline + LIMIT, "no writes");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let killed_ms = relay::net::unix_ms();
     relay.kill().await.unwrap();
     drop(lab);
@@ -279,7 +284,13 @@ async fn postgres_restarted_under_a_running_relay_is_connected_again_and_nothing
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert!(during["error"].is_string(), "{during}");
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Refreshes polled while it is down, which the relay holds for it.
+    let polls = "muster_poll_duration_seconds_count";
+    let polled = common::metric(&url, polls).await;
+    while common::metric(&url, polls).await < polled + 2.0 {
+        assert!(tokio::time::Instant::now() < deadline, "no polls");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let pg = tokio::task::spawn_blocking(move || {
         pg.start_again();
         pg
@@ -492,12 +503,15 @@ async fn the_documented_pg_dump_and_pg_restore_commands_keep_every_row() {
     .await
     .unwrap();
     let lab = peopled_lab(4).await;
-    let (mut relay, _) =
+    let (mut relay, relay_url) =
         common::serve_muster(&lab.master.to_string(), &["--database".into(), url.clone()]).await;
-    while newest_sample_ms(&url).await.is_none() {
-        tokio::time::sleep(Duration::from_millis(200)).await;
+    // Some refreshes written.
+    let writes = "muster_history_write_duration_seconds_count";
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while common::metric(&relay_url, writes).await < 3.0 {
+        assert!(tokio::time::Instant::now() < deadline, "no writes");
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
     // `muster backup` names the tools instead of pretending to be them.
     let refused = common::run_muster(&["backup", "--database", &url, "--to", "x.dump"], "");
     assert!(!refused.status.success());

@@ -191,8 +191,9 @@ async fn claims_and_edits(history: relay::history::HistoryConfig) {
     );
 
     // The server fills up: its owner's Discord hears of it, once. First the rules learn the
-    // server as it is now (a rule fires on a change, not on what it finds at its first look).
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // server as it is now (a rule fires on a change, not on what it finds at its first look):
+    // two looks after the edit, the second begun after it.
+    common::alerts::looked(&base, 2).await;
     let missing = {
         let p = server.snapshot();
         p.max_clients - p.clients()

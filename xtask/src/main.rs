@@ -78,7 +78,7 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("run") => run::run(&root, &args[1..]),
         Some("cluster") => run::cluster(&root, &args[1..]),
-        Some("test") => testing::test(&root),
+        Some("test") => testing::test(&root, &args[1..]),
         Some("bench") => bench::run(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("soak") => bench::soak(&root, &args[1..]),

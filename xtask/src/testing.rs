@@ -10,11 +10,24 @@ use crate::{status, Phases};
 
 use crate::{build_page, deb, fuzz, nats, postgres};
 
-pub(crate) fn test(root: &Path) -> Result<()> {
+/// `cargo xtask test [-E FILTERSET]`: with a nextest filterset, only the tests it picks, with
+/// the installs, services and page they need (no fmt, clippy or fuzzing): a developer's
+/// quick look at one corner; CI runs everything.
+pub(crate) fn test(root: &Path, args: &[String]) -> Result<()> {
     let began = std::time::Instant::now();
     let mut phases = Phases::default();
     let mut closing = String::new();
-    let result = phases_of_the_test(root, &mut phases, &mut closing);
+    let result = match args {
+        [] => phases_of_the_test(root, &mut phases, &mut closing),
+        [flag, filter] if flag == "-E" => {
+            let only = ["-E".to_owned(), filter.clone()];
+            phases
+                .time("installs", || tools::ensure(root, Needs::Test))
+                .and_then(|()| phases.time("page", || build_page(root)))
+                .and_then(|()| test_build_and_tests(root, &mut phases, &mut closing, &only))
+        }
+        _ => bail!("usage: cargo xtask test [-E FILTERSET] (a cargo-nextest filterset)"),
+    };
     eprintln!(
         "xtask: test run {} after {:.0} s ({})",
         if result.is_ok() { "passed" } else { "FAILED" },
@@ -87,7 +100,7 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) ->
             (result, began.elapsed())
         })
     };
-    let tested = test_build_and_tests(root, phases, closing);
+    let tested = test_build_and_tests(root, phases, closing, &[]);
     let (fuzzed, took) = fuzzing.join().unwrap_or_else(|_| {
         (
             Err(anyhow::anyhow!("the fuzz smoke run panicked")),
@@ -99,7 +112,12 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) ->
     fuzzed
 }
 /// The test build, the Debian package from it, and every test.
-fn test_build_and_tests(root: &Path, phases: &mut Phases, closing: &mut String) -> Result<()> {
+fn test_build_and_tests(
+    root: &Path,
+    phases: &mut Phases,
+    closing: &mut String,
+    only: &[String],
+) -> Result<()> {
     // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
     let postgres = postgres::Cluster::start()?;
     // Every test built first, as the run below builds them, so the Debian package holds this
@@ -120,6 +138,7 @@ fn test_build_and_tests(root: &Path, phases: &mut Phases, closing: &mut String) 
         // allow, across binaries: cargo test ran the binaries one after the other, each
         // finishing on its slowest test with the other core idle.
         .args(["nextest", "run", "--run-ignored", "all", "--no-fail-fast"])
+        .args(only)
         // A full run gains nothing from incremental caches (a gigabyte of disk on a fresh clone).
         .env("CARGO_INCREMENTAL", "0")
         .env("MUSTER_TEST_POSTGRES", &postgres.url)
@@ -196,7 +215,9 @@ impl Tally {
                 Some(counted) => counted.split_once(") ").map_or(name, |(_, n)| n),
                 None => name,
             };
-            if let Ok(seconds) = seconds.trim().parse::<f64>() {
+            // A failure is told again in the run's closing summary: counted once.
+            let told = self.slowest.iter().any(|(_, n)| n == name);
+            if let (Ok(seconds), false) = (seconds.trim().parse::<f64>(), told) {
                 self.slowest.push((seconds, name.to_owned()));
             }
         } else if let Some(rest) = line.strip_prefix("Summary [") {
@@ -232,6 +253,7 @@ mod tests {
             "        FAIL [  61.500s] (2/3) muster-relay::page list::b",
             "        PASS [   2.000s] muster-lab::lossy_link c",
             "     Summary [  63.001s] 3 tests run: 2 passed, 1 failed, 4 skipped",
+            "        FAIL [  61.500s] muster-relay::page list::b",
         ] {
             tally.read(line);
         }

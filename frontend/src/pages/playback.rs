@@ -66,7 +66,7 @@ fn MomentPage(id: String, embed: bool, whole: Option<String>) -> impl IntoView {
         }
     });
     view! {
-        {(!embed).then(|| view! { <PageHeader subtitle="A moment of a Call of Duty: United Offensive match" current=Page::Demos /> })}
+        {(!embed).then(|| view! { <PageHeader subtitle="A moment of a Call of Duty: United Offensive match" current=Page::Moment /> })}
         <div class="moment" class:embed=embed data-testid="moment">
             <Watch addr=String::new() direct=false demo=source looped=true />
             {links}
@@ -165,7 +165,10 @@ fn Picker(source: RwSignal<Option<DemoSource>>) -> impl IntoView {
                     " (from a client's " <code>"demos/"</code>
                     " or this relay), or drop one on the page. It is decoded here, in the page."
                 </p>
-                <input type="file" accept=".dm_3" data-testid="demo-file" on:change=on_pick />
+                <label class="demo-pick">
+                    "Open a demo file "
+                    <input type="file" accept=".dm_3" data-testid="demo-file" on:change=on_pick />
+                </label>
                 <p class="error">{move || error.get()}</p>
                 <h3>"Recorded by this relay"</h3>
                 {move || match demos.get() {

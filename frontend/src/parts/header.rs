@@ -12,6 +12,8 @@ pub enum Page {
     /// The watch view, reached from a server's detail; it has no link of its own.
     Watch,
     Demos,
+    /// A shared moment (`/m/ID`): a clip of a match, not one of the demos; no link of its own.
+    Moment,
 }
 
 /// `children` go between the subtitle and the links (the browser's connection state).
@@ -22,16 +24,17 @@ pub fn PageHeader(
     #[prop(optional)] children: Option<Children>,
 ) -> impl IntoView {
     let link = move |page: Page| move || current.get() == page;
+    let said = move |page: Page| move || (current.get() == page).then_some("page");
     view! {
         <header>
             <h1>"Muster"</h1>
             <span class="subtitle">{subtitle}</span>
             {children.map(|c| c())}
             <nav aria-label="Pages">
-                <a href="/" class:current=link(Page::Servers)>"Servers"</a>
-                <a href="/tuning/" class:current=link(Page::Tuning)>"Tuning"</a>
+                <a href="/" class:current=link(Page::Servers) aria-current=said(Page::Servers)>"Servers"</a>
+                <a href="/tuning/" class:current=link(Page::Tuning) aria-current=said(Page::Tuning)>"Tuning"</a>
                 // In the demo player this changes only the hash: it does not load anew.
-                <a href="/playback/#/demos" class:current=link(Page::Demos)>"Demos"</a>
+                <a href="/playback/#/demos" class:current=link(Page::Demos) aria-current=said(Page::Demos)>"Demos"</a>
                 // The relay's own pages: matches followed, players, leaderboards.
                 <a href="/matches">"Matches"</a>
             </nav>

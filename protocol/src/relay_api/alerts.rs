@@ -116,6 +116,13 @@ pub struct AlertRule {
     pub created_ms: u64,
     /// How many times it fired.
     pub fired: u64,
+    /// Whether its condition held at the relay's last look; absent until the first look,
+    /// which only learns the state (a rule fires when this becomes true, not while it stays).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub holds: Option<bool>,
 }
 
 /// `GET /api/alerts?token=`: everything kept about one subscription: its rules and the

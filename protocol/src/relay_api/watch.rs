@@ -54,7 +54,8 @@ pub struct WatchPlayer {
     pub team: Team,
     pub score: i32,
     pub deaths: i32,
-    /// -1 while connecting; 0 is a bot.
+    /// [`UNSCORED`] until the server's scoreboard has a row for the player (score and deaths
+    /// are not known either then); 0 is a bot.
     pub ping: i32,
     pub alive: bool,
     pub weapon: u8,
@@ -103,6 +104,10 @@ pub enum FeedItem {
         text: String,
     },
 }
+
+/// A player's ping before any scoreboard row for them: their score, deaths and ping are not
+/// known yet (a clip that starts mid-match, a player who just joined).
+pub const UNSCORED: i32 = -1;
 
 /// The match as the hub knows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -102,6 +102,7 @@ fn shown(rule: StoredRule, to: &Destination, token: Option<String>) -> Option<Al
         paused: rule.paused,
         created_ms: rule.created_ms,
         fired: rule.fired,
+        holds: (rule.holds != crate::store::alerts::UNKNOWN).then_some(rule.holds == 1),
     })
 }
 

@@ -17,9 +17,10 @@ pub mod outbox;
 mod owned;
 pub mod push;
 pub mod rules;
+mod scrape;
 
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -98,6 +99,9 @@ struct Alerts {
     rules_changed: Arc<AtomicBool>,
     /// Firings were written: the sender looks at once.
     fired: Arc<Notify>,
+    /// Looks that judged a new refresh with every verdict written: `/metrics` shows it, so an
+    /// operator (and a test) can tell the judge is alive and when it has seen a change.
+    looks: Arc<AtomicU64>,
 }
 
 /// How often the judge looks at the directory (it skips a look when nothing changed), and the
@@ -116,6 +120,8 @@ pub struct AlertsStarted {
     pub log: Option<Arc<dyn MatchLog>>,
     /// Owners' webhooks for their servers' own events; None without a store.
     pub webhooks: Option<Arc<dyn crate::seams::ServerWebhooks>>,
+    /// What `/metrics` reads of the judge; None without a store.
+    pub scrape: Option<Arc<dyn crate::metrics::Scrape>>,
 }
 
 /// Starts judging and sending when there is a store (else no routes, and `log` unchanged).
@@ -129,6 +135,7 @@ pub fn start(
             routes: None,
             log,
             webhooks: None,
+            scrape: None,
         });
     };
     let allow = Arc::new(guard::Allow::new(&start.config.alert_allow_host));
@@ -148,6 +155,7 @@ pub fn start(
         trusted: Arc::new(start.trusted),
         rules_changed: Arc::new(AtomicBool::new(true)),
         fired: Arc::new(Notify::new()),
+        looks: Arc::new(AtomicU64::new(0)),
     };
     let lease = start
         .cluster
@@ -160,6 +168,8 @@ pub fn start(
         }) as Arc<dyn MatchLog>
     });
     let webhooks = Some(Arc::new(alerts.clone()) as Arc<dyn crate::seams::ServerWebhooks>);
+    let scrape =
+        Some(Arc::new(scrape::Looks(alerts.looks.clone())) as Arc<dyn crate::metrics::Scrape>);
     let routes = Router::new()
         .route(
             "/api/alerts",
@@ -172,6 +182,7 @@ pub fn start(
         routes: Some(routes),
         log,
         webhooks,
+        scrape,
     })
 }
 
@@ -199,7 +210,9 @@ impl Alerts {
                 judge = Judge::default();
                 continue;
             }
-            self.look(&mut judge, servers.as_ref()).await;
+            if self.look(&mut judge, servers.as_ref()).await {
+                self.looks.fetch_add(1, Ordering::Relaxed);
+            }
             if sending.as_ref().is_none_or(|s| s.is_finished()) {
                 let sender = sender.clone();
                 sending = Some(tokio::spawn(
@@ -221,8 +234,9 @@ impl Alerts {
     }
 
     /// One look at the directory: rules read again when they changed, changes written with
-    /// their firings in one transaction.
-    async fn look(&self, judge: &mut Judge, servers: &dyn ServerStates) {
+    /// their firings in one transaction. True when a new refresh was judged and every verdict
+    /// is written.
+    async fn look(&self, judge: &mut Judge, servers: &dyn ServerStates) -> bool {
         let reload = self.rules_changed.swap(false, Ordering::AcqRel)
             || judge.loaded.is_none_or(|at| at.elapsed() >= RELOAD_EVERY);
         if reload {
@@ -230,19 +244,19 @@ impl Alerts {
                 Ok(rows) => judge.load(rows),
                 Err(e) => {
                     tracing::warn!("alerts: reading the rules: {e}");
-                    return;
+                    return false;
                 }
             }
         }
         let seq = servers.seq();
         if !reload && judge.seq == Some(seq) {
-            return;
+            return false;
         }
         judge.seq = Some(seq);
         let now = crate::net::unix_ms();
         let mut changes = rules::judge(&mut judge.rules, &servers.states(), now);
         if changes.is_empty() {
-            return;
+            return true;
         }
         self.with_last_seen(&mut changes, now).await;
         let fires = changes.iter().any(|c| c.fire.is_some());
@@ -267,12 +281,17 @@ impl Alerts {
             })
             .await;
         match written {
-            Ok(()) if fires => self.fired.notify_one(),
-            Ok(()) => {}
+            Ok(()) => {
+                if fires {
+                    self.fired.notify_one();
+                }
+                true
+            }
             Err(e) => {
                 tracing::warn!("alerts: writing what fired: {e}");
                 // Read the rules' states back so the changes are judged again.
                 judge.loaded = None;
+                false
             }
         }
     }

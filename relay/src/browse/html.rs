@@ -221,17 +221,11 @@ fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
 /// `frontend/src/pages/browser/mod.rs`).
 fn header(masters: &[MasterStatus], total: usize) -> Markup {
     html! {
-        header {
-            h1 { "Muster" }
-            span class="subtitle" { "Call of Duty: United Offensive 1.51 servers" }
-            span class="connection" { "connecting…" }
-            nav aria-label="Pages" {
-                a href="/" class="current" { "Servers" }
-                a href="/tuning/" { "Tuning" }
-                a href="/playback/#/demos" { "Demos" }
-                a href="/matches" { "Matches" }
-            }
-        }
+        (crate::card::page_header(
+            "Call of Duty: United Offensive 1.51 servers",
+            crate::card::Current::Servers,
+            html! { span class="connection" { "connecting…" } },
+        ))
         details class="sources" {
             summary data-testid="first-sources" { (cells::sources(masters, total)) }
         }

@@ -21,17 +21,6 @@ use crate::store::matches::{self, MatchFilter};
 use crate::store::name_key;
 use crate::store::worker::Workers;
 
-const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:1rem auto;max-width:64rem;\
-padding:0 .75rem;color:#222}h1{font-size:1.3rem;margin:.2rem 0}h2{font-size:1.05rem;margin-top:1.6rem}\
-table{border-collapse:collapse}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}\
-td.n,th.n{text-align:right}nav{display:flex;gap:1.2rem;margin-bottom:.8rem}.sub{color:#666}\
-.charts{display:flex;flex-wrap:wrap;gap:1rem}.charts svg{max-width:100%;width:30rem;height:auto}\
-.heat svg{width:20rem}.matrix td{text-align:center;min-width:1.6rem}.matrix td.z{color:#ccc}\
-.c0{color:#000}.c1{color:#c00}.c2{color:#080}.c3{color:#b90}.c4{color:#00c}.c5{color:#088}\
-.c6{color:#a0a}.c7{color:#222}.c8{color:#b60}.c9{color:#777}tr.chosen td{background:#fff6d5}\
-button.sort,button.filter,td>button{font:inherit;border:0;background:none;padding:0;cursor:pointer;\
-color:inherit}button.filter{color:#06c;font-size:.8em}button[aria-pressed=true]{text-decoration:underline}";
-
 /// A name in its `^N` colours.
 fn coloured(name: &str) -> Markup {
     html! { @for s in spans(name) { span class=(format!("c{}", s.colour)) { (s.text) } } }
@@ -41,13 +30,15 @@ fn player_link(name: &str) -> Markup {
     html! { a href=(format!("/players/{}", segment(&name_key(name)))) { (coloured(name)) } }
 }
 
-fn page(title: &str, description: &str, body: Markup) -> Response {
-    page_with_code(title, description, body, "")
-}
-
-/// A page whose code (`code`: the results page's tags) takes it over once loaded: its
-/// content is the first screen, shown until then and to whatever runs no code.
-fn page_with_code(title: &str, description: &str, body: Markup, code: &str) -> Response {
+/// A page in the app's design and header (Matches marked), whose code (`with_code`: the
+/// results page's tags) takes it over once loaded: its content is the first screen, shown
+/// until then and to whatever runs no code.
+fn page(pages: &Pages, title: &str, description: &str, body: Markup, with_code: bool) -> Response {
+    let code = if with_code {
+        pages.code()
+    } else {
+        String::new()
+    };
     let page = html! {
         (DOCTYPE)
         html lang="en" {
@@ -55,14 +46,15 @@ fn page_with_code(title: &str, description: &str, body: Markup, code: &str) -> R
                 (crate::card::head(title, description))
                 meta property="og:type" content="website";
                 meta name="twitter:card" content="summary";
-                style { (PreEscaped(STYLE)) }
+                (crate::card::stylesheet(&pages.dist))
                 (PreEscaped(code))
             }
-            body {
-                nav aria-label="Pages" {
-                    a href="/" { "Servers" }
-                    a href="/matches" { "Matches" }
-                }
+            body class="sheet" {
+                (crate::card::page_header(
+                    "Call of Duty: United Offensive 1.51 matches",
+                    crate::card::Current::Matches,
+                    html! {},
+                ))
                 div id="first-screen" { (body) }
             }
         }
@@ -86,9 +78,9 @@ fn unavailable(e: crate::store::StoreError) -> Response {
         .into_response()
 }
 
-fn not_found(what: &str) -> Response {
+fn not_found(pages: &Pages, what: &str) -> Response {
     let body = html! { h1 { (what) } p { a href="/matches" { "Recent matches" } } };
-    let mut response = page(what, what, body);
+    let mut response = page(pages, what, what, body, false);
     *response.status_mut() = StatusCode::NOT_FOUND;
     response
 }
@@ -137,9 +129,10 @@ fn matches_link(server: Option<&str>, gametype: &str, period: &str) -> String {
 /// leaderboard (this week's, by default of the gametype most played), of every server or of
 /// one, with links to the board's other periods and gametypes.
 pub async fn recent(
-    State(readers): State<Workers>,
+    State(pages): State<Pages>,
     axum::extract::Query(q): axum::extract::Query<RecentQuery>,
 ) -> Response {
+    let readers = pages.readers.clone();
     let now = unix_ms();
     let server = q.server.filter(|s| !s.is_empty());
     let period = q.period.filter(|p| !p.is_empty()).unwrap_or("week".into());
@@ -218,9 +211,11 @@ pub async fn recent(
         }
     };
     page(
+        &pages,
         &title,
         &format!("{} recent matches followed by this relay", list.len()),
         body,
+        false,
     )
 }
 
@@ -254,7 +249,7 @@ pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
         .await;
     let mut m = match found {
         Ok(Some(m)) => m,
-        Ok(None) => return not_found("No such match"),
+        Ok(None) => return not_found(&pages, "No such match"),
         Err(e) => return unavailable(e),
     };
     m.summary = shown(m.summary, unix_ms());
@@ -269,12 +264,7 @@ pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
         s.ended_text()
     );
     let backdrop = pages.backdrop(&m.summary.map);
-    page_with_code(
-        &title,
-        &description,
-        match_body(&m, backdrop),
-        &pages.code(),
-    )
+    page(&pages, &title, &description, match_body(&m, backdrop), true)
 }
 
 fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
@@ -379,7 +369,7 @@ pub async fn player(State(pages): State<Pages>, Path(name): Path<String>) -> Res
         .await;
     let p = match found {
         Ok(Some(p)) => p,
-        Ok(None) => return not_found("No followed match has this name"),
+        Ok(None) => return not_found(&pages, "No followed match has this name"),
         Err(e) => return unavailable(e),
     };
     let t = &p.totals;
@@ -400,7 +390,7 @@ pub async fn player(State(pages): State<Pages>, Path(name): Path<String>) -> Res
         "{} kills, {} deaths in {} matches ({} won){rating}",
         t.kills, t.deaths, t.matches, t.wins
     );
-    page_with_code(&title, &description, player_body(&p), &pages.code())
+    page(&pages, &title, &description, player_body(&p), true)
 }
 
 fn player_body(p: &PlayerStats) -> Markup {

@@ -12,11 +12,6 @@ use protocol::relay_api::moments::{is_moment_id, MomentDetail};
 
 use super::Moments;
 
-const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:1rem auto;max-width:64rem;\
-padding:0 .75rem;color:#222}h1{font-size:1.3rem;margin:.2rem 0}.sub{color:#666}\
-img.still{width:100%;max-width:32rem;height:auto;background:#1d2327}\
-body.embed{margin:0;padding:0;max-width:none}";
-
 /// The demo player's tags (its module script, style and worker), for a relay-made page; the
 /// worker's address made absolute, as this page is not under `/playback/`.
 fn player_code(moments: &Moments) -> String {
@@ -82,11 +77,25 @@ fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: 
                 }))
                 meta name="muster-moment" content=(m.id);
                 @if let Some(full) = &m.match_demo { meta name="muster-match-demo" content=(full); }
-                style { (PreEscaped(STYLE)) }
-                (PreEscaped(player_code(moments)))
+                // The player's tags, its copy of the app's stylesheet among them (while no
+                // player is built, the stylesheet alone).
+                @match player_code(moments) {
+                    code if code.is_empty() => (crate::card::stylesheet(&moments.dist)),
+                    code => (PreEscaped(code)),
+                }
             }
             body class=[embed.then_some("embed")] {
-                div id="first-screen" { (first_screen(m)) }
+                // The player's header, where the player draws its own when it takes over.
+                div id="first-screen" {
+                    @if !embed {
+                        (crate::card::page_header(
+                            "A moment of a Call of Duty: United Offensive match",
+                            crate::card::Current::None,
+                            html! {},
+                        ))
+                    }
+                    main class="moment-first" { (first_screen(m)) }
+                }
             }
         }
     };

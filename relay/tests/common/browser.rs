@@ -122,24 +122,12 @@ impl Driver {
         // Two TLS backends are linked (the WebDriver client's and NATS's); say which one
         // rustls is to use (a second call finds it set, which is fine).
         let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-        // On a machine running a score of Chromiums at once, one may exit as it starts
-        // ("session not created"); a second start, on a fresh profile, is what a person does.
-        let mut tries = 0;
-        loop {
-            let _ = std::fs::remove_dir_all(&profile);
-            match ClientBuilder::rustls()?
-                .capabilities(capabilities.clone())
-                .connect(&self.url)
-                .await
-            {
-                Ok(client) => return Ok(client),
-                Err(e) if tries < 2 && e.to_string().contains("session not created") => {
-                    tries += 1;
-                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
+        // One start, no retry: a Chromium that exited as it started was one of a score started
+        // at once on two cores; .config/nextest.toml now runs at most two page tests at a time.
+        Ok(ClientBuilder::rustls()?
+            .capabilities(capabilities)
+            .connect(&self.url)
+            .await?)
     }
 }
 

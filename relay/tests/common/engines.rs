@@ -148,6 +148,11 @@ impl RelayProcess {
             .unwrap()
     }
 
+    /// The sum of the samples named `name` in its `/metrics`.
+    pub async fn metric(&self, name: &str) -> f64 {
+        super::metric(&format!("http://{}", self.addr), name).await
+    }
+
     /// The leases this relay holds now (`GET /api/cluster`).
     pub async fn leases(&self) -> Vec<String> {
         let status = self.get("/api/cluster").await;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod alerts;
 pub mod engines;
 pub mod openarena;
 pub mod rcon;
@@ -51,6 +52,17 @@ pub fn lab_config(servers: usize, per_packet: usize) -> LabConfig {
 }
 
 /// A TCP port on 127.0.0.1 free a moment ago.
+/// The sum of the samples named `name` in the `/metrics` of the relay at `url` (`http://ADDR`):
+/// what tests wait on when a count tells that something happened.
+pub async fn metric(url: &str, name: &str) -> f64 {
+    let text = body(format!("{url}/metrics")).await;
+    relay::metrics::parse_exposition(&text)
+        .iter()
+        .filter(|s| s.name == name)
+        .map(|s| s.value)
+        .sum()
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -123,7 +123,7 @@ async fn an_alert_is_set_listed_and_deleted_from_the_page_and_the_worker_shows_a
     assert_eq!(tokens.len(), 1);
     screenshot(&client, "alerts-set.png").await;
     // It fires: two join (after the rule's first look, which only learns).
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    common::alerts::learned(&format!("http://{}", relay.addr), &tokens).await;
     {
         let mut profile = server.profile.lock().unwrap();
         profile.join_spectator("Joiner1");

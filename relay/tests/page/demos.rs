@@ -57,7 +57,24 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
     })
     .await;
     screenshot(&client, "watch-recording.png").await;
-    tokio::time::sleep(Duration::from_secs(8)).await;
+    // Stopped once the file in progress holds some kills to list and is long enough that a
+    // second at 4x (below) ends well before its end.
+    eventually(
+        "the recording holds two kills and ten seconds",
+        async || {
+            let listing: protocol::relay_api::demos::DemoListing =
+                api(&relay, "/api/demos").await?;
+            let file = listing.recording.first().ok_or("no recording")?;
+            let on_disk = std::fs::read(dir.path().join(&file.file)).map_err(|e| e.to_string())?;
+            let timeline = protocol::cod::watch::timeline::Timeline::open(on_disk)
+                .map_err(|e| e.to_string())?;
+            let kills = timeline.summary().kills.len();
+            (kills >= 2 && timeline.summary().duration_ms >= 10_000)
+                .then_some(())
+                .ok_or(format!("{kills} kills"))
+        },
+    )
+    .await;
     click(&client, "[data-testid=record]").await;
     eventually("the recording stops", async || {
         let label = text_of(&client, "[data-testid=record]").await?;
@@ -137,16 +154,30 @@ async fn a_recorded_lab_demo_plays_in_the_page_with_seeking_and_the_kill_list() 
     scoreboard_lists(&client, &roster).await;
     // Playing at 4x runs the demo clock four times as fast as the wall's.
     click(&client, "[data-testid=demo-speed][data-speed=\"4\"]").await;
-    let before = attr_number(&client, "[data-testid=demo-time]", "data-at")
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    let after = attr_number(&client, "[data-testid=demo-time]", "data-at")
-        .await
-        .unwrap();
+    // Read with the page's own clock, in one script, so a slow machine cannot skew it.
+    let clocks = async || -> (f64, f64) {
+        let read = client
+            .execute(
+                "return [performance.now(), \
+                   Number(document.querySelector('[data-testid=demo-time]').dataset.at)];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        (read[0].as_f64().unwrap(), read[1].as_f64().unwrap())
+    };
+    let (began, before) = clocks().await;
+    let (now, after) = eventually("a second of the page's clock", async || {
+        let (now, at) = clocks().await;
+        (now - began >= 1000.0)
+            .then_some((now, at))
+            .ok_or("not yet".to_owned())
+    })
+    .await;
     assert!(
-        after - before >= 2500 || after as u32 >= summary.duration_ms - 100,
-        "{before} -> {after}"
+        after - before >= 2.5 * (now - began) || after as u32 >= summary.duration_ms - 100,
+        "{before} -> {after} in {} ms",
+        now - began
     );
     screenshot(&client, "demo-playing.png").await;
 

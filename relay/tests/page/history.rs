@@ -38,12 +38,42 @@ async fn the_chart_shows_the_series_the_api_returns_and_offline_players_are_foun
         (!seen.is_empty()).then_some(()).ok_or("not yet".to_owned())
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let url = format!("http://{}", relay.addr);
+    let polls = async || common::metric(&url, "muster_poll_duration_seconds_count").await;
+    let polled = polls().await;
+    eventually("more polls", async || {
+        (polls().await >= polled + 2.0)
+            .then_some(())
+            .ok_or("not yet".to_owned())
+    })
+    .await;
     drop(lab);
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    let expected: ServerHistory = api(&relay, &format!("/api/servers/{server}/history?range=24h"))
-        .await
-        .unwrap();
+    // Once the fleet is seen gone, the series holds still from one poll to the next.
+    let history = format!("/api/servers/{server}/history?range=24h");
+    let expected: ServerHistory = eventually("the series holds still", async || {
+        let servers: Vec<protocol::relay_api::ServerInfo> = api(&relay, "/api/servers").await?;
+        if servers
+            .iter()
+            .any(|s| s.reachability == protocol::relay_api::Reachability::Online)
+        {
+            return Err("a server still answers".to_owned());
+        }
+        let before: ServerHistory = api(&relay, &history).await?;
+        let polled = polls().await;
+        let next_poll = async {
+            while polls().await < polled + 1.0 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        tokio::time::timeout(LIMIT, next_poll)
+            .await
+            .map_err(|_| "no further poll".to_owned())?;
+        let after: ServerHistory = api(&relay, &history).await?;
+        (before == after)
+            .then_some(after)
+            .ok_or("it moved".to_owned())
+    })
+    .await;
 
     let (_driver, client) = open_page(&relay, 1400, 1000).await;
     // Above the list, every server's players together, tallied once per refresh.

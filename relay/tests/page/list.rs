@@ -391,9 +391,16 @@ async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_sel
             .server(chosen_addr)
             .and_then(|s| s.updated_ms)
     };
+    // Updates keep arriving (the chosen server's record among them), and the page draws them.
     let before = updated();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_ne!(updated(), before, "updates kept arriving");
+    eventually("the chosen server is updated", async || {
+        (updated() != before)
+            .then_some(())
+            .ok_or("not yet".to_owned())
+    })
+    .await;
+    ticks(&relay, 2).await;
+    settled(&client).await;
     let state = client
         .execute(
             "return [document.querySelector('.table-scroll').scrollTop, \
@@ -610,15 +617,18 @@ async fn rows_wait_under_the_pointer_and_a_click_lands_on_the_row_aimed_at() {
     let aimed = row.attr("data-addr").await.unwrap().unwrap();
     assert_eq!(held().await, "true");
     let before = row_addrs(&client).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(3500)).await;
+    // Changes arrive meanwhile: the changed rows are marked, and the order waits.
+    eventually("changed rows are marked", async || {
+        let changed = count(&client, "tr.changed").await;
+        (changed > 0).then_some(()).ok_or("none".to_owned())
+    })
+    .await;
+    ticks(&relay, 2).await;
+    settled(&client).await;
     assert_eq!(
         row_addrs(&client).await.unwrap(),
         before,
         "the order waited"
-    );
-    assert!(
-        count(&client, "tr.changed").await > 0,
-        "changed rows are marked"
     );
     row.click().await.unwrap();
     let selected = client

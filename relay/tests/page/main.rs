@@ -11,6 +11,7 @@ mod common;
 
 mod admin;
 mod alerts;
+mod audit;
 mod countries;
 mod demos;
 mod detail;
@@ -104,6 +105,30 @@ pub async fn eventually_within<T>(
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }
     }
+}
+
+/// Waits until the relay's list has moved on `n` ticks from now (each sent to every page).
+pub async fn ticks(relay: &relay::Relay, n: u64) {
+    let target = relay.directory.seq() + n;
+    eventually("the list moves on", async || {
+        let seq = relay.directory.seq();
+        (seq >= target)
+            .then_some(())
+            .ok_or(format!("tick {seq} of {target}"))
+    })
+    .await
+}
+
+/// Waits until the page is idle: what it was sent is drawn, and any work it would start on
+/// its own has started (two frames, then the browser's idle callback).
+pub async fn settled(client: &Client) {
+    client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];              requestAnimationFrame(() => requestAnimationFrame(() =>                requestIdleCallback(() => done(true), { timeout: 5000 })));",
+            vec![],
+        )
+        .await
+        .expect("the page answers");
 }
 
 /// Waits until the page's code has taken the relay's first screen's place.

@@ -8,7 +8,11 @@ use super::*;
 
 /// A one-server lab of `map_secs` maps and a relay following it into `dir`'s history, with
 /// `--follow-record` when `record`.
-async fn followed(dir: &std::path::Path, map_secs: u64, record: bool) -> (Lab, relay::Relay) {
+pub(crate) async fn followed(
+    dir: &std::path::Path,
+    map_secs: u64,
+    record: bool,
+) -> (Lab, relay::Relay) {
     followed_of(1, dir, map_secs, record).await
 }
 
@@ -209,7 +213,7 @@ async fn a_followed_match_and_a_player_read_as_pages() {
     )
     .await;
     let heading = eventually("the player's page", async || {
-        let h = text_of(&client, "h1").await?;
+        let h = text_of(&client, "body > div h1").await?;
         (h == strip(&best.name)).then_some(h.clone()).ok_or(h)
     })
     .await;

@@ -40,8 +40,8 @@ async fn the_side_panels_come_when_reached_for_and_keep_what_was_typed() {
     let (lab, relay) = lab_and_relay(6, 100).await;
     let (_driver, client) = open_page(&relay, 1366, 850).await;
     every_server_answers(&client, 6).await;
-    // Nothing reached for: the list's page has not fetched the panels.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Nothing reached for: the list's page, idle, has not fetched the panels.
+    settled(&client).await;
     assert_eq!(fetched(&client, "/panels/").await, 0);
     assert_eq!(count(&client, "[data-testid=found]").await, 0);
 

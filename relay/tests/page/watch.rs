@@ -61,7 +61,6 @@ async fn the_watch_view_shows_a_lab_match_moving_with_scoreboard_kills_and_chat(
     screenshot(&client, "watch-view-1.png").await;
     let before = client.screenshot().await.unwrap();
     let kills = count(&client, "[data-testid=kill]").await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
     let moved = eventually("the dots move", async || {
         let rows = watch_rows(&client).await?;
         let moved = rows.iter().filter(|r| !first.contains(r)).count();
@@ -311,7 +310,16 @@ async fn a_viewer_pauses_a_live_match_replays_a_kill_and_comes_back_to_live() {
     })
     .await;
     let held = watch_rows(&client).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The live edge moves on while paused (how far behind grows), and the view holds.
+    let was = text_of(&client, "[data-testid=rewind-behind]")
+        .await
+        .unwrap();
+    eventually("the live edge moves on", async || {
+        let behind = text_of(&client, "[data-testid=rewind-behind]").await?;
+        (behind != was).then_some(()).ok_or(behind)
+    })
+    .await;
+    settled(&client).await;
     assert_eq!(
         watch_rows(&client).await.unwrap(),
         held,
@@ -460,6 +468,31 @@ async fn a_viewer_shares_a_rewound_kill_and_the_link_plays_it_in_another_browser
         "the player took over"
     );
     assert_eq!(count(&other, "[data-testid=moment-links]").await, 1);
+    // A moment is none of the header's pages.
+    assert_eq!(count(&other, "header nav a.current").await, 0);
+    // Its scoreboard says only what the clip knows: a human is never a bot, and before the
+    // server's scoreboard has a row for a player, nothing stands for a score of 0.
+    let humans: Vec<String> = (lab.servers[0].snapshot().players.iter())
+        .filter(|p| !p.bot)
+        .map(|p| p.name.clone())
+        .collect();
+    let rows = other
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=watch-player]')].map(r => \
+               [r.dataset.name, r.cells[1].textContent, r.cells[3].textContent]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let rows: Vec<(String, String, String)> = serde_json::from_value(rows).unwrap();
+    assert!(!rows.is_empty());
+    for (name, score, ping) in &rows {
+        assert!(
+            !(humans.contains(name) && ping == "bot"),
+            "{name} shown as a bot: {rows:?}"
+        );
+        assert_eq!(score == "—", ping == "—", "{rows:?}");
+    }
     let title = other.title().await.unwrap();
     assert!(
         title.contains("killed") || title.contains(" on "),

@@ -1,7 +1,7 @@
 //! The players by team with their score, deaths, ping and state; a click follows one.
 
 use leptos::prelude::*;
-use protocol::relay_api::watch::{MatchView, Team, WatchPlayer};
+use protocol::relay_api::watch::{MatchView, Team, WatchPlayer, UNSCORED};
 
 use super::map;
 use crate::parts::coloured::Coloured;
@@ -87,9 +87,15 @@ pub(super) fn Scoreboard(
                                         .map(|p| {
                                             let client = p.client;
                                             let state = state_of(&p, time);
+                                            // Nothing said before the scoreboard's first row for
+                                            // the player: a 0 there would read as a real score
+                                            // and as a bot.
+                                            let scored = p.ping != UNSCORED;
+                                            let known = |n: i32| if scored { n.to_string() } else { "—".to_owned() };
+                                            let (score, deaths) = (known(p.score), known(p.deaths));
                                             let ping = match p.ping {
+                                                UNSCORED => "—".to_owned(),
                                                 0 => "bot".to_owned(),
-                                                -1 => "…".to_owned(),
                                                 ping => ping.to_string(),
                                             };
                                             view! {
@@ -104,8 +110,8 @@ pub(super) fn Scoreboard(
                                                     on:click=move |_| selected.set(Some(client))
                                                 >
                                                     <td><Coloured text=p.name.clone() /></td>
-                                                    <td class="num">{p.score}</td>
-                                                    <td class="num">{p.deaths}</td>
+                                                    <td class="num">{score}</td>
+                                                    <td class="num">{deaths}</td>
                                                     <td class="num">{ping}</td>
                                                     <td class="state">{state}</td>
                                                 </tr>

@@ -25,7 +25,7 @@ use crate::cod::info::InfoString;
 use crate::cod::playerstate::PlayerState;
 use crate::cod::snapshot::Snapshot;
 use crate::relay_api::watch::{
-    yaw_byte, FeedItem, MatchView, Team, WatchPlayer, WatchVehicle, FEED_KEPT,
+    yaw_byte, FeedItem, MatchView, Team, WatchPlayer, WatchVehicle, FEED_KEPT, UNSCORED,
 };
 
 /// `eType` of a player.
@@ -283,9 +283,12 @@ impl MatchModel {
         // Names and teams arrive for every client in every snapshot.
         self.players.retain(|n, _| s.clients.contains_key(n));
         for (&number, c) in &s.clients {
+            // Score, deaths and ping come only with the server's scoreboard (`b`): until its first
+            // row for the player they are not known, which a clip that starts mid-match shows.
             let p = self.players.entry(number).or_insert_with(|| WatchPlayer {
                 client: number,
                 alive: true,
+                ping: UNSCORED,
                 ..WatchPlayer::default()
             });
             p.name = c.name();
@@ -450,6 +453,8 @@ mod tests {
         assert_eq!(view.players[1].origin, [-40, 2, 0]);
         assert_eq!(view.players[0].seen, None);
         assert_eq!(m.followed(), Some(9));
+        // No scoreboard row yet: not known, which is neither a score of 0 nor a bot's ping.
+        assert!(view.players.iter().all(|p| p.ping == UNSCORED));
 
         // A later view that does not see 5 keeps its last sighting; an obituary counts once.
         s.server_time = 5050;
@@ -490,6 +495,7 @@ mod tests {
         assert!(!view.players[1].alive);
         assert_eq!((view.axis_score, view.allies_score), (3, 1));
         assert_eq!((view.players[2].score, view.players[2].ping), (4, 50));
+        assert_eq!(view.players[0].ping, UNSCORED, "no row for client 0");
         assert_eq!(
             view.feed.last(),
             Some(&FeedItem::Chat {

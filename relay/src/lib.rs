@@ -43,6 +43,7 @@ pub mod rcon;
 pub mod rewind;
 pub mod seams;
 pub mod secrets;
+pub mod site;
 pub mod spectate;
 pub mod store;
 pub mod sync;

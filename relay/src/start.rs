@@ -14,7 +14,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::{
     alerts, banners, bridge, browse, cluster, demos, edge, geo, history, master, matches, metrics,
-    moments, owners, rcon, rewind, seams, spectate, store, wulfram, Directory, ServeConfig,
+    moments, owners, rcon, rewind, seams, site, spectate, store, wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -217,6 +217,10 @@ pub(crate) async fn capabilities(
             Some(owners.owners.clone()),
         )),
         owners.routes,
+        site::routes(site::Site {
+            servers: directory.clone(),
+            store: history.as_ref().map(|h| h.readers()),
+        }),
     ];
     routers.extend(history_routes);
     routers.extend(matches_routes);

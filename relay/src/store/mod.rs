@@ -15,6 +15,7 @@ pub mod moments;
 pub mod owners;
 pub(crate) mod pack;
 mod postgres;
+pub mod sitemap;
 mod sqlite;
 #[cfg(test)]
 mod suite;

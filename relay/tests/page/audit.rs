@@ -86,7 +86,9 @@ pub async fn audit(relay: &relay::Relay, pages: &[Audited]) -> Vec<String> {
 #[tokio::test]
 #[ignore = "needs the built page, Chromium and axe-core; run by cargo xtask test"]
 async fn the_list_a_server_tuning_the_demos_and_the_watch_view_pass_axe_at_two_widths() {
-    let (lab, relay) = lab_and_relay(4, 10).await;
+    let lab = one_match_lab().await;
+    let relay = common::start_spectating_relay(&lab, Default::default()).await;
+    common::wait_listed(&relay, &lab).await;
     let addr = lab.servers[0].addr;
     let pages = [
         Audited {
@@ -121,7 +123,7 @@ async fn the_list_a_server_tuning_the_demos_and_the_watch_view_pass_axe_at_two_w
 
 #[tokio::test]
 #[ignore = "needs the built page, Chromium and axe-core; run by cargo xtask test"]
-async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_at_two_widths() {
+async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_and_are_mapped() {
     use protocol::relay_api::matches::{segment, MatchDetail, MatchSummary};
     let dir = tempfile::tempdir().unwrap();
     let (lab, relay) = super::matches::followed(dir.path(), 5, false).await;
@@ -152,6 +154,29 @@ async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_at
             .ok_or(format!("{status}: {body}"))
     })
     .await;
+    // Search engines are told of each public page, and kept out of the admin console.
+    let base = format!("http://{}", relay.addr);
+    let robots = common::body(format!("{base}/robots.txt")).await;
+    assert!(
+        robots.contains("Disallow: /admin/")
+            && robots.contains(&format!("Sitemap: {base}/sitemap.xml")),
+        "{robots}"
+    );
+    let player_page = format!("/players/{}", segment(&relay::store::name_key(player)));
+    let sitemap = common::body(format!("{base}/sitemap.xml")).await;
+    for page in [
+        "/".to_owned(),
+        "/matches".to_owned(),
+        format!("/server/{addr}"),
+        format!("/matches/{}", finished.id),
+        player_page.clone(),
+        moment.clone(),
+    ] {
+        assert!(
+            sitemap.contains(&format!("<loc>{base}{page}</loc>")),
+            "{page} is not in the sitemap:\n{sitemap}"
+        );
+    }
     let pages = [
         Audited {
             name: "matches",
@@ -165,10 +190,7 @@ async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_at
         },
         Audited {
             name: "player",
-            path: format!(
-                "/players/{}",
-                segment(&protocol::browse::plain_lower(player))
-            ),
+            path: player_page,
             ready: "#app h1",
         },
         Audited {

@@ -152,6 +152,15 @@ fn getinfo() -> Vec<u8> {
     .emit()
 }
 
+/// Waits until the relay counts `n` open sessions; `stuck` says what failed if it never does.
+async fn sessions_become(relay: &Relay, n: u64, stuck: &str) {
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while counters(relay).await["sessions"] != n {
+        assert!(tokio::time::Instant::now() < deadline, "{stuck}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 async fn counters(relay: &Relay) -> Value {
     reqwest::get(format!("http://{}/api/bridge", relay.addr))
         .await
@@ -364,14 +373,7 @@ async fn sessions_are_capped_per_client_address_and_forwarded_only_from_a_truste
     // Each qport is the session's own.
     assert_ne!(a.1, _b.1);
     drop(a);
-    let deadline = tokio::time::Instant::now() + LIMIT;
-    while counters(&relay).await["sessions"] != 1 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the closed session stayed"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    sessions_become(&relay, 1, "the closed session stayed").await;
     let _c = session(&relay, &server).await;
     // Behind a trusted proxy the forwarded client is counted, not the proxy.
     let forwarded = [("X-Forwarded-For", "198.51.100.7, 203.0.113.9")];
@@ -472,14 +474,7 @@ async fn an_idle_session_is_closed_with_its_reason() {
     assert_eq!(closed["type"], "closed");
     assert_eq!(closed["reason"], "no datagram either way for 1 s");
     assert!(next(&mut socket, LIMIT).await.is_none());
-    let deadline = tokio::time::Instant::now() + LIMIT;
-    while counters(&relay).await["sessions"] != 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the idle session is still counted"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    sessions_become(&relay, 0, "the idle session is still counted").await;
 }
 
 /// Sends a validated session's worth of sequenced datagrams at once through a relay with this

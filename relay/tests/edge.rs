@@ -322,6 +322,16 @@ async fn sockets_per_client_are_capped_for_the_life_of_each_socket_and_upgrades_
     assert_eq!(open_feed(rated.addr).await.err(), Some(429));
 }
 
+/// Sends `bytes` on a new connection and reads until the relay closes it: what it answered,
+/// or `None` when it kept the connection open past [`LIMIT`].
+async fn sent_until_closed(addr: std::net::SocketAddr, bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(bytes).await.unwrap();
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(LIMIT, stream.read_to_end(&mut answer)).await;
+    read.is_ok().then_some(answer)
+}
+
 #[tokio::test]
 async fn a_slow_or_oversized_request_head_is_cut_off() {
     let lab = Lab::start(common::lab_config(1, 10)).await.unwrap();
@@ -336,13 +346,12 @@ async fn a_slow_or_oversized_request_head_is_cut_off() {
     )
     .await;
     // Slowloris: a head that never ends is closed once its deadline passes.
-    let mut slow = tokio::net::TcpStream::connect(relay.addr).await.unwrap();
-    slow.write_all(b"GET /api/servers HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-        .await
-        .unwrap();
-    let mut buf = Vec::new();
-    let read = tokio::time::timeout(LIMIT, slow.read_to_end(&mut buf)).await;
-    assert!(read.is_ok(), "the relay closed the slow connection");
+    let slow = sent_until_closed(
+        relay.addr,
+        b"GET /api/servers HTTP/1.1\r\nHost: x\r\nX-Slow: ",
+    )
+    .await;
+    assert!(slow.is_some(), "the relay closed the slow connection");
     // A head larger than the limit is refused (431) before any route sees it.
     let huge = "x".repeat(20_000);
     let response = reqwest::Client::new()
@@ -364,13 +373,9 @@ async fn a_slow_or_oversized_request_head_is_cut_off() {
     );
     // Both refusals are counted, as every refusal is; a connection left idle after its
     // answer (keep-alive ending at the same deadline) is not one.
-    let mut idle = tokio::net::TcpStream::connect(relay.addr).await.unwrap();
-    idle.write_all(b"GET /api/servers HTTP/1.1\r\nHost: x\r\n\r\n")
+    let answer = sent_until_closed(relay.addr, b"GET /api/servers HTTP/1.1\r\nHost: x\r\n\r\n")
         .await
-        .unwrap();
-    let mut answer = Vec::new();
-    let read = tokio::time::timeout(LIMIT, idle.read_to_end(&mut answer)).await;
-    assert!(read.is_ok(), "the relay closed the idle connection");
+        .expect("the relay closed the idle connection");
     assert!(answer.starts_with(b"HTTP/1.1 200"), "{answer:?}");
     let metrics = get(&format!("http://{}/metrics", relay.addr), None)
         .await

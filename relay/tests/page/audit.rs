@@ -85,7 +85,7 @@ pub async fn audit(relay: &relay::Relay, pages: &[Audited]) -> Vec<String> {
 
 #[tokio::test]
 #[ignore = "needs the built page, Chromium and axe-core; run by cargo xtask test"]
-async fn the_list_a_server_tuning_the_demos_and_the_watch_view_pass_axe_at_two_widths() {
+async fn the_list_a_server_tuning_the_demos_the_widget_and_the_watch_view_pass_axe_at_two_widths() {
     let lab = one_match_lab().await;
     let relay = common::start_spectating_relay(&lab, Default::default()).await;
     common::wait_listed(&relay, &lab).await;
@@ -110,6 +110,11 @@ async fn the_list_a_server_tuning_the_demos_and_the_watch_view_pass_axe_at_two_w
             name: "demos",
             path: "/playback/#/demos".into(),
             ready: "[data-testid=demo-file]",
+        },
+        Audited {
+            name: "embed",
+            path: format!("/embed/{addr}"),
+            ready: "a",
         },
         Audited {
             name: "watch",

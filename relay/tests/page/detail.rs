@@ -316,17 +316,7 @@ async fn join_opens_the_launcher_s_link_and_the_console_line_puts_the_password_f
         .await
         .unwrap();
     // A refresh of the server's record does not take the typed password away.
-    let addr = locked.addr.to_string().parse().unwrap();
-    let updated = || relay.directory.server(addr).and_then(|s| s.updated_ms);
-    let before = updated();
-    eventually("the server's record is refreshed", async || {
-        (updated() != before)
-            .then_some(())
-            .ok_or("not yet".to_owned())
-    })
-    .await;
-    ticks(&relay, 1).await;
-    settled(&client).await;
+    record_refreshed(&relay, &client, &locked.addr.to_string()).await;
     assert_eq!(
         text_of(&client, "[data-testid=connect]").await.unwrap(),
         format!("/password hunter2; connect {}", locked.addr)

@@ -384,22 +384,9 @@ async fn live_updates_keep_scroll_selection_and_typed_text_and_keys_move_the_sel
         .await
         .unwrap();
     assert!(scroll.as_f64().unwrap() >= 300.0, "{scroll}");
-    let chosen_addr = chosen.parse().unwrap();
-    let updated = || {
-        relay
-            .directory
-            .server(chosen_addr)
-            .and_then(|s| s.updated_ms)
-    };
     // Updates keep arriving (the chosen server's record among them), and the page draws them.
-    let before = updated();
-    eventually("the chosen server is updated", async || {
-        (updated() != before)
-            .then_some(())
-            .ok_or("not yet".to_owned())
-    })
-    .await;
-    ticks(&relay, 2).await;
+    record_refreshed(&relay, &client, &chosen).await;
+    ticks(&relay, 1).await;
     settled(&client).await;
     let state = client
         .execute(

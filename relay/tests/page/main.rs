@@ -119,6 +119,22 @@ pub async fn ticks(relay: &relay::Relay, n: u64) {
     .await
 }
 
+/// Waits until the relay has refreshed the server at `addr` (its record's `updated_ms` moved)
+/// and the page has drawn what came with it.
+pub async fn record_refreshed(relay: &relay::Relay, client: &Client, addr: &str) {
+    let addr = addr.parse().expect("a server address");
+    let updated = || relay.directory.server(addr).and_then(|s| s.updated_ms);
+    let before = updated();
+    eventually("the server's record is refreshed", async || {
+        (updated() != before)
+            .then_some(())
+            .ok_or("not yet".to_owned())
+    })
+    .await;
+    ticks(relay, 1).await;
+    settled(client).await;
+}
+
 /// Waits until the page is idle: what it was sent is drawn, and any work it would start on
 /// its own has started (two frames, then the browser's idle callback).
 pub async fn settled(client: &Client) {

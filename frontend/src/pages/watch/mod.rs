@@ -135,6 +135,9 @@ pub fn Watch(
                         node_ref=canvas
                         class="watch-canvas"
                         data-testid="watch-canvas"
+                        // Who is where is drawn here; the scoreboard says it in words.
+                        role="img"
+                        aria-label="The map from above, each player a dot: the scoreboard lists the same players with their state"
                         on:pointerdown=move |ev| map.down(ev)
                         on:pointermove=move |ev| map.moved(ev)
                         on:pointerup=move |ev| map.up(ev)

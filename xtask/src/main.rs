@@ -3,10 +3,12 @@
 //! test), `page` (the page's build), `bench`, `fuzz`, `chaos`; this file dispatches and holds
 //! what they share (running a command, a free port, waiting for a child's line).
 
+mod audit;
 mod bench;
 mod chaos;
 mod deb;
 mod fuzz;
+mod loopback;
 mod nats;
 mod page;
 mod ports;
@@ -36,8 +38,11 @@ commands:
                       Ctrl-C stops everything it started. --check: read the page and the
                       lab's servers back, wait for the page, stop all and prove nothing is
                       left (CI); --no-page: build no page behind the relay
-  test                install what is missing and run every test (unit, interop with QStat,
-                      gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium)
+  test [-E FILTERSET]  install what is missing and run every test (unit, interop with QStat,
+                      gamedig and q3huff2, fuzz smoke runs, the page in headless Chromium,
+                      axe on every page); -E: only the tests a nextest filterset picks
+  audit               Lighthouse's mobile run on the list, watch, a match, a player and a
+                      moment, served by a relay following a lab match; last line JSON
   page                build the page as run and test do (Trunk, the session worker renamed
                       by its content, brotli and gzip); it replaces dist/ whole once built,
                       so a relay already running serves it at once
@@ -85,6 +90,7 @@ fn main() -> Result<()> {
         Some("page") => page::page(&root, Needs::Run),
         Some("deb") => deb::run(&root, &args[1..]),
         Some("chaos") => chaos::run(&root, &args[1..]),
+        Some("audit") => audit::run(&root, &args[1..]),
         Some("chaos-inside") => chaos::inside(&root, &args[1..]),
         _ => {
             eprintln!("{USAGE}");

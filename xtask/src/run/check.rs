@@ -3,8 +3,6 @@
 //! answering in `/api/servers`, then the page's code once its build behind the relay is done),
 //! stops everything and proves nothing of the run is left running and every port is free.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
@@ -135,35 +133,6 @@ fn page_served() -> Result<()> {
     Ok(())
 }
 
-struct Answer {
-    status: u16,
-    body: Vec<u8>,
-}
-
-/// One HTTP/1.0 GET of the relay on loopback (the connection closes with the answer).
-fn get(path: &str) -> Result<Answer> {
-    let fail = || format!("GET http://{RUN_LISTEN}{path}");
-    let mut stream = TcpStream::connect(RUN_LISTEN).with_context(fail)?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.0\r\nHost: {RUN_LISTEN}\r\nAccept-Encoding: identity\r\n\r\n"
-    )
-    .with_context(fail)?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).with_context(fail)?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .with_context(|| format!("{}: no end of the answer's head", fail()))?;
-    let head = String::from_utf8_lossy(&raw[..split]);
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .with_context(|| format!("{}: no status in {head:?}", fail()))?;
-    Ok(Answer {
-        status,
-        body: raw[split + 4..].to_vec(),
-    })
+fn get(path: &str) -> Result<crate::loopback::Answer> {
+    crate::loopback::get(RUN_LISTEN, path)
 }

@@ -40,6 +40,34 @@ impl Scores {
         self.report["audits"][id]["numericValue"].as_f64()
     }
 
+    /// The accessibility and SEO audits that did not pass, and the elements that shifted
+    /// most: what to fix first.
+    fn failing(&self) -> Vec<String> {
+        let mut failing = Vec::new();
+        for category in ["accessibility", "seo"] {
+            let refs = self.report["categories"][category]["auditRefs"].as_array();
+            for r in refs.into_iter().flatten() {
+                let id = r["id"].as_str().unwrap_or_default();
+                let audit = &self.report["audits"][id];
+                if r["weight"].as_f64() > Some(0.0) && audit["score"].as_f64() < Some(1.0) {
+                    let first = audit["details"]["items"][0]["node"]["snippet"].as_str();
+                    let first: String = first.unwrap_or_default().chars().take(80).collect();
+                    failing.push(format!("{id}: {first}"));
+                }
+            }
+        }
+        let shifts = self.report["audits"]["layout-shifts"]["details"]["items"].as_array();
+        for item in shifts.into_iter().flatten().take(3) {
+            let node = item["node"]["snippet"].as_str().unwrap_or("?");
+            let score = item["score"].as_f64().unwrap_or(0.0);
+            failing.push(format!(
+                "shift {score:.3}: {}",
+                node.chars().take(80).collect::<String>()
+            ));
+        }
+        failing
+    }
+
     fn json(&self) -> Value {
         let performance = self.category("performance");
         let accessibility = self.category("accessibility");
@@ -61,6 +89,7 @@ impl Scores {
             "lcp_ms": self.audit("largest-contentful-paint").map(f64::round),
             "tbt_ms": self.audit("total-blocking-time").map(f64::round),
             "total_bytes": self.audit("total-byte-weight"),
+            "failing": self.failing(),
             "met": met,
         })
     }
@@ -107,10 +136,16 @@ fn audit(root: &Path, data: &Path, fleet: &mut Fleet, stop: &Stop) -> Result<Vec
     )?;
     fleet.wait_for_line(lab, "muster-lab:", stop)?;
     let server = format!("127.0.0.1:{LAB_PORT}");
+    // The lab's first server may ask for the lab's password, as `run` gives it.
+    std::fs::create_dir_all(data)?;
+    let password = data.join("lab-password");
+    std::fs::write(&password, "lab")?;
     let relay = fleet.spawn(
         "the audited relay (muster serve)",
         relay_command(root, &bin, LISTEN, &operator_token()?)
-            .args(["--follow", &server, "--data-dir"])
+            .args(["--follow", &server, "--server-password"])
+            .arg(format!("{server}={}", password.display()))
+            .arg("--data-dir")
             .arg(data),
     )?;
     fleet.wait_for_line(relay, "muster: serving", stop)?;

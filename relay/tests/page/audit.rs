@@ -86,9 +86,8 @@ pub async fn audit(relay: &relay::Relay, pages: &[Audited]) -> Vec<String> {
 #[tokio::test]
 #[ignore = "needs the built page, Chromium and axe-core; run by cargo xtask test"]
 async fn the_list_a_server_tuning_the_demos_the_widget_and_the_watch_view_pass_axe_at_two_widths() {
-    let lab = one_match_lab().await;
-    let relay = common::start_spectating_relay(&lab, Default::default()).await;
-    common::wait_listed(&relay, &lab).await;
+    // Without the hub's delay, so the watch view shows the match at once.
+    let (lab, relay) = super::watch::live_match().await;
     let addr = lab.servers[0].addr;
     let pages = [
         Audited {

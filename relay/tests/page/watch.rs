@@ -4,7 +4,7 @@
 use super::*;
 
 /// A ten-player lab match, listed by a relay that spectates without delay.
-async fn live_match() -> (Lab, relay::Relay) {
+pub(crate) async fn live_match() -> (Lab, relay::Relay) {
     let lab = one_match_lab().await;
     let relay = common::start_spectating_relay(
         &lab,

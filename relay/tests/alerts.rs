@@ -4,7 +4,7 @@
 //! becomes true; the relay sends only where the operator allowed, never follows a redirect
 //! and never connects to an address the operator did not name.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! carries the name's colours; the widget shows the player count and reads it live from
 //! `/api/servers/ADDR`; the server's own link carries Open Graph and Twitter card tags.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

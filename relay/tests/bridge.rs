@@ -1,7 +1,7 @@
 //! The WebSocket↔UDP bridge against real sockets on 127.0.0.1: lab servers that answer, a
 //! silent target that only counts what reaches it, and a third address that tries to inject.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! started on 127.0.0.1, a lab fleet, and `muster serve` processes that are killed with
 //! SIGKILL, frozen with SIGSTOP, and cut off from a restarted NATS.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! gets its country in `GET /api/servers` and in the feed, the lab's loopback servers get
 //! none, and `GET /api/countries` names the database and the credit its licence asks for.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! removing keeps the store and purging deletes it. `cargo xtask test` builds the package
 //! (`MUSTER_DEB`) from its own build and runs this as root.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! `muster demo info` and `muster wire demo` agree, and the relay's hubs record on the
 //! operator's request only, within their size limit, serving only finished files.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! The whole path on loopback: lab servers -> lab master -> relay -> WebSocket feed and JSON API.
 
-mod common;
+use crate::common;
 
 use std::net::Ipv4Addr;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! check passes, exit 0), then with each thing an operator gets wrong (each check fails by
 //! name with its fix, exit 1).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

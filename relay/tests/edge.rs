@@ -3,7 +3,7 @@
 //! with its marker, exit status 0 on SIGTERM), several listeners (IPv4 and IPv6), `/metrics`
 //! as Prometheus's own checker reads it, and every per-client limit.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::Duration;

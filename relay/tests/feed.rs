@@ -2,7 +2,7 @@
 //! holds, the first message is the compact list, and only the relay's own pages (and origins
 //! the operator allowed) may open its sockets.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

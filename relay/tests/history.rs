@@ -1,7 +1,7 @@
 //! History and persistence end to end: the `muster` binary on a lab fleet, killed with SIGKILL
 //! mid-poll and started again, on SQLite and on PostgreSQL.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! the lab master, and what they print must match what the lab serves. Run by `cargo xtask test`,
 //! which installs both.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

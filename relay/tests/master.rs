@@ -4,7 +4,7 @@
 //! full list, bad info strings, loopback refused, challenge mismatch, a spoofed heartbeat)
 //! holds against it. `/api/master` is the observer.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

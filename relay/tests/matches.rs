@@ -4,7 +4,7 @@
 //! lab made while watched, with its killer and victim, and none it did not; the roster; each
 //! map its own match, finished at its intermission with its final scoreboard.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

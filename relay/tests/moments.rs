@@ -3,7 +3,7 @@
 //! the server's snapshots of its span and the server's kills, behind the broadcast delay; it is
 //! kept in the store, has a page with card tags and a still, and bad asks are refused.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

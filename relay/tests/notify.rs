@@ -3,7 +3,7 @@
 //! `READY=1` once it serves, ping `WATCHDOG=1` at half of `WATCHDOG_USEC`, and say
 //! `STOPPING=1` when SIGTERM starts its shutdown.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! following; a bad edit is refused with why, a session does not reach another server, and
 //! disowning forgets it all.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

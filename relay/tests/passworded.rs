@@ -1,7 +1,7 @@
 //! Passworded servers (clan matches) on real sockets: `muster record` with the password from a
 //! file, and hubs with the operator's `--server-password`; without one, each says why.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

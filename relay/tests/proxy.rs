@@ -1,7 +1,7 @@
 //! The operator's guide's nginx block, as written, with a real nginx from Debian in front of
 //! the relay on a port that is not 80 or 443: the page loads and its sockets open.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The query engine against lab fleets on loopback: fault classification, multi-master merge,
 //! and the CLI's JSON.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddrV4;

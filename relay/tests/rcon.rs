@@ -2,7 +2,7 @@
 //! real OpenArena server, and the relay's `/rcon/ADDR` socket: its queue, its lockouts, and a
 //! password that shows up nowhere.
 
-mod common;
+use crate::common;
 
 use common::rcon::{next_report, outcome, Console};
 

@@ -3,7 +3,7 @@
 //! plays on from it at its own speed while another stays live, and nothing newer than the
 //! broadcast delay reaches either.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

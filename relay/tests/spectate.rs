@@ -2,7 +2,7 @@
 //! handshake, the gamestate, server commands, snapshots with the lab's soldiers, an in-band
 //! download, a map change and a clean disconnect.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! `muster tune` as a player or admin runs it.
 
-mod common;
+use crate::common;
 
 use common::{lab_config, run_muster};
 use lab::Lab;

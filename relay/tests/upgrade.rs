@@ -3,7 +3,7 @@
 //! every row survives the migration unchanged and still means what it meant. A migration that
 //! fails leaves the store as it was.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

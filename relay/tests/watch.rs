@@ -2,7 +2,7 @@
 //! broadcast delay, the grace period, map changes and restarts, a lossy link, refusals and bad
 //! viewer input. Viewers are WebSocket clients that decode and apply what the page does.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! `muster wire` as a user runs it: hex lines in, one JSON object per datagram out.
 
-mod common;
+use crate::common;
 
 use protocol::cod::download::DownloadRecord;
 use protocol::cod::info::{InfoString, MAX_INFO_STRING};

@@ -3,7 +3,7 @@
 //! the size policy holds in both directions, only configured servers can be reached, and the
 //! directory reports the server's reachability and round trip.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

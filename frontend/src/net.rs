@@ -95,10 +95,10 @@ pub async fn send_as(
     init.set_headers(&headers);
     let response = JsFuture::from(window().fetch_with_str_and_init(url, &init))
         .await
-        .map_err(|_| "the relay did not answer".to_owned())?;
+        .map_err(|_| tr!("relay-silent"))?;
     let response: web_sys::Response = response
         .dyn_into()
-        .map_err(|_| "not a response".to_owned())?;
+        .map_err(|_| tr!("relay-not-a-response"))?;
     let text = match response.text() {
         Ok(promise) => JsFuture::from(promise)
             .await

@@ -163,8 +163,10 @@ impl Personal {
         if web_sys::Notification::permission() == web_sys::NotificationPermission::Granted {
             let options = web_sys::NotificationOptions::new();
             options.set_body(&format!("{hostname} ({})", server.addr));
-            let _ =
-                web_sys::Notification::new_with_options(&format!("{name} is playing"), &options);
+            let _ = web_sys::Notification::new_with_options(
+                &tr!("notify-is-playing", name = name),
+                &options,
+            );
         }
     }
 }

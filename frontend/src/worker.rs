@@ -40,7 +40,7 @@ impl SessionWorker {
         on_reply: impl FnMut(R) + 'static,
     ) -> Result<Self, String> {
         let worker = Worker::new(&loader())
-            .map_err(|e| format!("the session worker did not start: {e:?}"))?;
+            .map_err(|e| tr!("worker-not-started", why = format!("{e:?}")))?;
         let on_reply = Rc::new(RefCell::new(on_reply));
         let (ready, request, replies) = (worker.clone(), request.clone(), on_reply.clone());
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -58,11 +58,9 @@ impl SessionWorker {
                 .dyn_ref::<ErrorEvent>()
                 .map(ErrorEvent::message)
                 .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| "its script did not load".to_owned());
+                .unwrap_or_else(|| tr!("worker-script-missing"));
             failed.terminate();
-            (on_reply.borrow_mut())(R::worker_failed(format!(
-                "the session worker failed: {why}"
-            )));
+            (on_reply.borrow_mut())(R::worker_failed(tr!("worker-failed", why = why)));
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));

@@ -299,10 +299,10 @@ impl View {
     }
 
     /// The Filters button's label: "Filters", or "Filters (2)" with two set.
-    pub fn filters_label(&self) -> String {
+    pub fn filters_label(&self) -> crate::said::Said {
         match self.active_filters() {
-            0 => "Filters".into(),
-            n => alloc::format!("Filters ({n})"),
+            0 => crate::said::Said::new("filters"),
+            n => crate::said::Said::new("filters-set").with("count", n),
         }
     }
 
@@ -480,15 +480,19 @@ pub mod cells {
     use alloc::string::{String, ToString};
 
     use crate::relay_api::{MasterState, MasterStatus, Reachability, ServerInfo};
+    use crate::said::Said;
 
     /// The ping cell: the latest round trip, or why there is none.
-    pub fn ping(server: &ServerInfo) -> String {
+    pub fn ping(server: &ServerInfo) -> Said {
         match server.reachability {
-            Reachability::Unreachable | Reachability::Gone => "down".into(),
-            Reachability::Malformed => "bad reply".into(),
+            Reachability::Unreachable | Reachability::Gone => Said::new("ping-down"),
+            Reachability::Malformed => Said::new("ping-bad-reply"),
             // What it said before the relay restarted; not asked again yet.
-            Reachability::Stale => "stale".into(),
-            _ => server.ping_ms.map_or_else(|| "—".into(), |p| p.to_string()),
+            Reachability::Stale => Said::new("ping-stale"),
+            _ => server.ping_ms.map_or_else(
+                || Said::new("not-known"),
+                |p| Said::new("ping-ms").with("ms", p),
+            ),
         }
     }
 
@@ -505,15 +509,15 @@ pub mod cells {
     }
 
     /// "12 s", "3 min": how long ago a server last answered.
-    pub fn age(now_ms: u64, then_ms: Option<u64>) -> String {
+    pub fn age(now_ms: u64, then_ms: Option<u64>) -> Said {
         match then_ms {
-            None => "—".into(),
+            None => Said::new("not-known"),
             Some(then) => {
                 let seconds = now_ms.saturating_sub(then) / 1000;
                 if seconds < 90 {
-                    format!("{seconds} s")
+                    Said::new("age-seconds").with("seconds", seconds)
                 } else {
-                    format!("{} min", seconds / 60)
+                    Said::new("age-minutes").with("minutes", seconds / 60)
                 }
             }
         }
@@ -532,53 +536,68 @@ pub mod cells {
     }
 
     /// The refresh line beside its progress bar.
-    pub fn progress(p: &crate::relay_api::Progress) -> String {
+    pub fn progress(p: &crate::relay_api::Progress) -> Said {
         let state = if p.total == 0 || p.finished >= p.total {
-            "refreshed"
+            "progress-refreshed"
         } else {
-            "refreshing"
+            "progress-refreshing"
         };
-        format!("{state}: {}/{} answered", p.answered, p.total)
+        Said::new(state)
+            .with("answered", p.answered)
+            .with("total", p.total)
     }
 
-    pub fn summary(total: usize, answering: usize, shown: usize) -> String {
-        format!("{total} servers, {answering} answering, {shown} shown")
+    pub fn summary(total: usize, answering: usize, shown: usize) -> Said {
+        Said::new("list-summary")
+            .with("total", total)
+            .with("answering", answering)
+            .with("shown", shown)
     }
 
     /// The masters in one line, as a phone's first screen has room for: "2 of 3 masters
     /// answering · 24 servers".
-    pub fn sources(masters: &[MasterStatus], servers: usize) -> String {
+    pub fn sources(masters: &[MasterStatus], servers: usize) -> Said {
         let answering = masters
             .iter()
             .filter(|m| matches!(m.state, MasterState::Ok { .. }))
             .count();
         let masters = match masters.len() {
-            0 => "no master".into(),
-            1 if answering == 1 => "the master answering".into(),
-            1 => "the master not answering".into(),
-            n => format!("{answering} of {n} masters answering"),
+            0 => Said::new("masters-none"),
+            1 if answering == 1 => Said::new("master-answering"),
+            1 => Said::new("master-not-answering"),
+            n => Said::new("masters-answering")
+                .with("answering", answering)
+                .with("count", n),
         };
-        let plural = if servers == 1 { "" } else { "s" };
-        format!("{masters} · {servers} server{plural}")
+        Said::new("sources")
+            .with("masters", masters)
+            .with("servers", servers)
     }
 
     /// A master's failure in plain words; the relay's own text stays in the details.
-    pub fn plain_error(error: &str) -> &'static str {
+    pub fn plain_error(error: &str) -> Said {
         let error = error.to_ascii_lowercase();
-        if error.contains("resolve") || error.contains("lookup") || error.contains("ipv4 address") {
-            "its name does not resolve"
-        } else if error.contains("no reply") || error.contains("timed out") {
-            "did not answer"
-        } else if error.contains("refused") || error.contains("unreachable") {
-            "cannot be reached"
-        } else {
-            "answered with something unreadable"
-        }
+        Said::new(
+            if error.contains("resolve")
+                || error.contains("lookup")
+                || error.contains("ipv4 address")
+            {
+                "master-error-resolve"
+            } else if error.contains("no reply") || error.contains("timed out") {
+                "master-error-silent"
+            } else if error.contains("refused") || error.contains("unreachable") {
+                "master-error-unreachable"
+            } else {
+                "master-error-unreadable"
+            },
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::said::Said;
+
     #[test]
     fn markup_is_escaped_for_text_and_quoted_attributes() {
         assert_eq!(
@@ -602,19 +621,28 @@ mod tests {
 
     #[test]
     fn the_filters_button_counts_what_differs_from_the_defaults() {
-        assert_eq!(View::default().filters_label(), "Filters");
+        assert_eq!(View::default().filters_label(), Said::new("filters"));
         let view = View::from_query("q=abc&sort=name&order=asc");
         assert_eq!(view.active_filters(), 0, "search and sort are not filters");
         let view = View::from_query("empty=0&pb=yes&ping=80&gametype=sd&reachable=1&tanks=no");
-        assert_eq!(view.filters_label(), "Filters (6)");
+        assert_eq!(
+            view.filters_label(),
+            Said::new("filters-set").with("count", 6)
+        );
     }
 
     #[test]
     fn the_list_cells_and_the_masters_line_read_plainly() {
         use crate::relay_api::{MasterState, MasterStatus};
-        assert_eq!(cells::age(100_000, Some(88_000)), "12 s");
-        assert_eq!(cells::age(1_000_000, Some(0)), "16 min");
-        assert_eq!(cells::age(1, None), "—");
+        assert_eq!(
+            cells::age(100_000, Some(88_000)),
+            Said::new("age-seconds").with("seconds", 12)
+        );
+        assert_eq!(
+            cells::age(1_000_000, Some(0)),
+            Said::new("age-minutes").with("minutes", 16)
+        );
+        assert_eq!(cells::age(1, None), Said::new("not-known"));
         let master = |state| MasterStatus {
             addr: "m:20610".into(),
             state,
@@ -629,26 +657,35 @@ mod tests {
             }),
             master(MasterState::Pending),
         ];
+        let sources = |masters: Said, servers: usize| {
+            Said::new("sources")
+                .with("masters", masters)
+                .with("servers", servers)
+        };
         assert_eq!(
             cells::sources(&masters, 24),
-            "1 of 3 masters answering · 24 servers"
+            sources(
+                Said::new("masters-answering")
+                    .with("answering", 1)
+                    .with("count", 3),
+                24
+            )
         );
         assert_eq!(
             cells::sources(&masters[..1], 20),
-            "the master answering · 20 servers"
+            sources(Said::new("master-answering"), 20)
         );
-        assert_eq!(cells::sources(&[], 0), "no master · 0 servers");
         assert_eq!(
-            cells::sources(&masters[..1], 1),
-            "the master answering · 1 server"
+            cells::sources(&[], 0),
+            sources(Said::new("masters-none"), 0)
         );
         assert_eq!(
             cells::plain_error("cannot resolve: failed to lookup address information"),
-            "its name does not resolve"
+            Said::new("master-error-resolve")
         );
         assert_eq!(
             cells::plain_error("no reply from 1.2.3.4:20610"),
-            "did not answer"
+            Said::new("master-error-silent")
         );
     }
 
@@ -730,12 +767,15 @@ mod tests {
         );
         let shown = View::from_query("gone=1");
         assert_eq!(shown.to_query(), "gone=1");
-        assert_eq!(shown.filters_label(), "Filters (1)");
+        assert_eq!(
+            shown.filters_label(),
+            Said::new("filters-set").with("count", 1)
+        );
         assert_eq!(
             addrs(&shown.apply(&all)),
             ["2.2.2.2:2", "3.3.3.3:3", "1.1.1.1:1"]
         );
-        assert_eq!(cells::ping(&all[1]), "down");
+        assert_eq!(cells::ping(&all[1]), Said::new("ping-down"));
         assert_eq!(cells::reachability_class(Reachability::Gone), "gone");
     }
 
@@ -874,7 +914,7 @@ mod tests {
         assert_eq!(shown("country=XX1,FR"), ["5.6.7.8:28960"]);
         assert_eq!(
             View::from_query("country=fr").filters_label(),
-            "Filters (1)"
+            Said::new("filters-set").with("count", 1)
         );
     }
 

@@ -4,8 +4,9 @@
 
 use core::net::Ipv4Addr;
 
-/// Why `addr` (`ip:port` or an IP) can have no country, or `None` if it is public: a
-/// database places only public addresses.
+/// Why `addr` (`ip:port` or an IP) can have no country, as the catalogues' id of the reason
+/// (`address-private`: "a private address"), or `None` if it is public: a database places only
+/// public addresses.
 pub fn not_placed(addr: &str) -> Option<&'static str> {
     let ip = addr.split(':').next().unwrap_or(addr);
     not_placed_ip(ip.parse().ok()?)
@@ -15,15 +16,15 @@ pub fn not_placed(addr: &str) -> Option<&'static str> {
 pub fn not_placed_ip(ip: Ipv4Addr) -> Option<&'static str> {
     let [a, b, ..] = ip.octets();
     Some(if ip.is_loopback() {
-        "loopback address"
+        "address-loopback"
     } else if ip.is_private() {
-        "private address"
+        "address-private"
     } else if ip.is_link_local() {
-        "link-local address"
+        "address-link-local"
     } else if a == 100 && (64..128).contains(&b) {
-        "shared (carrier-grade NAT) address"
+        "address-shared"
     } else if ip.is_unspecified() || ip.is_broadcast() || ip.is_multicast() || a == 0 || a >= 240 {
-        "reserved address"
+        "address-reserved"
     } else {
         return None;
     })
@@ -40,15 +41,12 @@ mod tests {
 
     #[test]
     fn private_loopback_and_reserved_addresses_have_no_country_and_say_why() {
-        assert_eq!(not_placed("127.0.0.1:28960"), Some("loopback address"));
-        assert_eq!(not_placed("192.168.1.4:28960"), Some("private address"));
-        assert_eq!(not_placed("10.0.0.1"), Some("private address"));
-        assert_eq!(not_placed("169.254.169.254:80"), Some("link-local address"));
-        assert_eq!(
-            not_placed("100.64.0.1:1"),
-            Some("shared (carrier-grade NAT) address")
-        );
-        assert_eq!(not_placed("0.1.2.3:1"), Some("reserved address"));
+        assert_eq!(not_placed("127.0.0.1:28960"), Some("address-loopback"));
+        assert_eq!(not_placed("192.168.1.4:28960"), Some("address-private"));
+        assert_eq!(not_placed("10.0.0.1"), Some("address-private"));
+        assert_eq!(not_placed("169.254.169.254:80"), Some("address-link-local"));
+        assert_eq!(not_placed("100.64.0.1:1"), Some("address-shared"));
+        assert_eq!(not_placed("0.1.2.3:1"), Some("address-reserved"));
         assert_eq!(not_placed("8.8.8.8:28960"), None);
         assert_eq!(not_placed("not an address"), None);
     }

@@ -13,6 +13,7 @@ pub mod browse;
 pub mod cod;
 pub mod geo;
 pub mod relay_api;
+pub mod said;
 pub mod secret;
 pub mod sim;
 pub mod watching;

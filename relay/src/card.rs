@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use axum::http::{header, HeaderMap};
+use i18n::{Catalogue, Lang};
 use maud::{html, Markup, PreEscaped};
 
 /// The page's stylesheet source, inlined while no page is built.
@@ -35,31 +36,57 @@ pub enum Current {
 }
 
 /// The header every page wears (`PageHeader` in `frontend/src/parts/header.rs`): the name,
-/// what the page is about, `extra` (the list's connection state), and the links between the
-/// pages with this one marked.
-pub fn page_header(subtitle: &str, current: Current, extra: Markup) -> Markup {
+/// what the page is about (`subtitle`, a catalogue id), `extra` (the list's connection state),
+/// the links between the pages with this one marked, and the language chooser, which comes
+/// back to `back` (this page's path) in the language chosen.
+pub fn page_header(
+    words: &Catalogue,
+    subtitle: &str,
+    current: Current,
+    extra: Markup,
+    back: &str,
+) -> Markup {
     let marked = |page: Current| (page == current).then_some("current");
     html! {
         header {
             h1 { "Muster" }
-            span class="subtitle" { (subtitle) }
+            span class="subtitle" { (words.text(subtitle)) }
             (extra)
-            nav aria-label="Pages" {
-                a href="/" class=[marked(Current::Servers)] aria-current=[marked(Current::Servers).map(|_| "page")] { "Servers" }
-                a href="/tuning/" { "Tuning" }
-                a href="/playback/#/demos" { "Demos" }
-                a href="/matches" class=[marked(Current::Matches)] aria-current=[marked(Current::Matches).map(|_| "page")] { "Matches" }
+            nav aria-label=(words.text("nav-pages")) {
+                a href="/" class=[marked(Current::Servers)] aria-current=[marked(Current::Servers).map(|_| "page")] { (words.text("nav-servers")) }
+                a href="/tuning/" { (words.text("nav-tuning")) }
+                a href="/playback/#/demos" { (words.text("nav-demos")) }
+                a href="/matches" class=[marked(Current::Matches)] aria-current=[marked(Current::Matches).map(|_| "page")] { (words.text("nav-matches")) }
             }
+            (language_chooser(words, back))
+        }
+    }
+}
+
+/// The language chooser (`LanguageChooser` in `frontend/src/parts/header.rs`, the same markup):
+/// a form to `/lang` that works without script; a choice takes effect when sent, not on a mere
+/// change of the select (WCAG 3.2.2: no change of context on input).
+pub fn language_chooser(words: &Catalogue, back: &str) -> Markup {
+    let now = words.lang();
+    html! {
+        form class="language" action="/lang" method="get" {
+            select name="to" aria-label=(words.text("language")) {
+                @for lang in Lang::ALL {
+                    option value=(lang.tag()) lang=(lang.tag()) selected[lang == now] { (lang.endonym()) }
+                }
+            }
+            input type="hidden" name="back" value=(back);
+            button type="submit" { (words.text("language-go")) }
         }
     }
 }
 
 /// Charset, viewport, title, description and the card's site, title and description.
-pub fn head(title: &str, description: &str) -> Markup {
+pub fn head(words: &Catalogue, title: &str, description: &str) -> Markup {
     html! {
         meta charset="utf-8";
         meta name="viewport" content="width=device-width, initial-scale=1";
-        title { (title) " · Muster" }
+        title { (title) (words.text("title-suffix")) }
         meta name="description" content=(description);
         meta property="og:site_name" content="Muster";
         meta property="og:title" content=(title);

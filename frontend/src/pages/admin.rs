@@ -52,9 +52,7 @@ impl Console {
         let id = self.next_id.get_value() + 1;
         self.next_id.set_value(id);
         let answer = if self.password.get_untracked().is_empty() {
-            Some(Answer::Refused(
-                "enter the server's rcon password first".into(),
-            ))
+            Some(Answer::Refused(tr!("admin-password-first")))
         } else {
             let sent = self.outgoing.with_value(|tx| {
                 tx.as_ref().is_some_and(|tx| {
@@ -66,7 +64,7 @@ impl Console {
                     .is_ok()
                 })
             });
-            (!sent).then(|| Answer::Refused("the console is not connected".into()))
+            (!sent).then(|| Answer::Refused(tr!("admin-not-connected")))
         };
         self.entries.update(|e| {
             e.push(Entry {
@@ -112,14 +110,14 @@ pub fn Admin() -> impl IntoView {
     spawn_local(serve(addr.clone(), rx, console));
     view! {
         <main class="admin">
-            <h1>"Admin console " <code data-testid="admin-server">{addr}</code></h1>
+            <h1>{tr!("admin-title")} " " <code data-testid="admin-server">{addr}</code></h1>
             <p class="hint">{move || match console.state.get().as_str() {
-                "ready" => "Commands go to the server one at a time, as its rcon allows.".to_owned(),
-                "connecting" => "Connecting to the relay…".to_owned(),
+                "ready" => tr!("admin-ready"),
+                "connecting" => tr!("admin-connecting"),
                 why => why.to_owned(),
             }}</p>
             <label class="password">
-                "rcon password "
+                {tr!("rcon-password")} " "
                 <input type="password" autocomplete="off" data-testid="admin-password"
                     prop:value=move || console.password.get()
                     on:input=move |ev| console.password.set(event_target_value(&ev)) />
@@ -141,10 +139,10 @@ fn QuickActions(console: Console) -> impl IntoView {
         <div class="quick" data-testid="admin-quick">
             <button type="button" data-testid="admin-status" on:click=move |_| console.send("status".into())>"status"</button>
             <button type="button" on:click=move |_| console.send("map_rotate".into())>"map_rotate"</button>
-            <input type="text" placeholder="mp_foy" aria-label="map" size="12"
+            <input type="text" placeholder="mp_foy" aria-label=tr!("admin-map") size="12"
                 prop:value=move || map.get() on:input=move |ev| map.set(event_target_value(&ev)) />
             <button type="button" on:click=move |_| console.send(format!("map {}", map.get_untracked()))>"map"</button>
-            <input type="text" placeholder="message" aria-label="say" size="24"
+            <input type="text" placeholder=tr!("admin-message") aria-label=tr!("admin-say") size="24"
                 prop:value=move || say.get() on:input=move |ev| say.set(event_target_value(&ev)) />
             <button type="button" on:click=move |_| {
                 console.send(format!("say \"{}\"", say.get_untracked().replace('"', "'")));
@@ -159,7 +157,7 @@ fn QuickActions(console: Console) -> impl IntoView {
 fn Players(console: Console) -> impl IntoView {
     move || {
         console.players.get().map(|table| {
-            let caption = format!("{} on {}", table.rows.len(), table.map);
+            let caption = tr!("admin-players-caption", count = table.rows.len(), map = table.map.as_str());
             let rows = table
                 .rows
                 .into_iter()
@@ -180,7 +178,7 @@ fn Players(console: Console) -> impl IntoView {
                             <td><button type="button" data-testid="admin-kick" on:click=move |_| {
                                 console.send(format!("clientkick {slot}"));
                                 console.send("status".into());
-                            }>"Kick"</button></td>
+                            }>{tr!("admin-kick")}</button></td>
                         </tr>
                     }
                 })
@@ -188,7 +186,7 @@ fn Players(console: Console) -> impl IntoView {
             view! {
                 <table class="admin-players" data-testid="admin-players">
                     <caption>{caption}</caption>
-                    <thead><tr><th>"Slot"</th><th>"Name"</th><th>"Score"</th><th>"Ping"</th><th>"Address"</th><th></th></tr></thead>
+                    <thead><tr><th>{tr!("col-slot")}</th><th>{tr!("col-name")}</th><th>{tr!("col-score")}</th><th>{tr!("col-ping")}</th><th>{tr!("col-address")}</th><th></th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             }
@@ -253,7 +251,7 @@ fn Prompt(console: Console) -> impl IntoView {
         <label class="prompt">
             "] "
             <input type="text" autocomplete="off" spellcheck="false" data-testid="admin-command"
-                placeholder="status" aria-label="console command"
+                placeholder="status" aria-label=tr!("admin-command")
                 prop:value=move || line.get()
                 on:input=move |ev| line.set(event_target_value(&ev))
                 on:keydown=keydown />
@@ -266,7 +264,9 @@ async fn serve(addr: String, mut commands: mpsc::UnboundedReceiver<RconCommand>,
     let socket = match WebSocket::open(&ws_url(&format!("/rcon/{addr}"))) {
         Ok(socket) => socket,
         Err(e) => {
-            console.state.set(format!("the console did not open: {e}"));
+            console
+                .state
+                .set(tr!("admin-not-opened", why = e.to_string()));
             return;
         }
     };
@@ -278,22 +278,22 @@ async fn serve(addr: String, mut commands: mpsc::UnboundedReceiver<RconCommand>,
                 let Some(command) = command else { break };
                 let id = command.id;
                 if sink.send(Message::Text(command.encode())).await.is_err() {
-                    console.answered(id, Answer::Refused("the relay closed the console".into()));
+                    console.answered(id, Answer::Refused(tr!("admin-closed")));
                 }
             }
             message = stream.next().fuse() => {
                 let Some(Ok(Message::Text(text))) = message else {
-                    console.state.set("The relay closed the console; reload to reconnect.".into());
+                    console.state.set(tr!("admin-closed-reload"));
                     break;
                 };
                 match RconReport::decode(&text) {
                     Some(RconReport::Ready { .. }) => console.state.set("ready".into()),
                     Some(RconReport::Answer { id, outcome, output, truncated, .. }) => {
                         let answer = match outcome.as_str() {
-                            "output" if truncated => Answer::Output(output + "\n(output cut: longer than the relay keeps)"),
+                            "output" if truncated => Answer::Output(output + "\n" + &tr!("admin-output-cut")),
                             "output" => Answer::Output(output),
-                            "bad_password" => Answer::Refused("Bad rconpassword.".into()),
-                            "no_password" => Answer::Refused("The server has no rcon password set: rcon is off there.".into()),
+                            "bad_password" => Answer::Refused(tr!("admin-bad-password")),
+                            "no_password" => Answer::Refused(tr!("admin-no-password")),
                             other => Answer::Refused(other.into()),
                         };
                         console.answered(id, answer);

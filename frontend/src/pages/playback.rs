@@ -14,7 +14,7 @@ use crate::worker::SessionWorker;
 async fn file_bytes(file: web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
         .await
-        .map_err(|e| format!("the file could not be read: {e:?}"))?;
+        .map_err(|e| tr!("demo-file-unreadable", why = format!("{e:?}")))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
@@ -60,13 +60,13 @@ fn MomentPage(id: String, embed: bool, whole: Option<String>) -> impl IntoView {
     let links = (!embed).then(|| {
         view! {
             <p class="moment-links" data-testid="moment-links">
-                <a href=format!("/api/moments/{id}.dm_3") download="">"Download the clip (.dm_3)"</a>
-                {whole.map(|w| view! { " · " <a href=w data-testid="moment-whole">"The whole match"</a> })}
+                <a href=format!("/api/moments/{id}.dm_3") download="">{tr!("moment-download")}</a>
+                {whole.map(|w| view! { " · " <a href=w data-testid="moment-whole">{tr!("moment-whole-match")}</a> })}
             </p>
         }
     });
     view! {
-        {(!embed).then(|| view! { <PageHeader subtitle="A moment of a Call of Duty: United Offensive match" current=Page::Moment /> })}
+        {(!embed).then(|| view! { <PageHeader subtitle="subtitle-moment" current=Page::Moment /> })}
         <div class="moment" class:embed=embed data-testid="moment">
             <Watch addr=String::new() direct=false demo=source looped=true />
             {links}
@@ -87,7 +87,7 @@ pub fn Playback() -> impl IntoView {
     });
     on_cleanup(move || on_hash.remove());
     view! {
-        <PageHeader subtitle="Call of Duty: United Offensive 1.51 demos" current=Page::Demos />
+        <PageHeader subtitle="subtitle-demos" current=Page::Demos />
         {move || {
             let name = named.get();
             view! { <DemoPage name=name /> }
@@ -159,22 +159,22 @@ fn Picker(source: RwSignal<Option<DemoSource>>) -> impl IntoView {
                 on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default()
                 on:drop=on_drop
             >
-                <h2>"Demos"</h2>
+                <h2>{tr!("nav-demos")}</h2>
                 <p>
-                    "Open a stock " <code>".dm_3"</code>
-                    " (from a client's " <code>"demos/"</code>
-                    " or this relay), or drop one on the page. It is decoded here, in the page."
+                    {tr!("demos-intro-open")} <code>".dm_3"</code>
+                    {tr!("demos-intro-from")} <code>"demos/"</code>
+                    {tr!("demos-intro-rest")}
                 </p>
                 <label class="demo-pick">
-                    "Open a demo file "
+                    {tr!("demos-open-file")}
                     <input type="file" accept=".dm_3" data-testid="demo-file" on:change=on_pick />
                 </label>
                 <p class="error">{move || error.get()}</p>
-                <h3>"Recorded by this relay"</h3>
+                <h3>{tr!("demos-recorded")}</h3>
                 {move || match demos.get() {
                     None => view! { <p>"…"</p> }.into_any(),
                     Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
-                    Some(Ok(list)) if list.is_empty() => view! { <p>"None yet."</p> }.into_any(),
+                    Some(Ok(list)) if list.is_empty() => view! { <p>{tr!("demos-none")}</p> }.into_any(),
                     Some(Ok(list)) => view! {
                         <table class="relay-demos">
                             <tbody>
@@ -182,8 +182,8 @@ fn Picker(source: RwSignal<Option<DemoSource>>) -> impl IntoView {
                                     <tr data-testid="relay-demo" data-name=d.name.clone()>
                                         <td><a href=format!("#/demo/{}", d.name)>{d.name.clone()}</a></td>
                                         <td>{d.map}</td>
-                                        <td class="num">{format!("{} KB", d.bytes.div_ceil(1000))}</td>
-                                        <td><a href=d.url download="">"download"</a></td>
+                                        <td class="num">{tr!("kilobytes", kb = d.bytes.div_ceil(1000))}</td>
+                                        <td><a href=d.url download="">{tr!("download")}</a></td>
                                     </tr>
                                 }).collect_view()}
                             </tbody>

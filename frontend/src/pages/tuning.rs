@@ -39,34 +39,34 @@ fn saved_bench() -> RwSignal<Bench> {
 #[component]
 fn Clocks(client: ClientSettings, server: ServerSettings, packet_size: u32) -> impl IntoView {
     let c = cadence(&client, &server, packet_size);
-    let clock = |name: &'static str, per_second: f64, every: u32, detail: String| {
+    let clock = |name: String, per_second: f64, every: u32, detail: String| {
         view! {
             <div class="clock" data-testid="clock">
                 <span class="clock-name">{name}</span>
-                <strong class="clock-rate">{format!("{per_second:.1}/s")}</strong>
-                <span class="clock-every">{format!("every {every} ms")}</span>
+                <strong class="clock-rate">{tr!("tuning-per-second", rate = format!("{per_second:.1}"))}</strong>
+                <span class="clock-every">{tr!("tuning-every-ms", ms = every)}</span>
                 <span class="clock-detail">{detail}</span>
             </div>
         }
     };
     view! {
         <div class="clocks">
-            {clock("Client frames", c.client_fps, c.client_frame_ms, "one user command each".into())}
+            {clock(tr!("tuning-client-frames"), c.client_fps, c.client_frame_ms, tr!("tuning-client-frames-detail"))}
             {clock(
-                "Client packets",
+                tr!("tuning-client-packets"),
                 c.packets_per_second,
                 c.packet_interval_ms,
-                format!("{} frame(s) apart, {} commands each", c.frames_per_packet, c.usercmds_per_packet),
+                tr!("tuning-client-packets-detail", frames = c.frames_per_packet, commands = c.usercmds_per_packet),
             )}
-            {clock("Server frames", c.server_fps, c.server_frame_ms, "game and snapshot ticks".into())}
+            {clock(tr!("tuning-server-frames"), c.server_fps, c.server_frame_ms, tr!("tuning-server-frames-detail"))}
             {clock(
-                "Snapshots",
+                tr!("tuning-snapshots"),
                 c.snapshots_per_second,
                 c.actual_snapshot_interval_ms,
                 if c.rate_delayed {
-                    format!("rate-delayed: {} B take {} ms at {} B/s", c.charged_size, c.rate_delay_ms, c.effective_rate)
+                    tr!("tuning-rate-delayed", bytes = c.charged_size, ms = c.rate_delay_ms, rate = c.effective_rate)
                 } else {
-                    format!("snaps asks every {} ms", c.requested_snapshot_interval_ms)
+                    tr!("tuning-snaps-asks", ms = c.requested_snapshot_interval_ms)
                 },
             )}
         </div>
@@ -76,7 +76,7 @@ fn Clocks(client: ClientSettings, server: ServerSettings, packet_size: u32) -> i
 #[component]
 fn AdviceList(advice: Vec<Advice>) -> impl IntoView {
     if advice.is_empty() {
-        return view! { <p class="advice-none" data-testid="advice-none">"No warnings: these settings suit this server."</p> }.into_any();
+        return view! { <p class="advice-none" data-testid="advice-none">{tr!("tuning-no-warnings")}</p> }.into_any();
     }
     view! {
         <ul class="advice" data-testid="advice">
@@ -141,19 +141,17 @@ fn TuningPanel(
     bench: RwSignal<Bench>,
 ) -> impl IntoView {
     let note = if published {
-        format!(
-            "sv_fps {} (published), sv_maxRate {}",
-            settings.sv_fps, settings.sv_max_rate
+        tr!(
+            "tuning-published",
+            fps = settings.sv_fps,
+            rate = settings.sv_max_rate
         )
     } else {
-        format!(
-            "sv_fps not published: stock 20 assumed; sv_maxRate {}",
-            settings.sv_max_rate
-        )
+        tr!("tuning-not-published", rate = settings.sv_max_rate)
     };
     view! {
         <section class="tuning-panel" data-testid="tuning-panel">
-            <h2>{format!("Your connection on {addr}")}</h2>
+            <h2>{tr!("tuning-your-connection", addr = addr)}</h2>
             <p class="hint">{note}</p>
             {move || {
                 let b = bench.get();
@@ -170,7 +168,7 @@ fn TuningPanel(
 fn number_input(
     bench: RwSignal<Bench>,
     id: &'static str,
-    label: &'static str,
+    label: String,
     get: fn(&Bench) -> i64,
     set: fn(&mut Bench, i64),
 ) -> impl IntoView {
@@ -204,7 +202,7 @@ pub fn TuningApp() -> impl IntoView {
         view! { <TuningPanel addr=addr settings=settings published=published bench=bench /> }
     });
     view! {
-        <crate::parts::header::PageHeader subtitle="Call of Duty: United Offensive 1.51 network tuning" current=crate::parts::header::Page::Tuning />
+        <crate::parts::header::PageHeader subtitle="subtitle-tuning" current=crate::parts::header::Page::Tuning />
         <main class="single">
             {linked}
             <TuningPage bench=bench />
@@ -217,21 +215,21 @@ pub fn TuningApp() -> impl IntoView {
 fn TuningPage(bench: RwSignal<Bench>) -> impl IntoView {
     view! {
         <section class="tuning-page" data-testid="tuning-page">
-            <h2>"Network tuning"</h2>
+            <h2>{tr!("tuning-title")}</h2>
             <p class="hint">
-                "How stock UO 1.51 turns your settings and a server's into packets and snapshots. Your settings are kept in this browser."
+                {tr!("tuning-intro")}
             </p>
             <form class="tuning-form" on:submit=|ev| ev.prevent_default()>
                 <fieldset>
-                    <legend>"Your settings"</legend>
-                    {number_input(bench, "com_maxfps", "com_maxfps", |b| b.client.com_maxfps.into(), |b, v| b.client.com_maxfps = clamp_i32(v))}
-                    {number_input(bench, "cl_maxpackets", "cl_maxpackets", |b| b.client.cl_maxpackets.into(), |b, v| b.client.cl_maxpackets = clamp_i32(v))}
-                    {number_input(bench, "cl_packetdup", "cl_packetdup", |b| b.client.cl_packetdup.into(), |b, v| b.client.cl_packetdup = clamp_i32(v))}
-                    {number_input(bench, "rate", "rate", |b| b.client.rate.into(), |b, v| b.client.rate = clamp_i32(v))}
-                    {number_input(bench, "snaps", "snaps", |b| b.client.snaps.into(), |b, v| b.client.snaps = clamp_i32(v))}
-                    {number_input(bench, "cl_timeNudge", "cl_timeNudge", |b| b.client.cl_time_nudge.into(), |b, v| b.client.cl_time_nudge = clamp_i32(v))}
+                    <legend>{tr!("tuning-your-settings")}</legend>
+                    {number_input(bench, "com_maxfps", "com_maxfps".to_owned(), |b| b.client.com_maxfps.into(), |b, v| b.client.com_maxfps = clamp_i32(v))}
+                    {number_input(bench, "cl_maxpackets", "cl_maxpackets".to_owned(), |b| b.client.cl_maxpackets.into(), |b, v| b.client.cl_maxpackets = clamp_i32(v))}
+                    {number_input(bench, "cl_packetdup", "cl_packetdup".to_owned(), |b| b.client.cl_packetdup.into(), |b, v| b.client.cl_packetdup = clamp_i32(v))}
+                    {number_input(bench, "rate", "rate".to_owned(), |b| b.client.rate.into(), |b, v| b.client.rate = clamp_i32(v))}
+                    {number_input(bench, "snaps", "snaps".to_owned(), |b| b.client.snaps.into(), |b, v| b.client.snaps = clamp_i32(v))}
+                    {number_input(bench, "cl_timeNudge", "cl_timeNudge".to_owned(), |b| b.client.cl_time_nudge.into(), |b, v| b.client.cl_time_nudge = clamp_i32(v))}
                     <label for="lan">
-                        <span>"LAN server"</span>
+                        <span>{tr!("tuning-lan")}</span>
                         <input
                             id="lan"
                             type="checkbox"
@@ -244,13 +242,13 @@ fn TuningPage(bench: RwSignal<Bench>) -> impl IntoView {
                     </label>
                 </fieldset>
                 <fieldset>
-                    <legend>"The server"</legend>
-                    {number_input(bench, "sv_fps", "sv_fps", |b| b.server.sv_fps.into(), |b, v| b.server.sv_fps = clamp_i32(v))}
-                    {number_input(bench, "sv_maxRate", "sv_maxRate", |b| b.server.sv_max_rate.into(), |b, v| b.server.sv_max_rate = clamp_i32(v))}
-                    {number_input(bench, "packet_size", "snapshot bytes", |b| b.packet_size.into(), |b, v| b.packet_size = v.clamp(0, 65_535) as u32)}
+                    <legend>{tr!("tuning-the-server")}</legend>
+                    {number_input(bench, "sv_fps", "sv_fps".to_owned(), |b| b.server.sv_fps.into(), |b, v| b.server.sv_fps = clamp_i32(v))}
+                    {number_input(bench, "sv_maxRate", "sv_maxRate".to_owned(), |b| b.server.sv_max_rate.into(), |b, v| b.server.sv_max_rate = clamp_i32(v))}
+                    {number_input(bench, "packet_size", tr!("tuning-snapshot-bytes"), |b| b.packet_size.into(), |b, v| b.packet_size = v.clamp(0, 65_535) as u32)}
                 </fieldset>
                 <button type="button" on:click=move |_| bench.set(Bench::default())>
-                    "Stock defaults"
+                    {tr!("tuning-stock-defaults")}
                 </button>
             </form>
             {move || {
@@ -258,7 +256,7 @@ fn TuningPage(bench: RwSignal<Bench>) -> impl IntoView {
                 view! {
                     <Clocks client=b.client server=b.server packet_size=b.packet_size />
                     <AdviceList advice=advise(&b.client, &b.server, b.packet_size) />
-                    <h3>"Recommended on this server"</h3>
+                    <h3>{tr!("tuning-recommended")}</h3>
                     <ul class="profiles" data-testid="profiles">
                         {recommended_profiles(&b.server)
                             .into_iter()

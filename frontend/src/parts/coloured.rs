@@ -22,7 +22,8 @@ pub fn named(server: &protocol::relay_api::ServerInfo) -> String {
     match &server.country {
         Some(code) => {
             let code = protocol::browse::escape_markup(code);
-            format!("<span class=\"country\" title=\"Country: {code}\">{code}</span> {name}")
+            let title = protocol::browse::escape_markup(&tr!("country-is", code = code.as_str()));
+            format!("<span class=\"country\" title=\"{title}\">{code}</span> {name}")
         }
         None => name,
     }

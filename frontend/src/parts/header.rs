@@ -17,6 +17,7 @@ pub enum Page {
 }
 
 /// `children` go between the subtitle and the links (the browser's connection state).
+/// `subtitle` is the catalogue's id of what the page is about.
 #[component]
 pub fn PageHeader(
     subtitle: &'static str,
@@ -28,16 +29,54 @@ pub fn PageHeader(
     view! {
         <header>
             <h1>"Muster"</h1>
-            <span class="subtitle">{subtitle}</span>
+            <span class="subtitle">{tr!(subtitle)}</span>
             {children.map(|c| c())}
-            <nav aria-label="Pages">
-                <a href="/" class:current=link(Page::Servers) aria-current=said(Page::Servers)>"Servers"</a>
-                <a href="/tuning/" class:current=link(Page::Tuning) aria-current=said(Page::Tuning)>"Tuning"</a>
+            <nav aria-label=tr!("nav-pages")>
+                <a href="/" class:current=link(Page::Servers) aria-current=said(Page::Servers)>{tr!("nav-servers")}</a>
+                <a href="/tuning/" class:current=link(Page::Tuning) aria-current=said(Page::Tuning)>{tr!("nav-tuning")}</a>
                 // In the demo player this changes only the hash: it does not load anew.
-                <a href="/playback/#/demos" class:current=link(Page::Demos) aria-current=said(Page::Demos)>"Demos"</a>
+                <a href="/playback/#/demos" class:current=link(Page::Demos) aria-current=said(Page::Demos)>{tr!("nav-demos")}</a>
                 // The relay's own pages: matches followed, players, leaderboards.
-                <a href="/matches">"Matches"</a>
+                <a href="/matches">{tr!("nav-matches")}</a>
             </nav>
+            <LanguageChooser />
         </header>
+    }
+}
+
+/// The visitor's language, by its own name; sent, it is kept and the page loads again in it
+/// (not on a mere change of the select: WCAG 3.2.2). The relay's pages draw the same form
+/// (`language_chooser` in `relay/src/card.rs`), which works without script through `/lang`.
+#[component]
+fn LanguageChooser() -> impl IntoView {
+    let now = crate::words::lang();
+    let chosen = RwSignal::new(now);
+    let back = window()
+        .location()
+        .pathname()
+        .unwrap_or_else(|_| "/".into());
+    let send = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        crate::words::choose(chosen.get_untracked());
+    };
+    view! {
+        <form class="language" action="/lang" method="get" on:submit=send>
+            <select
+                name="to"
+                aria-label=tr!("language")
+                on:change=move |ev| {
+                    if let Some(to) = i18n::Lang::from_tag(&event_target_value(&ev)) {
+                        chosen.set(to);
+                    }
+                }
+            >
+                {i18n::Lang::ALL
+                    .into_iter()
+                    .map(|l| view! { <option value=l.tag() lang=l.tag() selected=l == now>{l.endonym()}</option> })
+                    .collect_view()}
+            </select>
+            <input type="hidden" name="back" value=back />
+            <button type="submit">{tr!("language-go")}</button>
+        </form>
     }
 }

@@ -17,7 +17,7 @@ pub fn Star(#[prop(into)] addr: Signal<String>, personal: Personal) -> impl Into
             class="star"
             data-testid="star"
             aria-pressed=move || favorite.get().to_string()
-            aria-label=move || if favorite.get() { "Remove from favorites" } else { "Add to favorites" }
+            aria-label=move || if favorite.get() { tr!("favorite-remove") } else { tr!("favorite-add") }
             on:click=move |ev| {
                 ev.stop_propagation();
                 personal.toggle_favorite(&addr.get_untracked());

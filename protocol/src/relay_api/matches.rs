@@ -8,6 +8,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::watch::Team;
+use crate::said::Said;
 
 /// What makes a match itself: its map and the server time its level started
 /// (configstring 14), which a `map_restart` or a new map changes and a rejoin does not. A relay
@@ -218,7 +219,17 @@ pub struct MatchRound {
 }
 
 impl KillKind {
-    /// As a page says it.
+    /// As a page says it, in the reader's language.
+    pub fn said(self) -> Said {
+        Said::new(match self {
+            Self::Kill => "kill-kind-kill",
+            Self::TeamKill => "kill-kind-team",
+            Self::Suicide => "kill-kind-suicide",
+            Self::World => "kill-kind-world",
+        })
+    }
+
+    /// Its name in the API and the logs.
     pub fn name(self) -> &'static str {
         match self {
             Self::Kill => "kill",
@@ -231,22 +242,26 @@ impl KillKind {
 
 impl MatchSummary {
     /// How the match ended, as a page says it.
-    pub fn ended_text(&self) -> &'static str {
-        match self.ended {
-            None => "being followed",
-            Some(MatchEnd::Intermission) => "finished",
-            Some(MatchEnd::MapChange) => "ended by a map change",
-            Some(MatchEnd::MapRestart) => "ended by a map restart",
-            Some(MatchEnd::SessionLost) => "unfinished (followed in part)",
-        }
+    pub fn ended_text(&self) -> Said {
+        Said::new(match self.ended {
+            None => "match-followed",
+            Some(MatchEnd::Intermission) => "match-finished",
+            Some(MatchEnd::MapChange) => "match-ended-map-change",
+            Some(MatchEnd::MapRestart) => "match-ended-map-restart",
+            Some(MatchEnd::SessionLost) => "match-unfinished",
+        })
     }
 
     /// `Axis 3 – 2 Allies`, `won by NAME`, or nothing yet.
-    pub fn result(&self) -> String {
+    pub fn result(&self) -> Said {
         match (self.axis, self.allies, &self.winner) {
-            (Some(axis), Some(allies), _) => alloc::format!("Axis {axis} – {allies} Allies"),
-            (_, _, Some(winner)) => alloc::format!("won by {}", crate::cod::text::strip(winner)),
-            _ => String::new(),
+            (Some(axis), Some(allies), _) => Said::new("match-result-teams")
+                .with("axis", axis)
+                .with("allies", allies),
+            (_, _, Some(winner)) => {
+                Said::new("match-result-winner").with("name", crate::cod::text::strip(winner))
+            }
+            _ => Said::new("nothing"),
         }
     }
 }
@@ -264,12 +279,14 @@ pub fn most_played(matches: &[MatchSummary]) -> Vec<String> {
 }
 
 /// Time on a side: `m:ss`, or hours and minutes.
-pub fn played(ms: u64) -> String {
+pub fn played(ms: u64) -> Said {
     let secs = ms / 1000;
     if secs >= 3600 {
-        alloc::format!("{} h {:02} min", secs / 3600, secs / 60 % 60)
+        Said::new("played-hours")
+            .with("hours", secs / 3600)
+            .with("minutes", alloc::format!("{:02}", secs / 60 % 60))
     } else {
-        alloc::format!("{}:{:02}", secs / 60, secs % 60)
+        Said::new("played-clock").with("clock", alloc::format!("{}:{:02}", secs / 60, secs % 60))
     }
 }
 

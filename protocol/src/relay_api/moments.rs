@@ -107,21 +107,27 @@ impl MomentDetail {
     }
 
     /// One line for a card: the kills, or the map.
-    pub fn headline(&self) -> String {
+    pub fn headline(&self) -> crate::said::Said {
+        use crate::said::Said;
+        // Whole seconds, rounded (core has no `f64::round`).
+        let seconds = (self.seconds() + 0.5) as i64;
         match self.kills.as_slice() {
-            [] => alloc::format!("{:.0} s on {}", self.seconds(), self.map),
-            [k] => alloc::format!(
-                "{} killed {} ({})",
-                k.attacker.as_deref().unwrap_or("the world"),
-                k.victim,
-                k.weapon
-            ),
-            kills => alloc::format!(
-                "{} kills in {:.0} s on {}",
-                kills.len(),
-                self.seconds(),
-                self.map
-            ),
+            [] => Said::new("moment-headline-none")
+                .with("seconds", seconds)
+                .with("map", self.map.as_str()),
+            [k] => Said::new("moment-headline-kill")
+                .with(
+                    "attacker",
+                    k.attacker
+                        .as_deref()
+                        .map_or_else(|| Said::new("the-world").into(), crate::said::Word::from),
+                )
+                .with("victim", k.victim.as_str())
+                .with("weapon", k.weapon.as_str()),
+            kills => Said::new("moment-headline-kills")
+                .with("count", kills.len())
+                .with("seconds", seconds)
+                .with("map", self.map.as_str()),
         }
     }
 }

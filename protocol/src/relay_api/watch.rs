@@ -34,6 +34,16 @@ impl Team {
         }
     }
 
+    /// The side as a page's scoreboard says it, in the reader's language.
+    pub fn said(self) -> crate::said::Said {
+        crate::said::Said::new(match self {
+            Self::Free => "side-free",
+            Self::Axis => "side-axis",
+            Self::Allies => "side-allies",
+            Self::Spectator => "side-spectator",
+        })
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Free => "free",

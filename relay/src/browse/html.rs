@@ -19,12 +19,14 @@ use axum::http::header::{
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use i18n::{catalogue, Catalogue, Lang};
 use maud::{html, Markup, DOCTYPE};
 use protocol::browse::{cells, View};
 use protocol::cod::text;
 use protocol::relay_api::{MasterStatus, Progress, Reachability, ServerInfo};
 
 use super::{Directory, PageFeed};
+use crate::site::language::{lang_of, VARY as VARY_LANGUAGE};
 use crate::sync::Locked;
 
 /// Rows in the first screen: a tall laptop's list, a phone's several times over.
@@ -59,12 +61,13 @@ struct Rendered {
     gzip: Bytes,
 }
 
-/// The relay's HTML: the page's template from the build, and the latest first screen.
+/// The relay's HTML: the page's template from the build, and the latest first screen in each
+/// language a visitor has asked for since.
 pub struct Html {
     dist: PathBuf,
     directory: Arc<Directory>,
     feed: Arc<PageFeed>,
-    latest: Mutex<Option<Arc<Rendered>>>,
+    latest: Mutex<std::collections::HashMap<Lang, Arc<Rendered>>>,
 }
 
 impl Html {
@@ -93,30 +96,30 @@ impl Html {
         }
     }
 
-    /// The first screen for the default view: the one kept if it shows the latest keyframe,
-    /// else rendered now and kept.
-    fn first_screen(&self) -> Arc<Rendered> {
+    /// The first screen for the default view in `lang`: the one kept if it shows the latest
+    /// keyframe, else rendered now and kept.
+    fn first_screen(&self, lang: Lang) -> Arc<Rendered> {
         // Only the template's time is read per request; the file itself only to render anew.
         let made_from = (self.feed.keyframe_seq(), self.built());
         let mut latest = self.latest.locked();
-        if let Some(kept) = latest.as_ref().filter(|r| r.made_from == made_from) {
+        if let Some(kept) = latest.get(&lang).filter(|r| r.made_from == made_from) {
             return kept.clone();
         }
         let (template, modified) = self.template();
         let made_from = (made_from.0, modified);
-        let page = self.render(&template, &View::default());
+        let page = self.render(&template, &View::default(), catalogue(lang));
         let rendered = Arc::new(Rendered {
             made_from,
             etag: etag(&page),
             gzip: gzip(&page),
             plain: page,
         });
-        *latest = Some(rendered.clone());
+        latest.insert(lang, rendered.clone());
         rendered
     }
 
-    /// `index.html` with the first screen of `view` after its `<body>`.
-    fn render(&self, template: &str, view: &View) -> Bytes {
+    /// `index.html` in `words`' language with the first screen of `view` after its `<body>`.
+    fn render(&self, template: &str, view: &View, words: &Catalogue) -> Bytes {
         // Read apart: the directory's lock is not taken twice (a waiting writer would wedge it).
         let (masters, progress) = (self.directory.masters(), self.directory.progress());
         let screen = self.directory.with_servers(|all| {
@@ -125,15 +128,16 @@ impl Html {
             let answering = answering(&servers);
             let shown = view.apply(servers.iter().copied());
             first_screen(
+                words,
                 view,
                 &masters,
-                total,
-                answering,
+                (total, answering),
                 &shown,
                 &progress,
                 unix_ms(),
             )
         });
+        let template = in_language(template, words);
         let at = template
             .find("<body")
             .and_then(|b| template[b..].find('>').map(|e| b + e + 1))
@@ -144,6 +148,36 @@ impl Html {
         page.push_str(&template[at..]);
         Bytes::from(page)
     }
+}
+
+/// The built `index.html` in `words`' language: its `lang`, title and description (Trunk
+/// builds it in English).
+fn in_language(template: &str, words: &Catalogue) -> String {
+    let mut page = template.replacen(
+        "<html lang=\"en\">",
+        &format!("<html lang=\"{}\">", words.lang().tag()),
+        1,
+    );
+    let between = |page: &mut String, from: &str, to: &str, with: &str| {
+        if let Some(start) = page.find(from).map(|s| s + from.len()) {
+            if let Some(end) = page[start..].find(to).map(|e| start + e) {
+                page.replace_range(start..end, &protocol::browse::escape_markup(with));
+            }
+        }
+    };
+    between(
+        &mut page,
+        "<title>",
+        "</title>",
+        &words.text("title-servers"),
+    );
+    between(
+        &mut page,
+        "<meta name=\"description\" content=\"",
+        "\"",
+        &words.text("description-servers"),
+    );
+    page
 }
 
 fn unix_ms() -> u64 {
@@ -186,13 +220,13 @@ fn coloured(name: &str) -> Markup {
 /// One row as the page's list draws it (`Row` in `frontend/src/pages/browser/list/row.rs`, and `cells`).
 /// The first row's name carries an `elementtiming` mark: when a visitor could first read a
 /// server's name (`cargo xtask bench page`).
-fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
+fn row(words: &Catalogue, server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
     html! {
         tr class=(cells::reachability_class(server.reachability))
             data-testid="first-row" data-addr=(server.addr) tabindex="0" aria-selected="false" {
             td class="name" elementtiming=[first.then_some("first-server")] {
                 @if let Some(code) = &server.country {
-                    span.country title=(format!("Country: {code}")) { (code) } " "
+                    span.country title=(words.with("country-is", &[("code", code.as_str().into())])) { (code) } " "
                 }
                 (coloured(&server.hostname))
             }
@@ -200,18 +234,18 @@ fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
             td { (server.gametype) }
             td { (server.game) }
             td class="num" { (cells::players(server)) }
-            td class="num ping" { (cells::ping(server)) }
-            td class="num matches" title="Matches followed in the last 24 hours" { (cells::matches(server)) }
+            td class="num ping" { (words.say(&cells::ping(server))) }
+            td class="num matches" title=(words.text("matches-today-title")) { (cells::matches(server)) }
             td class="flags" {
-                @if server.password { span class="flag" title="Password required" { "PW" } }
+                @if server.password { span class="flag" title=(words.text("flag-password")) { (words.text("flag-password-short")) } }
                 @if server.punkbuster { span class="flag" title="PunkBuster" { "PB" } }
             }
-            td class="num age" title="Time since the server last answered" {
-                (cells::age(now_ms, server.updated_ms))
+            td class="num age" title=(words.text("age-title")) {
+                (words.say(&cells::age(now_ms, server.updated_ms)))
             }
             td {
                 button type="button" class="star" aria-pressed="false"
-                    aria-label="Add to favorites" disabled { "☆" }
+                    aria-label=(words.text("favorite-add")) disabled { "☆" }
             }
         }
     }
@@ -219,39 +253,41 @@ fn row(server: &ServerInfo, now_ms: u64, first: bool) -> Markup {
 
 /// The page's header and masters line (`PageHeader` in `frontend/src/parts/header.rs`, `Sources` in
 /// `frontend/src/pages/browser/mod.rs`).
-fn header(masters: &[MasterStatus], total: usize) -> Markup {
+fn header(words: &Catalogue, masters: &[MasterStatus], total: usize) -> Markup {
     html! {
         (crate::card::page_header(
-            "Call of Duty: United Offensive 1.51 servers",
+            words,
+            "subtitle-servers",
             crate::card::Current::Servers,
-            html! { span class="connection" { "connecting…" } },
+            html! { span class="connection" { (words.text("feed-connecting")) } },
+            "/",
         ))
         details class="sources" {
-            summary data-testid="first-sources" { (cells::sources(masters, total)) }
+            summary data-testid="first-sources" { (words.say(&cells::sources(masters, total))) }
         }
     }
 }
 
 /// The column headings (`SortHeader` in `frontend/src/pages/browser/list/heading.rs`); on the
 /// plain list they link to the list sorted by them.
-fn head() -> Markup {
+fn head(words: &Catalogue) -> Markup {
     html! {
         thead {
             tr {
                 @for (label, numeric, sorted) in [
-                    ("Server", false, false), ("Map", false, false), ("Mode", false, false),
-                    ("Mod", false, false), ("Players", true, true), ("Ping", true, false),
-                    ("Matches", true, false),
+                    ("col-server", false, false), ("col-map", false, false), ("col-mode", false, false),
+                    ("col-mod", false, false), ("col-players", true, true), ("col-ping", true, false),
+                    ("col-matches", true, false),
                 ] {
                     th scope="col" aria-sort=(if sorted { "descending" } else { "none" }) class=[numeric.then_some("num")] {
                         button type="button" class="sort" disabled {
-                            (label) @if sorted { " ▼" }
+                            (words.text(label)) @if sorted { " ▼" }
                         }
                     }
                 }
-                th scope="col" { "Flags" }
-                th scope="col" class="num" { "Seen" }
-                th scope="col" { span class="visually-hidden" { "Favorite" } }
+                th scope="col" { (words.text("col-flags")) }
+                th scope="col" class="num" { (words.text("col-seen")) }
+                th scope="col" { span class="visually-hidden" { (words.text("col-favorite")) } }
             }
         }
     }
@@ -259,54 +295,54 @@ fn head() -> Markup {
 
 /// The first screen: what the page draws before any change, with the top rows of the list.
 fn first_screen(
+    words: &Catalogue,
     view: &View,
     masters: &[MasterStatus],
-    total: usize,
-    answering: usize,
+    (total, answering): (usize, usize),
     shown: &[&ServerInfo],
     progress: &Progress,
     now_ms: u64,
 ) -> String {
     html! {
         div id="first-screen" {
-            (header(masters, total))
+            (header(words, masters, total))
             main {
-                section class="list" aria-label="Servers" {
+                section class="list" aria-label=(words.text("nav-servers")) {
                     div class="tabs" role="tablist" {
-                        @for (label, current) in [("All servers", true), ("Favorites", false), ("Recently viewed", false)] {
-                            button type="button" role="tab" data-tab=(label)
-                                aria-selected=(current.to_string()) class=[current.then_some("current")] { (label) }
+                        @for (name, label, current) in [("all", "tab-all", true), ("favorites", "tab-favorites", false), ("recent", "tab-recent", false)] {
+                            button type="button" role="tab" data-tab=(name)
+                                aria-selected=(current.to_string()) class=[current.then_some("current")] { (words.text(label)) }
                         }
                     }
                     // Without the page's code, searching opens the plain list.
                     form class="toolbar" role="search" action="/servers" method="get" {
                         label for="first-search" class="search" {
-                            span class="visually-hidden" { "Search" }
+                            span class="visually-hidden" { (words.text("search")) }
                             input id="first-search" name="q" type="search"
-                                placeholder="server, map or player" autocomplete="off" value=(view.text);
+                                placeholder=(words.text("search-placeholder")) autocomplete="off" value=(view.text);
                         }
-                        button type="button" class="filters-toggle" aria-expanded="false" disabled { (view.filters_label()) }
+                        button type="button" class="filters-toggle" aria-expanded="false" disabled { (words.say(&view.filters_label())) }
                     }
-                    p class="summary" data-testid="first-summary" { (cells::summary(total, answering, shown.len())) }
+                    p class="summary" data-testid="first-summary" { (words.say(&cells::summary(total, answering, shown.len()))) }
                     div class="progress" {
-                        progress max=(progress.total.max(1)) value=(progress.finished) aria-label="Refresh progress" {}
-                        span { (cells::progress(progress)) }
+                        progress max=(progress.total.max(1)) value=(progress.finished) aria-label=(words.text("progress")) {}
+                        span { (words.say(&cells::progress(progress))) }
                     }
                     div class="table-scroll" tabindex="-1" {
                         table class="servers" {
-                            (head())
+                            (head(words))
                             tbody {
                                 tr class="spacer" aria-hidden="true" { td colspan="9" style="height:0px" {} }
-                                @for (i, server) in shown.iter().take(FIRST_ROWS).enumerate() { (row(server, now_ms, i == 0)) }
+                                @for (i, server) in shown.iter().take(FIRST_ROWS).enumerate() { (row(words, server, now_ms, i == 0)) }
                                 @if shown.len() > FIRST_ROWS {
                                     tr class="more" { td colspan="9" {
-                                        a href="/servers" { "Every server (" (shown.len()) "), as a plain list" }
+                                        a href="/servers" { (words.with("plain-every-count", &[("count", shown.len().into())])) }
                                     } }
                                 }
                             }
                         }
                     }
-                    noscript { p { a href="/servers" { "Every server, as a plain list" } } }
+                    noscript { p { a href="/servers" { (words.text("plain-every")) } } }
                 }
                 div class="side" {}
             }
@@ -325,7 +361,13 @@ nav{margin:1rem 0;display:flex;gap:1.5rem}\
 @media(max-width:600px){th:nth-child(n+6),td:nth-child(n+6){display:none}}";
 
 /// `/servers?page=N&…`: one page of the list in the view the query names, as plain HTML.
-fn plain_list(view: &View, page: usize, servers: &[&ServerInfo], total: usize) -> String {
+fn plain_list(
+    words: &Catalogue,
+    view: &View,
+    page: usize,
+    servers: &[&ServerInfo],
+    total: usize,
+) -> String {
     let pages = servers.len().div_ceil(PLAIN_ROWS).max(1);
     let page = page.clamp(1, pages);
     let query = view.to_query();
@@ -339,46 +381,51 @@ fn plain_list(view: &View, page: usize, servers: &[&ServerInfo], total: usize) -
     let now_ms = unix_ms();
     html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(words.lang().tag()) {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { "Muster: CoD:UO servers, page " (page) " of " (pages) }
+                title { (words.with("plain-title", &[("page", page.into()), ("pages", pages.into())])) }
                 style { (PLAIN_STYLE) }
                 @if page > 1 { link rel="prev" href=(link(page - 1)); }
                 @if page < pages { link rel="next" href=(link(page + 1)); }
             }
             body class="plain" {
-                h1 { a href="/" { "Muster" } ": Call of Duty: United Offensive 1.51 servers" }
+                h1 { a href="/" { "Muster" } ": " (words.text("subtitle-servers")) }
                 form action="/servers" method="get" role="search" {
-                    label { "Search " input name="q" type="search" value=(view.text); }
+                    label { (words.text("search")) " " input name="q" type="search" value=(view.text); }
                     " "
-                    button type="submit" { "Search" }
+                    button type="submit" { (words.text("search")) }
                 }
                 p data-testid="plain-summary" {
-                    (servers.len()) " of " (total) " servers · page " (page) " of " (pages)
+                    (words.with("plain-summary", &[
+                        ("shown", servers.len().into()),
+                        ("total", total.into()),
+                        ("page", page.into()),
+                        ("pages", pages.into()),
+                    ]))
                 }
                 table {
                     thead { tr {
-                        th scope="col" { "Server" } th scope="col" { "Players" } th scope="col" { "Ping" }
-                        th scope="col" { "Map" } th scope="col" { "Mode" } th scope="col" { "Address" }
-                        th scope="col" { "Mod" } th scope="col" { "Seen" }
+                        @for label in ["col-server", "col-players", "col-ping", "col-map", "col-mode", "col-address", "col-mod", "col-seen"] {
+                            th scope="col" { (words.text(label)) }
+                        }
                     } }
                     tbody {
                         @for server in servers.iter().skip((page - 1) * PLAIN_ROWS).take(PLAIN_ROWS) {
                             tr data-testid="plain-row" {
                                 td { (text::strip(&server.hostname)) }
                                 td { (cells::players(server)) }
-                                td { (cells::ping(server)) } td { (server.map) } td { (server.gametype) }
+                                td { (words.say(&cells::ping(server))) } td { (server.map) } td { (server.gametype) }
                                 td { a href=(format!("/watch/{}", server.addr)) { (server.addr) } }
-                                td { (server.game) } td { (cells::age(now_ms, server.updated_ms)) }
+                                td { (server.game) } td { (words.say(&cells::age(now_ms, server.updated_ms))) }
                             }
                         }
                     }
                 }
-                nav aria-label="Pages" {
-                    @if page > 1 { a rel="prev" href=(link(page - 1)) { "← Previous" } " " }
-                    @if page < pages { a rel="next" href=(link(page + 1)) { "Next →" } }
+                nav aria-label=(words.text("nav-pages")) {
+                    @if page > 1 { a rel="prev" href=(link(page - 1)) { (words.text("plain-previous")) } " " }
+                    @if page < pages { a rel="next" href=(link(page + 1)) { (words.text("plain-next")) } }
                 }
             }
         }
@@ -422,7 +469,7 @@ fn html_response(headers: &HeaderMap, plain: Bytes, gzip: Bytes, etag: HeaderVal
     );
     // Always revalidated: the list changes, and the page's assets it names may too.
     set.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    set.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+    set.insert(VARY, HeaderValue::from_static(VARY_LANGUAGE));
     set.insert(ETAG, etag);
     response
 }
@@ -435,12 +482,13 @@ pub async fn index(
     headers: HeaderMap,
 ) -> Response {
     let view = View::from_query(query.as_deref().unwrap_or_default());
+    let lang = lang_of(&headers);
     if view == View::default() {
-        let r = html.first_screen();
+        let r = html.first_screen(lang);
         return html_response(&headers, r.plain.clone(), r.gzip.clone(), r.etag.clone());
     }
     let (template, _) = html.template();
-    let page = html.render(&template, &view);
+    let page = html.render(&template, &view, catalogue(lang));
     let (etag, gzip) = (etag(&page), gzip(&page));
     html_response(&headers, page, gzip, etag)
 }
@@ -454,14 +502,20 @@ pub async fn server_page(
 ) -> Response {
     use crate::seams::ServerRecords;
     let Some(server) = html.directory.record(&addr) else {
-        return (StatusCode::NOT_FOUND, "no such server listed here").into_response();
+        let words = catalogue(lang_of(&headers));
+        return (StatusCode::NOT_FOUND, words.text("not-listed")).into_response();
     };
     let origin = crate::card::origin(&headers);
+    let lang = lang_of(&headers);
+    let words = catalogue(lang);
     let name = text::strip(&server.hostname);
     let mut facts = vec![
         server.map.clone(),
         server.gametype.clone(),
-        format!("{} players", cells::players(&server)),
+        words.with(
+            "card-players",
+            &[("players", cells::players(&server).into())],
+        ),
     ];
     facts.extend(server.country.clone());
     facts.push(server.addr.clone());
@@ -486,7 +540,7 @@ pub async fn server_page(
         }))
         meta name="muster-server" content=(addr);
     };
-    let first = html.first_screen();
+    let first = html.first_screen(lang);
     let page = String::from_utf8_lossy(&first.plain);
     let at = page.find("</head>").unwrap_or(0);
     let page = Bytes::from(format!(
@@ -515,7 +569,7 @@ pub async fn servers(
     let body = html.directory.with_servers(|all| {
         let total = all.len();
         let shown = view.apply(all);
-        plain_list(&view, page, &shown, total)
+        plain_list(catalogue(lang_of(&headers)), &view, page, &shown, total)
     });
     let body = Bytes::from(body);
     let (etag, gzip) = (etag(&body), gzip(&body));
@@ -596,6 +650,51 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_first_screen_speaks_the_visitor_s_language_and_each_is_kept_apart() {
+        let servers: Vec<_> = (0..3).map(|i| server(i, 2, &format!("S{i}"))).collect();
+        let (_dist, _directory, router) = relay(servers);
+        let german = body(
+            get(
+                &router,
+                "/",
+                &[("accept-language", "de-DE,de;q=0.9,en;q=0.5")],
+            )
+            .await,
+        )
+        .await;
+        assert!(
+            german.contains("<title>Muster: CoD:UO-Serverbrowser</title>"),
+            "{german}"
+        );
+        assert!(german.contains("3 Server, 3 antworten, 3 angezeigt"));
+        assert!(german.contains(">Alle Server<"));
+        assert!(german.contains("<option value=\"de\" lang=\"de\" selected>Deutsch</option>"));
+        // The choice, kept in the cookie, wins over the browser's languages; English stays
+        // English for the next visitor.
+        let russian = body(
+            get(
+                &router,
+                "/",
+                &[("accept-language", "de"), ("cookie", "muster-lang=ru")],
+            )
+            .await,
+        )
+        .await;
+        assert!(
+            russian.contains("Серверов: 3, отвечают: 3, показано: 3"),
+            "{russian}"
+        );
+        let english = get(&router, "/", &[]).await;
+        assert_eq!(
+            english.headers()[VARY],
+            "Accept-Encoding, Accept-Language, Cookie"
+        );
+        assert!(body(english)
+            .await
+            .contains("3 servers, 3 answering, 3 shown"));
+    }
+
+    #[tokio::test]
     async fn the_page_comes_with_the_top_of_the_list_in_the_default_order() {
         // Fuller servers first (the default sort), 60 of them: the first screen holds 40.
         let servers: Vec<_> = (0..60)
@@ -608,8 +707,9 @@ mod tests {
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.headers()[CACHE_CONTROL], "no-cache");
         let page = body(response).await;
-        // The template is whole, the first screen straight after its <body ...>.
-        assert!(page.starts_with("<!doctype html><html><head><title>t</title></head><body class=\"x\"><div id=\"first-screen\">"));
+        // The template is whole (titled in the visitor's language), the first screen straight
+        // after its <body ...>.
+        assert!(page.starts_with("<!doctype html><html><head><title>Muster: CoD:UO server browser</title></head><body class=\"x\"><div id=\"first-screen\">"));
         assert!(page.ends_with("</div><script src=\"/app.js\"></script></body></html>"));
         let want: Vec<String> = expected
             .iter()

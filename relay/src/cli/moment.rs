@@ -97,7 +97,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
     out(format_args!(
         "{url}\n{} · {:.0} s on {}, {} snapshots, {} bytes\n{}{}",
-        detail.headline(),
+        // The operator's terminal speaks English, as every CLI line does.
+        i18n::catalogue(i18n::Lang::En).say(&detail.headline()),
         detail.seconds(),
         detail.map,
         detail.snapshots,

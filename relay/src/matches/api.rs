@@ -129,14 +129,14 @@ pub fn routes(pages: Pages) -> Router {
         .route("/api/matches/{id}", get(detail))
         .route("/api/players/{name}/stats", get(player))
         .route("/api/leaderboard", get(leaderboard))
-        .route("/api/matches/{id}/score.svg", get(super::html::score_svg))
+        .route("/api/matches/{id}/score.svg", get(super::svg::score_svg))
         .route(
             "/api/matches/{id}/heatmap.svg",
-            get(super::html::heatmap_svg),
+            get(super::svg::heatmap_svg),
         )
         .route(
             "/api/players/{name}/rating.svg",
-            get(super::html::rating_svg),
+            get(super::svg::rating_svg),
         )
         .route("/matches", get(super::html::recent))
         .route("/matches/{id}", get(super::html::one))

@@ -5,8 +5,9 @@
 //! and their Open Graph tags make a card of a link pasted into a chat.
 
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use i18n::Catalogue;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use protocol::cod::text::{spans, strip};
 use protocol::relay_api::matches::{
@@ -16,10 +17,10 @@ use protocol::relay_api::matches::{
 
 use super::api::{shown, Pages};
 use super::chart;
-use crate::net::{unix_ms, utc_minute};
+use crate::net::unix_ms;
+use crate::site::language::{words_for, VARY};
 use crate::store::matches::{self, MatchFilter};
 use crate::store::name_key;
-use crate::store::worker::Workers;
 
 /// A name in its `^N` colours.
 fn coloured(name: &str) -> Markup {
@@ -33,7 +34,15 @@ fn player_link(name: &str) -> Markup {
 /// A page in the app's design and header (Matches marked), whose code (`with_code`: the
 /// results page's tags) takes it over once loaded: its content is the first screen, shown
 /// until then and to whatever runs no code.
-fn page(pages: &Pages, title: &str, description: &str, body: Markup, with_code: bool) -> Response {
+/// `back` is the page's own path, where the language chooser comes back to.
+fn page(
+    pages: &Pages,
+    words: &Catalogue,
+    (title, description): (&str, &str),
+    body: Markup,
+    with_code: bool,
+    back: &str,
+) -> Response {
     let code = if with_code {
         pages.code()
     } else {
@@ -41,9 +50,9 @@ fn page(pages: &Pages, title: &str, description: &str, body: Markup, with_code: 
     };
     let page = html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(words.lang().tag()) {
             head {
-                (crate::card::head(title, description))
+                (crate::card::head(words, title, description))
                 meta property="og:type" content="website";
                 meta name="twitter:card" content="summary";
                 (crate::card::stylesheet(&pages.dist))
@@ -51,9 +60,11 @@ fn page(pages: &Pages, title: &str, description: &str, body: Markup, with_code: 
             }
             body class="sheet" {
                 (crate::card::page_header(
-                    "Call of Duty: United Offensive 1.51 matches",
+                    words,
+                    "subtitle-matches",
                     crate::card::Current::Matches,
                     html! {},
+                    back,
                 ))
                 div id="first-screen" { (body) }
             }
@@ -63,42 +74,47 @@ fn page(pages: &Pages, title: &str, description: &str, body: Markup, with_code: 
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, "max-age=10"),
+            (header::VARY, VARY),
         ],
         page.into_string(),
     )
         .into_response()
 }
 
-fn unavailable(e: crate::store::StoreError) -> Response {
+fn unavailable(words: &Catalogue, e: crate::store::StoreError) -> Response {
     tracing::warn!("matches: {e}");
     (
         StatusCode::SERVICE_UNAVAILABLE,
-        "match records are unavailable",
+        words.text("match-records-unavailable"),
     )
         .into_response()
 }
 
-fn not_found(pages: &Pages, what: &str) -> Response {
-    let body = html! { h1 { (what) } p { a href="/matches" { "Recent matches" } } };
-    let mut response = page(pages, what, what, body, false);
+fn not_found(pages: &Pages, words: &Catalogue, what: &str, back: &str) -> Response {
+    let what = words.text(what);
+    let body = html! { h1 { (what) } p { a href="/matches" { (words.text("matches-recent")) } } };
+    let mut response = page(pages, words, (&what, &what), body, false, back);
     *response.status_mut() = StatusCode::NOT_FOUND;
     response
 }
 
-fn match_rows(list: &[MatchSummary]) -> Markup {
+fn match_rows(words: &Catalogue, list: &[MatchSummary]) -> Markup {
     html! {
         table {
-            thead { tr { th { "When" } th { "Map" } th { "Mode" } th { "Server" } th { "Result" } th class="n" { "Kills" } th { "" } } }
+            thead { tr {
+                @for label in ["col-when", "col-map", "col-mode", "col-server", "col-result"] { th { (words.text(label)) } }
+                th class="n" { (words.text("col-kills")) } th { "" }
+            } }
             tbody {
                 @for m in list {
                     tr {
-                        td { a href=(format!("/matches/{}", m.id)) { (utc_minute(m.start_ms)) } }
+                        td { a href=(format!("/matches/{}", m.id)) { (words.date_time_utc(m.start_ms)) } }
                         td { (m.map) }
                         td { (m.gametype) }
                         td { (coloured(&m.hostname)) }
-                        td { (m.result()) }
+                        td { (words.say(&m.result())) }
                         td class="n" { (m.kills) }
-                        td class="sub" { (m.ended_text()) }
+                        td class="sub" { (words.say(&m.ended_text())) }
                     }
                 }
             }
@@ -131,7 +147,9 @@ fn matches_link(server: Option<&str>, gametype: &str, period: &str) -> String {
 pub async fn recent(
     State(pages): State<Pages>,
     axum::extract::Query(q): axum::extract::Query<RecentQuery>,
+    headers: HeaderMap,
 ) -> Response {
+    let words = words_for(&headers);
     let readers = pages.readers.clone();
     let now = unix_ms();
     let server = q.server.filter(|s| !s.is_empty());
@@ -176,29 +194,34 @@ pub async fn recent(
         .await;
     let (list, gametypes, gametype, board) = match read {
         Ok(read) => read,
-        Err(e) => return unavailable(e),
+        Err(e) => return unavailable(words, e),
     };
     let list: Vec<MatchSummary> = list.into_iter().map(|m| shown(m, now)).collect();
     let title = match &server {
-        Some(server) => format!("Matches on {server}"),
-        None => "Matches".to_owned(),
+        Some(server) => words.with("matches-on", &[("server", server.as_str().into())]),
+        None => words.text("nav-matches"),
     };
     let periods = [
-        ("week", "This week"),
-        ("month", "This month"),
-        ("all", "All time"),
+        ("week", "period-week"),
+        ("month", "period-month"),
+        ("all", "period-all"),
     ];
+    let board_title = match period.as_str() {
+        "month" => "board-month",
+        "all" => "board-all",
+        _ => "matches-week-best",
+    };
     let body = html! {
         h1 { (title) }
-        p class="sub" { "Every match this relay followed, newest first. A match is followed while someone watches it, and always on the servers the operator follows." }
-        @if list.is_empty() { p { "No match followed yet." } } @else { (match_rows(&list)) }
+        p class="sub" { (words.text("matches-intro")) }
+        @if list.is_empty() { p { (words.text("matches-none")) } } @else { (match_rows(words, &list)) }
         @if let Some(gametype) = &gametype {
             h2 data-testid="board-title" {
-                (match period.as_str() { "month" => "This month's", "all" => "All-time", _ => "This week's" })
-                " best at " (gametype)
+                (words.with(board_title, &[("mode", gametype.as_str().into())]))
             }
             p class="sub" data-testid="board-choices" {
                 @for (code, label) in periods {
+                    @let label = words.text(label);
                     @if code == period { strong aria-current="true" { (label) } } @else { a href=(matches_link(server.as_deref(), gametype, code)) { (label) } }
                     " · "
                 }
@@ -207,24 +230,29 @@ pub async fn recent(
                     @if g == gametype { strong aria-current="true" { (g) } } @else { a href=(matches_link(server.as_deref(), g, &period)) { (g) } }
                 }
             }
-            (leaders(&board))
+            (leaders(words, &board))
         }
     };
+    let description = words.with("matches-description", &[("count", list.len().into())]);
     page(
         &pages,
-        &title,
-        &format!("{} recent matches followed by this relay", list.len()),
+        words,
+        (&title, &description),
         body,
         false,
+        "/matches",
     )
 }
 
-fn leaders(board: &[LeaderRow]) -> Markup {
+fn leaders(words: &Catalogue, board: &[LeaderRow]) -> Markup {
     html! {
-        @if board.is_empty() { p class="sub" { "Nobody rated has played " (super::api::MIN_MATCHES) " matches in this period yet." } }
+        @if board.is_empty() { p class="sub" { (words.with("board-empty", &[("count", super::api::MIN_MATCHES.into())])) } }
         @else {
             table {
-                thead { tr { th class="n" { "#" } th { "Name" } th class="n" { "Ranked as" } th class="n" { "Kills" } th class="n" { "Deaths" } th class="n" { "K/D" } th class="n" { "Matches" } } }
+                thead { tr {
+                    th class="n" { "#" } th { (words.text("col-name")) }
+                    @for label in ["col-ranked-as", "col-kills", "col-deaths", "col-kd", "col-matches"] { th class="n" { (words.text(label)) } }
+                } }
                 tbody { @for r in board {
                     tr {
                         td class="n" { (r.rank) }
@@ -242,32 +270,44 @@ fn leaders(board: &[LeaderRow]) -> Markup {
 }
 
 /// `/matches/{id}`.
-pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
+pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
+    let words = words_for(&headers);
+    let back = format!("/matches/{id}");
     let readers = pages.readers.clone();
     let found = readers
         .run(move |store| matches::detail(store.exec()?, id))
         .await;
     let mut m = match found {
         Ok(Some(m)) => m,
-        Ok(None) => return not_found(&pages, "No such match"),
-        Err(e) => return unavailable(e),
+        Ok(None) => return not_found(&pages, words, "match-missing", &back),
+        Err(e) => return unavailable(words, e),
     };
     m.summary = shown(m.summary, unix_ms());
     let s = &m.summary;
-    let title = format!("{} on {}: {}", s.map, strip(&s.hostname), s.result());
-    let description = format!(
-        "{} {}, {} kills by {} names; {}",
-        s.gametype,
-        utc_minute(s.start_ms),
-        s.kills,
-        s.players,
-        s.ended_text()
+    let title = words.with(
+        "match-title",
+        &[
+            ("map", s.map.as_str().into()),
+            ("server", strip(&s.hostname).into()),
+            ("result", words.say(&s.result()).into()),
+        ],
+    );
+    let description = words.with(
+        "match-description",
+        &[
+            ("mode", s.gametype.as_str().into()),
+            ("when", words.date_time_utc(s.start_ms).into()),
+            ("kills", s.kills.into()),
+            ("names", s.players.into()),
+            ("ended", words.say(&s.ended_text()).into()),
+        ],
     );
     let backdrop = pages.backdrop(&m.summary.map);
-    page(&pages, &title, &description, match_body(&m, backdrop), true)
+    let body = match_body(words, &m, backdrop);
+    page(&pages, words, (&title, &description), body, true, &back)
 }
 
-fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
+fn match_body(words: &Catalogue, m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
     let s = &m.summary;
     let names: Vec<&str> = m.scoreboard.iter().map(|p| p.name.as_str()).collect();
     let (matrix, weapons) = (m.matrix(), m.weapons());
@@ -275,33 +315,39 @@ fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
     html! {
         h1 { (s.map) " · " (s.gametype) " · " (coloured(&s.hostname)) }
         p class="sub" data-testid="match-summary" {
-            (utc_minute(s.start_ms)) " · " (s.server) " · " (s.result()) " · " (s.ended_text())
-            @if let Some(demo) = &s.demo { " · " a data-testid="match-demo" href=(demo_link(demo)) { "demo" } }
+            (words.date_time_utc(s.start_ms)) " · " (s.server) " · " (words.say(&s.result())) " · " (words.say(&s.ended_text()))
+            @if let Some(demo) = &s.demo { " · " a data-testid="match-demo" href=(demo_link(demo)) { (words.text("match-demo")) } }
         }
-        h2 { "Scoreboard" }
+        h2 { (words.text("scoreboard")) }
         table data-testid="scoreboard" {
-            thead { tr { th { "Name" } th { "Side" } th class="n" { "Score" } th class="n" { "Kills" } th class="n" { "Deaths" } th class="n" { "Suicides" } th class="n" { "Team kills" } th class="n" { "Time" } } }
+            thead { tr {
+                th { (words.text("col-name")) } th { (words.text("col-side")) }
+                @for label in ["col-score", "col-kills", "col-deaths", "col-suicides", "col-team-kills", "col-time"] { th class="n" { (words.text(label)) } }
+            } }
             tbody { @for p in &m.scoreboard {
                 tr {
                     td { (player_link(&p.name)) }
-                    td { (format!("{:?}", p.team).to_lowercase()) }
+                    td { (words.say(&p.team.said())) }
                     td class="n" { (p.score.map(|v| v.to_string()).unwrap_or_default()) }
                     td class="n" { (p.kills) }
                     td class="n" { (p.deaths) }
                     td class="n" { (p.suicides) }
                     td class="n" { (p.team_kills) }
-                    td class="n" { (played(p.time_ms)) }
+                    td class="n" { (words.say(&played(p.time_ms))) }
                 }
             } }
         }
         @if !m.rounds.is_empty() {
-            h2 { "Rounds" }
+            h2 { (words.text("match-rounds")) }
             table data-testid="rounds" {
-                thead { tr { th class="n" { "Round" } th { "Won by" } th class="n" { "At" } th class="n" { "Axis" } th class="n" { "Allies" } } }
+                thead { tr {
+                    th class="n" { (words.text("col-round")) } th { (words.text("col-won-by")) }
+                    @for label in ["col-at", "team-axis", "team-allies"] { th class="n" { (words.text(label)) } }
+                } }
                 tbody { @for r in &m.rounds {
                     tr {
                         td class="n" { (r.number) }
-                        td { (format!("{:?}", r.winner).to_lowercase()) }
+                        td { (words.say(&r.winner.said())) }
                         td class="n" { (clock(r.server_time)) }
                         td class="n" { (r.axis) }
                         td class="n" { (r.allies) }
@@ -310,12 +356,12 @@ fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
             }
         }
         div class="charts" {
-            figure { (PreEscaped(chart::score(m))) figcaption class="sub" { "The score over the match" } }
-            figure class="heat" { (PreEscaped(chart::heatmap(m, backdrop))) figcaption class="sub" { "Kills made (red) and deaths (blue), seen from above" } }
+            figure { (PreEscaped(chart::score(m))) figcaption class="sub" { (words.text("match-score-chart")) } }
+            figure class="heat" { (PreEscaped(chart::heatmap(m, backdrop))) figcaption class="sub" { (words.text("match-heatmap")) } }
         }
-        h2 { "Who killed whom" }
+        h2 { (words.text("match-who-killed-whom")) }
         table class="matrix" data-testid="kill-matrix" {
-            thead { tr { th { "killer ↓ victim →" } @for (i, _) in names.iter().enumerate() { th title=(strip(names[i])) { (i + 1) } } } }
+            thead { tr { th { (words.text("matrix-corner")) } @for (i, _) in names.iter().enumerate() { th title=(strip(names[i])) { (i + 1) } } } }
             tbody { @for (i, a) in names.iter().enumerate() {
                 tr {
                     th { (i + 1) ". " (coloured(a)) }
@@ -326,24 +372,24 @@ fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
                 }
             } }
         }
-        h2 { "Weapons" }
+        h2 { (words.text("match-weapons")) }
         table data-testid="weapons" {
-            thead { tr { th { "Weapon" } th class="n" { "Kills" } } }
+            thead { tr { th { (words.text("col-weapon")) } th class="n" { (words.text("col-kills")) } } }
             tbody { @for (w, n) in &weapons { tr { td { (w) } td class="n" { (n) } } } }
         }
-        h2 { "Kill feed" }
+        h2 { (words.text("kill-feed")) }
         table data-testid="kill-feed" {
             tbody { @for k in &m.kill_feed {
                 tr {
                     td class="n" {
                         @match &s.demo {
-                            Some(demo) => a data-testid="kill-moment" title="this kill in the demo, from 3 s before"
+                            Some(demo) => a data-testid="kill-moment" title=(words.text("kill-moment-title"))
                                 href=(moment(demo, k.server_time)) { (clock(k.server_time)) },
                             None => (clock(k.server_time)),
                         }
                     }
                     td { @if let Some(a) = &k.attacker { (player_link(a)) } }
-                    td class="sub" { (k.weapon) @if k.kind != KillKind::Kill { " (" (k.kind.name()) ")" } }
+                    td class="sub" { (k.weapon) @if k.kind != KillKind::Kill { " (" (words.say(&k.kind.said())) ")" } }
                     td { (player_link(&k.victim)) }
                 }
             } }
@@ -351,17 +397,23 @@ fn match_body(m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
     }
 }
 
-fn counts(title: &str, counts: &[Count]) -> Markup {
+fn counts(words: &Catalogue, title: &str, counts: &[Count]) -> Markup {
     html! {
         div {
-            h2 { (title) }
+            h2 { (words.text(title)) }
             table { tbody { @for c in counts.iter().take(10) { tr { td { (c.what) } td class="n" { (c.count) } } } } }
         }
     }
 }
 
 /// `/players/{name}`.
-pub async fn player(State(pages): State<Pages>, Path(name): Path<String>) -> Response {
+pub async fn player(
+    State(pages): State<Pages>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let words = words_for(&headers);
+    let back = format!("/players/{}", segment(&name));
     let readers = pages.readers.clone();
     let key = name_key(&name);
     let found = readers
@@ -369,8 +421,8 @@ pub async fn player(State(pages): State<Pages>, Path(name): Path<String>) -> Res
         .await;
     let p = match found {
         Ok(Some(p)) => p,
-        Ok(None) => return not_found(&pages, "No followed match has this name"),
-        Err(e) => return unavailable(e),
+        Ok(None) => return not_found(&pages, words, "player-missing", &back),
+        Err(e) => return unavailable(words, e),
     };
     let t = &p.totals;
     let title = strip(&p.name);
@@ -378,22 +430,30 @@ pub async fn player(State(pages): State<Pages>, Path(name): Path<String>) -> Res
         .ratings
         .first()
         .map(|r| {
-            format!(
-                "; rated {:.1} ± {:.1} in {}",
-                r.mu,
-                3.0 * r.sigma,
-                r.gametype
+            words.with(
+                "player-rated",
+                &[
+                    ("rating", format!("{:.1}", r.mu).into()),
+                    ("spread", format!("{:.1}", 3.0 * r.sigma).into()),
+                    ("mode", r.gametype.as_str().into()),
+                ],
             )
         })
         .unwrap_or_default();
-    let description = format!(
-        "{} kills, {} deaths in {} matches ({} won){rating}",
-        t.kills, t.deaths, t.matches, t.wins
-    );
-    page(&pages, &title, &description, player_body(&p), true)
+    let description = words.with(
+        "player-description",
+        &[
+            ("kills", t.kills.into()),
+            ("deaths", t.deaths.into()),
+            ("matches", t.matches.into()),
+            ("won", t.wins.into()),
+        ],
+    ) + &rating;
+    let body = player_body(words, &p);
+    page(&pages, words, (&title, &description), body, true, &back)
 }
 
-fn player_body(p: &PlayerStats) -> Markup {
+fn player_body(words: &Catalogue, p: &PlayerStats) -> Markup {
     let t = &p.totals;
     let now = unix_ms();
     let recent: Vec<MatchSummary> = p
@@ -404,20 +464,23 @@ fn player_body(p: &PlayerStats) -> Markup {
     html! {
         h1 { (coloured(&p.name)) }
         @if let (Some(at), Some(server)) = (p.last_seen_ms, &p.last_server) {
-            p class="sub" { "Last seen " (utc_minute(at)) " on " (server) }
+            p class="sub" { (words.with("player-last-seen", &[("when", words.date_time_utc(at).into()), ("server", server.as_str().into())])) }
         }
         table data-testid="totals" {
             tbody {
-                tr { th { "Kills" } td class="n" { (t.kills) } th { "Deaths" } td class="n" { (t.deaths) } th { "K/D" } td class="n" { (format!("{:.2}", t.kills as f64 / t.deaths.max(1) as f64)) } }
-                tr { th { "Suicides" } td class="n" { (t.suicides) } th { "Team kills" } td class="n" { (t.team_kills) } th { "Time played" } td class="n" { (played(t.time_ms)) } }
-                tr { th { "Matches" } td class="n" { (t.matches) } th { "Won" } td class="n" { (t.wins) } th { "Lost" } td class="n" { (t.losses) } }
+                tr { th { (words.text("col-kills")) } td class="n" { (t.kills) } th { (words.text("col-deaths")) } td class="n" { (t.deaths) } th { (words.text("col-kd")) } td class="n" { (format!("{:.2}", t.kills as f64 / t.deaths.max(1) as f64)) } }
+                tr { th { (words.text("col-suicides")) } td class="n" { (t.suicides) } th { (words.text("col-team-kills")) } td class="n" { (t.team_kills) } th { (words.text("col-time-played")) } td class="n" { (words.say(&played(t.time_ms))) } }
+                tr { th { (words.text("col-matches")) } td class="n" { (t.matches) } th { (words.text("col-won")) } td class="n" { (t.wins) } th { (words.text("col-lost")) } td class="n" { (t.losses) } }
             }
         }
-        h2 { "Ratings" }
-        @if p.ratings.is_empty() { p class="sub" { "Rated after a finished match." } }
+        h2 { (words.text("player-ratings")) }
+        @if p.ratings.is_empty() { p class="sub" { (words.text("player-unrated")) } }
         @else {
             table data-testid="ratings" {
-                thead { tr { th { "Mode" } th class="n" { "Rating" } th class="n" { "± 3σ" } th class="n" { "Ranked as" } th class="n" { "Rated matches" } } }
+                thead { tr {
+                    th { (words.text("col-mode")) } th class="n" { (words.text("col-rating")) } th class="n" { "± 3σ" }
+                    th class="n" { (words.text("col-ranked-as")) } th class="n" { (words.text("col-rated-matches")) }
+                } }
                 tbody { @for r in &p.ratings { tr {
                     td { (r.gametype) }
                     td class="n" { (format!("{:.1}", r.mu)) }
@@ -426,72 +489,14 @@ fn player_body(p: &PlayerStats) -> Markup {
                     td class="n" { (r.matches) }
                 } } }
             }
-            div class="charts" { figure { (PreEscaped(chart::rating(&p.rating_history))) figcaption class="sub" { "Rating after each rated match; lists rank by the lower line" } } }
+            div class="charts" { figure { (PreEscaped(chart::rating(&p.rating_history))) figcaption class="sub" { (words.text("player-rating-chart-any")) } } }
         }
         div class="charts" {
-            (counts("Weapons", &p.weapons))
-            (counts("Maps", &p.maps))
-            (counts("Servers", &p.servers))
+            (counts(words, "match-weapons", &p.weapons))
+            (counts(words, "player-maps", &p.maps))
+            (counts(words, "nav-servers", &p.servers))
         }
-        h2 { "Recent matches" }
-        (match_rows(&recent))
-    }
-}
-
-/// `/matches/{id}/score.svg` and the other charts, for a page or a card to embed.
-pub async fn score_svg(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
-    svg(readers, id, chart::score).await
-}
-
-#[derive(serde::Deserialize, Default)]
-pub struct RatingQuery {
-    /// One gametype's ratings (the player's first otherwise).
-    gametype: Option<String>,
-}
-
-/// `/api/players/{name}/rating.svg[?gametype=]`: the rating after each rated match.
-pub async fn rating_svg(
-    State(readers): State<Workers>,
-    Path(name): Path<String>,
-    axum::extract::Query(q): axum::extract::Query<RatingQuery>,
-) -> Response {
-    let key = name_key(&name);
-    match readers
-        .run(move |store| matches::player(store.exec()?, &key, 0))
-        .await
-    {
-        Ok(Some(p)) => {
-            let gametype = q
-                .gametype
-                .or_else(|| p.ratings.first().map(|r| r.gametype.clone()));
-            let history: Vec<_> = p
-                .rating_history
-                .into_iter()
-                .filter(|r| gametype.as_ref().is_none_or(|g| *g == r.gametype))
-                .collect();
-            let svg = chart::rating(&history);
-            ([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response()
-        }
-        Ok(None) => (StatusCode::NOT_FOUND, "no followed match has this name").into_response(),
-        Err(e) => unavailable(e),
-    }
-}
-
-pub async fn heatmap_svg(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
-    let readers = pages.readers.clone();
-    svg(readers, id, move |m| {
-        chart::heatmap(m, pages.backdrop(&m.summary.map))
-    })
-    .await
-}
-
-async fn svg(readers: Workers, id: u64, draw: impl Fn(&MatchDetail) -> String) -> Response {
-    match readers
-        .run(move |store| matches::detail(store.exec()?, id))
-        .await
-    {
-        Ok(Some(m)) => ([(header::CONTENT_TYPE, "image/svg+xml")], draw(&m)).into_response(),
-        Ok(None) => (StatusCode::NOT_FOUND, "no such match").into_response(),
-        Err(e) => unavailable(e),
+        h2 { (words.text("matches-recent")) }
+        (match_rows(words, &recent))
     }
 }

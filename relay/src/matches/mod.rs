@@ -12,6 +12,7 @@ mod api;
 mod chart;
 mod follow;
 mod html;
+mod svg;
 mod tap;
 
 use std::path::PathBuf;

@@ -6,6 +6,7 @@
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use i18n::Catalogue;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use protocol::cod::text::strip;
 use protocol::relay_api::moments::{is_moment_id, MomentDetail};
@@ -28,45 +29,51 @@ fn player_code(moments: &Moments) -> String {
     }
 }
 
-fn first_screen(m: &MomentDetail) -> Markup {
+fn first_screen(words: &Catalogue, m: &MomentDetail) -> Markup {
     html! {
-        h1 { (m.headline()) }
+        h1 { (words.say(&m.headline())) }
         p class="sub" {
             (strip(&m.hostname)) " · " (m.map) " · " (m.gametype) " · "
-            (format!("{:.0} s", m.seconds()))
+            (words.with("seconds", &[("seconds", m.seconds().round().into())]))
         }
         img class="still" src=(m.still()) width="512" height="512"
-            alt=(format!("Where everyone stood on {}", m.map));
+            alt=(words.with("moment-still", &[("map", m.map.as_str().into())]));
         @if !m.kills.is_empty() {
             ol {
                 @for k in &m.kills {
-                    li { (strip(k.attacker.as_deref().unwrap_or("the world"))) " killed "
-                        (strip(&k.victim)) " (" (k.weapon) ")" }
+                    li { (words.with("moment-kill", &[
+                        ("attacker", k.attacker.as_deref().map_or_else(|| words.text("the-world"), strip).into()),
+                        ("victim", strip(&k.victim).into()),
+                        ("weapon", k.weapon.as_str().into()),
+                    ])) }
                 }
             }
         }
         p {
-            a href=(m.demo()) download="" { "Download the clip (.dm_3)" }
-            @if let Some(full) = &m.match_demo { " · " a href=(full) { "The whole match" } }
+            a href=(m.demo()) download="" { (words.text("moment-download")) }
+            @if let Some(full) = &m.match_demo { " · " a href=(full) { (words.text("moment-whole-match")) } }
         }
     }
 }
 
 fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: bool) -> Response {
     let origin = crate::card::origin(headers);
-    let title = format!("{} · {}", m.headline(), strip(&m.hostname));
-    let description = format!(
-        "A {:.0}-second moment of {} on {}, playable in the browser or in the game.",
-        m.seconds(),
-        m.map,
-        strip(&m.hostname)
+    let words = crate::site::language::words_for(headers);
+    let title = format!("{} · {}", words.say(&m.headline()), strip(&m.hostname));
+    let description = words.with(
+        "moment-description",
+        &[
+            ("seconds", m.seconds().round().into()),
+            ("map", m.map.as_str().into()),
+            ("server", strip(&m.hostname).into()),
+        ],
     );
     let image = format!("{origin}{}", m.still());
     let page = html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(words.lang().tag()) {
             head {
-                (crate::card::head(&title, &description))
+                (crate::card::head(words, &title, &description))
                 meta property="og:type" content="video.other";
                 (crate::card::picture(&crate::card::Picture {
                     url: &format!("{origin}{}", m.page()),
@@ -89,12 +96,14 @@ fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: 
                 div id="first-screen" {
                     @if !embed {
                         (crate::card::page_header(
-                            "A moment of a Call of Duty: United Offensive match",
+                            words,
+                            "subtitle-moment",
                             crate::card::Current::None,
                             html! {},
+                            &m.page(),
                         ))
                     }
-                    main class="moment-first" { (first_screen(m)) }
+                    main class="moment-first" { (first_screen(words, m)) }
                 }
             }
         }
@@ -103,6 +112,7 @@ fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: 
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, "max-age=60"),
+            (header::VARY, crate::site::language::VARY),
         ],
         page.into_string(),
     )
@@ -110,15 +120,20 @@ fn moment_page(moments: &Moments, m: &MomentDetail, headers: &HeaderMap, embed: 
 }
 
 async fn shown(moments: Moments, id: String, headers: HeaderMap, embed: bool) -> Response {
+    let words = crate::site::language::words_for(&headers);
     if !is_moment_id(&id) {
-        return (StatusCode::NOT_FOUND, "no such moment").into_response();
+        return (StatusCode::NOT_FOUND, words.text("moment-missing")).into_response();
     }
     match moments.detail(&id).await {
         Ok(Some(m)) => moment_page(&moments, &m, &headers, embed),
-        Ok(None) => (StatusCode::NOT_FOUND, "no such moment (or it has expired)").into_response(),
+        Ok(None) => (StatusCode::NOT_FOUND, words.text("moment-expired")).into_response(),
         Err(e) => {
             tracing::warn!("moments: {e}");
-            (StatusCode::SERVICE_UNAVAILABLE, "moments are unavailable").into_response()
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                words.text("moments-unavailable"),
+            )
+                .into_response()
         }
     }
 }

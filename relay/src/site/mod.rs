@@ -30,8 +30,11 @@ pub struct Site {
     pub store: Option<Workers>,
 }
 
+pub mod language;
+
 pub fn routes(site: Site) -> Router {
     Router::new()
+        .route("/lang", get(language::choose))
         .route("/robots.txt", get(robots))
         .route("/sitemap.xml", get(sitemap))
         .with_state(site)
@@ -41,7 +44,7 @@ async fn robots(headers: HeaderMap) -> Response {
     let origin = crate::card::origin(&headers);
     (
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        format!("User-agent: *\nDisallow: /admin/\nDisallow: /ws\nAllow: /\n\nSitemap: {origin}/sitemap.xml\n"),
+        format!("User-agent: *\nDisallow: /admin/\nDisallow: /ws\nDisallow: /lang\nAllow: /\n\nSitemap: {origin}/sitemap.xml\n"),
     )
         .into_response()
 }

@@ -235,7 +235,7 @@ async fn favorites_recent_find_player_and_the_watch_list() {
     .await;
     client.refresh().await.unwrap();
     eventually("every server listed again", all_rows).await;
-    click(&client, "button[data-tab=Favorites]").await;
+    click(&client, "button[data-tab=favorites]").await;
     let shown = eventually("only the favorite", async || {
         let rows = row_addrs(&client).await?;
         (rows == [favorite.clone()])
@@ -246,9 +246,9 @@ async fn favorites_recent_find_player_and_the_watch_list() {
     assert_eq!(shown.len(), 1);
 
     // Recently viewed: the server just opened.
-    click(&client, "button[data-tab='All servers']").await;
+    click(&client, "button[data-tab=all]").await;
     click(&client, &format!("tr[data-addr=\"{viewed}\"]")).await;
-    click(&client, "button[data-tab='Recently viewed']").await;
+    click(&client, "button[data-tab=recent]").await;
     eventually("the viewed server is recent", async || {
         let rows = row_addrs(&client).await?;
         (rows == [viewed.clone()])

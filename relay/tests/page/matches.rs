@@ -16,12 +16,32 @@ pub(crate) async fn followed(
     followed_of(1, dir, map_secs, record).await
 }
 
+/// [`followed`] whose hub shows the match at once (no spectator delay), for a test that opens
+/// its watch view too.
+pub(crate) async fn followed_live(dir: &std::path::Path, map_secs: u64) -> (Lab, relay::Relay) {
+    let live = relay::spectate::SpectateConfig {
+        delay: Duration::ZERO,
+        ..Default::default()
+    };
+    followed_with(1, dir, map_secs, false, live).await
+}
+
 /// [`followed`] with `servers` in the lab, the first followed.
 async fn followed_of(
     servers: usize,
     dir: &std::path::Path,
     map_secs: u64,
     record: bool,
+) -> (Lab, relay::Relay) {
+    followed_with(servers, dir, map_secs, record, Default::default()).await
+}
+
+async fn followed_with(
+    servers: usize,
+    dir: &std::path::Path,
+    map_secs: u64,
+    record: bool,
+    spectate: relay::spectate::SpectateConfig,
 ) -> (Lab, relay::Relay) {
     let lab = Lab::start(lab::LabConfig {
         players: Some(10),
@@ -33,7 +53,7 @@ async fn followed_of(
     .unwrap();
     lab.wait_registered(LIMIT).await.unwrap();
     let server = lab.servers[0].addr;
-    let mut config = common::spectating_config(&lab, Default::default());
+    let mut config = common::spectating_config(&lab, spectate);
     config.poller.refresh_interval = Duration::from_secs(1);
     config.history = Some(common::sqlite_history(dir));
     if record {

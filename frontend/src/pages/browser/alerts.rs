@@ -35,7 +35,7 @@ async fn subscribe() -> Result<PushSubscription, String> {
     let key = fetch_text("/api/push/key")
         .await
         .and_then(|text| from_json::<PushKey>(&text))
-        .ok_or("the relay offers no push key")?;
+        .ok_or_else(|| tr!("alert-no-push-key"))?;
     let container = window().navigator().service_worker();
     let registration = JsFuture::from(container.register("/sw.js"))
         .await
@@ -53,7 +53,7 @@ async fn subscribe() -> Result<PushSubscription, String> {
         .map_err(js)?
         .as_string()
         .unwrap_or_default();
-    from_json(&json).ok_or_else(|| "an unreadable subscription".to_owned())
+    from_json(&json).ok_or_else(|| tr!("alert-unreadable-subscription"))
 }
 
 /// Every rule the kept tokens hold, with the token that holds it; tokens the relay no longer
@@ -85,21 +85,23 @@ async fn read_all(
 
 fn describe(rule: &Rule) -> String {
     match rule {
-        Rule::HumansAtLeast { server, n } => format!("{server} reaches {n} players"),
-        Rule::ServerUp { server } => format!("{server} comes up"),
-        Rule::ServerDown { server } => format!("{server} goes down"),
-        Rule::SlotFree { server } => format!("{server} has a free slot"),
-        Rule::NameSeen { name, .. } => format!("{name} appears"),
-        Rule::MatchEnd { server } => format!("a match on {server} ends"),
+        Rule::HumansAtLeast { server, n } => {
+            tr!("rule-humans-at-least", server = server.as_str(), count = *n)
+        }
+        Rule::ServerUp { server } => tr!("rule-server-up", server = server.as_str()),
+        Rule::ServerDown { server } => tr!("rule-server-down", server = server.as_str()),
+        Rule::SlotFree { server } => tr!("rule-slot-free", server = server.as_str()),
+        Rule::NameSeen { name, .. } => tr!("rule-name-seen", name = name.as_str()),
+        Rule::MatchEnd { server } => tr!("rule-match-end", server = server.as_str()),
     }
 }
 
-fn kind(to: &Destination) -> &'static str {
+fn kind(to: &Destination) -> String {
     match to {
-        Destination::Push { .. } => "this browser",
-        Destination::Discord { .. } => "Discord",
-        Destination::Ntfy { .. } => "ntfy",
-        Destination::Webhook { .. } => "webhook",
+        Destination::Push { .. } => tr!("by-this-browser"),
+        Destination::Discord { .. } => "Discord".into(),
+        Destination::Ntfy { .. } => "ntfy".into(),
+        Destination::Webhook { .. } => tr!("by-webhook-short"),
     }
 }
 
@@ -141,7 +143,7 @@ pub fn ServerAlerts(addr: String, full: Memo<bool>) -> impl IntoView {
                 _ => match subscribe().await {
                     Ok(subscription) => Destination::Push { subscription },
                     Err(e) => {
-                        said.set(format!("This browser could not subscribe: {e}"));
+                        said.set(tr!("alert-no-subscription", why = e));
                         return;
                     }
                 },
@@ -158,7 +160,7 @@ pub fn ServerAlerts(addr: String, full: Memo<bool>) -> impl IntoView {
                     if let Some(token) = made.and_then(|r| r.token) {
                         tokens.update(|t| t.push(token));
                     }
-                    said.set("Set: you will be told when it happens.".into());
+                    said.set(tr!("alert-set-done"));
                     reload();
                 }
                 Ok((_, text)) => said.set(text),
@@ -179,68 +181,68 @@ pub fn ServerAlerts(addr: String, full: Memo<bool>) -> impl IntoView {
             }
             tokens.set(Vec::new());
             rules.set(Vec::new());
-            said.set("Everything the relay kept about your alerts is deleted.".into());
+            said.set(tr!("alert-forgotten"));
         })
     };
     view! {
         <Show when=move || full.get()>
             <p class="join-when-free">
                 <button type="button" on:click=when_free data-testid="join-when-free">
-                    "Join when a slot frees"
+                    {tr!("join-when-free")}
                 </button>
-                " tells you (with the page closed) the moment one does."
+                {tr!("join-when-free-after")}
             </p>
         </Show>
         <details class="alerts" data-testid="alerts" prop:open=move || open.get()
             on:toggle=move |ev| open.set(event_target::<web_sys::HtmlDetailsElement>(&ev).open())>
-            <summary>"Tell me when…"</summary>
+            <summary>{tr!("alert-tell-me")}</summary>
             <p class="alert-form">
-                <select aria-label="When" data-testid="alert-when" prop:value=move || when.get()
+                <select aria-label=tr!("alert-when") data-testid="alert-when" prop:value=move || when.get()
                     on:change=move |ev| when.set(event_target_value(&ev))>
-                    <option value="slot_free">"a slot frees"</option>
-                    <option value="humans_at_least">"players reach"</option>
-                    <option value="server_up">"it comes up"</option>
-                    <option value="server_down">"it goes down"</option>
+                    <option value="slot_free">{tr!("when-slot-free")}</option>
+                    <option value="humans_at_least">{tr!("when-humans-at-least")}</option>
+                    <option value="server_up">{tr!("when-server-up")}</option>
+                    <option value="server_down">{tr!("when-server-down")}</option>
                 </select>
                 <Show when=move || when.get() == "humans_at_least">
-                    <input type="number" min="1" max="64" aria-label="Players" data-testid="alert-n"
+                    <input type="number" min="1" max="64" aria-label=tr!("alert-players") data-testid="alert-n"
                         prop:value=move || n.get().to_string()
                         on:input=move |ev| n.set(event_target_value(&ev).parse().unwrap_or(8)) />
                 </Show>
-                " by "
-                <select aria-label="By" data-testid="alert-by"
+                {tr!("alert-by-between")}
+                <select aria-label=tr!("alert-by") data-testid="alert-by"
                     on:change=move |ev| by.set(event_target_value(&ev))>
-                    <option value="push" selected>"this browser's notifications"</option>
-                    <option value="ntfy">"ntfy (your phone)"</option>
-                    <option value="discord">"a Discord webhook"</option>
-                    <option value="webhook">"a webhook"</option>
+                    <option value="push" selected>{tr!("by-push")}</option>
+                    <option value="ntfy">{tr!("by-ntfy")}</option>
+                    <option value="discord">{tr!("by-discord")}</option>
+                    <option value="webhook">{tr!("by-webhook")}</option>
                 </select>
                 <Show when=move || by.get() != "push">
-                    <input type="url" placeholder="https://ntfy.sh/your-topic" aria-label="Where"
+                    <input type="url" placeholder="https://ntfy.sh/your-topic" aria-label=tr!("alert-where")
                         data-testid="alert-url"
                         on:input=move |ev| url.set(event_target_value(&ev)) />
                 </Show>
-                <button type="button" on:click=set.clone() data-testid="alert-set">"Set alert"</button>
+                <button type="button" on:click=set.clone() data-testid="alert-set">{tr!("alert-set")}</button>
             </p>
             <p class="said" data-testid="alert-said">{move || said.get()}</p>
             <Show when=move || !rules.with(Vec::is_empty)>
-                <h4>"Your alerts (kept in this browser)"</h4>
+                <h4>{tr!("alert-yours")}</h4>
                 <ul data-testid="alert-list">
                     {move || rules.get().into_iter().map(|(token, r)| {
                         let id = r.id.clone();
                         view! {
                             <li data-testid="alert-rule">
-                                {format!("{} — by {}", describe(&r.rule), kind(&r.to))}
-                                {(r.fired > 0).then(|| format!(" (fired {} times)", r.fired))}
+                                {tr!("alert-line", rule = describe(&r.rule), by = kind(&r.to))}
+                                {(r.fired > 0).then(|| tr!("alert-fired", count = r.fired))}
                                 " "
                                 <button type="button" data-testid="alert-delete"
-                                    on:click=move |_| remove(token.clone(), id.clone())>"Delete"</button>
+                                    on:click=move |_| remove(token.clone(), id.clone())>{tr!("delete")}</button>
                             </li>
                         }
                     }).collect_view()}
                 </ul>
                 <button type="button" on:click=forget data-testid="alert-forget">
-                    "Delete all my alerts from the relay"
+                    {tr!("alert-forget")}
                 </button>
             </Show>
         </details>

@@ -55,7 +55,7 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
     let shown = move || joined.get().filter(|(a, _)| *a == addr).map(|(_, s)| s);
     view! {
         <button type="button" on:click=click data-testid="join-check" prop:disabled=move || joining.get()>
-            {move || if joining.get() { "Checking…" } else { "Join check" }}
+            {move || if joining.get() { tr!("join-checking") } else { tr!("join-check") }}
         </button>
         " "
         {move || shown().map(|(kind, text)| view! {
@@ -142,7 +142,7 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
     let shown = move || outcome.get().filter(|(a, _)| *a == addr).map(|(_, o)| o);
     view! {
         <button type="button" on:click=click data-testid="refresh-now" prop:disabled=move || busy.get()>
-            {move || if busy.get() { "Asking…" } else { "Refresh now" }}
+            {move || if busy.get() { tr!("refresh-asking") } else { tr!("refresh-now") }}
         </button>
         " "
         {move || shown().map(|o| match o {
@@ -153,11 +153,11 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
 }
 
 fn summary(server: &ServerInfo) -> String {
-    format!(
-        "answered in {} ms through the bridge: {}, {}/{} players",
-        server.ping_ms.unwrap_or_default(),
-        server.map,
-        server.clients,
-        server.max_clients
+    tr!(
+        "refresh-answered",
+        ms = server.ping_ms.unwrap_or_default(),
+        map = server.map.as_str(),
+        clients = server.clients,
+        max = server.max_clients
     )
 }

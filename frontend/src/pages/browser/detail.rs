@@ -10,8 +10,8 @@ use crate::parts::coloured::Coloured;
 use crate::parts::star::Star;
 use crate::personal::Personal;
 
-/// What the detail says before a server is selected.
-pub const HINT: &str = "Select a server to see its players and settings.";
+/// What the detail says before a server is selected (the catalogue's id).
+pub const HINT: &str = "detail-hint";
 
 #[component]
 pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal) -> impl IntoView {
@@ -38,7 +38,7 @@ pub fn Detail(feed: Feed, selected: RwSignal<Option<String>>, personal: Personal
     view! {
         <aside class="detail" aria-live="polite">
             {move || match server() {
-                None => view! { <p class="hint">{HINT}</p> }.into_any(),
+                None => view! { <p class="hint">{tr!(HINT)}</p> }.into_any(),
                 Some(server) => view! { <ServerHead server=server personal=personal /> }.into_any(),
             }}
             {move || join.get().map(|(addr, passworded)| view! {
@@ -69,13 +69,13 @@ fn AdminTab(selected: RwSignal<Option<String>>) -> impl IntoView {
                 <button type="button" data-testid="admin-tab"
                     aria-expanded=move || open.get().to_string()
                     on:click=move |_| open.update(|o| *o = !*o)>
-                    {move || if open.get() { "Close the admin console" } else { "Admin" }}
+                    {move || if open.get() { tr!("admin-close") } else { tr!("admin-tab") }}
                 </button>
             </p>
             {move || {
                 let addr = selected.get()?;
                 open.get().then(|| view! {
-                    <iframe class="admin-frame" title="Admin console" data-testid="admin-frame"
+                    <iframe class="admin-frame" title=tr!("admin-title") data-testid="admin-frame"
                         src=format!("/admin/#{addr}")></iframe>
                 })
             }}
@@ -94,10 +94,10 @@ fn ServerHead(server: ServerInfo, personal: Personal) -> impl IntoView {
         </h2>
         <p class="country" data-testid="detail-country">{country_line(&server)}</p>
         <p class="connect">
-            <a class="button" href=format!("/watch/#/watch/{}", server.addr) data-testid="watch">"Watch"</a>
+            <a class="button" href=format!("/watch/#/watch/{}", server.addr) data-testid="watch">{tr!("watch")}</a>
             " "
             <a href=format!("/watch/#/watch-direct/{}", server.addr) data-testid="watch-direct"
-               title="with the page's own session, through the bridge">"Watch directly"</a>
+               title=tr!("watch-directly-title")>{tr!("watch-directly")}</a>
         </p>
     }
 }
@@ -105,9 +105,9 @@ fn ServerHead(server: ServerInfo, personal: Personal) -> impl IntoView {
 /// Where the server is: its country's code, or why it has none.
 fn country_line(server: &ServerInfo) -> String {
     match (&server.country, protocol::geo::not_placed(&server.addr)) {
-        (Some(code), _) => format!("Country: {code}"),
-        (None, Some(why)) => format!("No country: a {why}"),
-        (None, None) => "Country unknown".into(),
+        (Some(code), _) => tr!("country-is", code = code.as_str()),
+        (None, Some(why)) => tr!("country-none", why = tr!(why)),
+        (None, None) => tr!("country-unknown"),
     }
 }
 
@@ -129,14 +129,14 @@ fn JoinGame(addr: String, passworded: bool) -> impl IntoView {
     };
     view! {
         <p class="join-game">
-            <a class="button" href=format!("coduo://{addr}") data-testid="join">"Join"</a>
-            " opens the game with "
+            <a class="button" href=format!("coduo://{addr}") data-testid="join">{tr!("join")}</a>
+            {tr!("join-before")}
             <a href="https://joinme.click/" rel="noopener" target="_blank">"joinme.click"</a>
-            "'s launcher (it registers coduo:// links); without it, paste this in the console:"
+            {tr!("join-after")}
         </p>
         <p class="connect-line">
             <Show when=move || passworded>
-                <input type="password" placeholder="server password" aria-label="Server password"
+                <input type="password" placeholder=tr!("server-password-placeholder") aria-label=tr!("server-password")
                     data-testid="connect-password" autocomplete="off"
                     on:input=move |ev| { password.set(event_target_value(&ev)); copied.set(false); } />
                 " "
@@ -144,7 +144,7 @@ fn JoinGame(addr: String, passworded: bool) -> impl IntoView {
             <code data-testid="connect">{move || connect.get()}</code>
             " "
             <button type="button" on:click=copy data-testid="copy">
-                {move || if copied.get() { "Copied" } else { "Copy" }}
+                {move || if copied.get() { tr!("copied") } else { tr!("copy") }}
             </button>
         </p>
     }
@@ -167,16 +167,16 @@ fn ServerDetail(server: ServerInfo, asked: Asked) -> impl IntoView {
         </p>
         <p class="matches">
             <a href=format!("/matches?server={}", server.addr) data-testid="recent-matches">
-                "Every match and the leaderboards"
+                {tr!("detail-every-match")}
             </a>
         </p>
-        <h3>{format!("Players ({})", players.len())}</h3>
+        <h3>{tr!("detail-players", count = players.len())}</h3>
         <table data-testid="players-table">
             <thead>
                 <tr>
-                    <th scope="col">"Name"</th>
-                    <th scope="col" class="num">"Score"</th>
-                    <th scope="col" class="num">"Ping"</th>
+                    <th scope="col">{tr!("col-name")}</th>
+                    <th scope="col" class="num">{tr!("col-score")}</th>
+                    <th scope="col" class="num">{tr!("col-ping")}</th>
                 </tr>
             </thead>
             <tbody>
@@ -185,9 +185,9 @@ fn ServerDetail(server: ServerInfo, asked: Asked) -> impl IntoView {
                     .map(|p| {
                         // Stock shows a client still connecting with ping 999.
                         let ping = if p.bot {
-                            "bot".to_owned()
+                            tr!("ping-bot")
                         } else if p.ping >= 999 {
-                            "connecting".to_owned()
+                            tr!("ping-connecting")
                         } else {
                             p.ping.to_string()
                         };
@@ -204,15 +204,15 @@ fn ServerDetail(server: ServerInfo, asked: Asked) -> impl IntoView {
         </table>
         // The player's settings on this server: the tuning page, its own download.
         <p class="tuning-link">
-            <a href=tuning data-testid="tuning-link">"Your connection here"</a>
-            " (clocks and advice for your settings on this server)"
+            <a href=tuning data-testid="tuning-link">{tr!("detail-tuning-link")}</a>
+            {tr!("detail-tuning-after")}
         </p>
-        <h3>"Settings"</h3>
+        <h3>{tr!("detail-settings")}</h3>
         <input
             id="cvar-search"
             type="search"
-            placeholder="find a setting"
-            aria-label="Find a setting"
+            placeholder=tr!("detail-find-setting-placeholder")
+            aria-label=tr!("detail-find-setting")
             prop:value=move || cvar_filter.get()
             on:input=move |ev| cvar_filter.set(event_target_value(&ev))
         />

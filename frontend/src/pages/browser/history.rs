@@ -23,10 +23,10 @@ fn encode(text: &str) -> String {
 pub fn ago(t_ms: u64) -> String {
     let secs = ((js_sys::Date::now() - t_ms as f64) / 1000.0).max(0.0) as u64;
     match secs {
-        0..60 => "just now".to_owned(),
-        60..3600 => format!("{} min ago", secs / 60),
-        3600..86_400 => format!("{} h ago", secs / 3600),
-        _ => format!("{} days ago", secs / 86_400),
+        0..60 => tr!("ago-now"),
+        60..3600 => tr!("ago-minutes", count = secs / 60),
+        3600..86_400 => tr!("ago-hours", count = secs / 3600),
+        _ => tr!("ago-days", count = secs / 86_400),
     }
 }
 
@@ -73,10 +73,10 @@ pub fn ServerHistory(selected: RwSignal<Option<String>>) -> impl IntoView {
     view! {
         <Show when=move || addr.with(Option::is_some)>
             <section class="history" aria-labelledby="history-title">
-                <h3 id="history-title">"Population"</h3>
-                <div class="ranges" role="group" aria-label="Range">{ranges.clone()}</div>
+                <h3 id="history-title">{tr!("history-title")}</h3>
+                <div class="ranges" role="group" aria-label=tr!("history-range")>{ranges.clone()}</div>
                 <div class="chart-box" data-testid="history-chart" inner_html=move || {
-                    svg.get().unwrap_or_else(|| "<p class=\"hint\">No history yet.</p>".to_owned())
+                    svg.get().unwrap_or_else(|| format!("<p class=\"hint\">{}</p>", tr!("history-none")))
                 }></div>
             </section>
         </Show>
@@ -115,7 +115,7 @@ pub fn Sparkline(
     });
     view! {
         <Show when=move || svg.with(Option::is_some)>
-            <div class="sparkline-box" data-testid="sparkline" title="Players on every server, last 24 h"
+            <div class="sparkline-box" data-testid="sparkline" title=tr!("sparkline-title")
                 inner_html=move || svg.get().unwrap_or_default()></div>
         </Show>
     }
@@ -162,7 +162,7 @@ pub fn SeenBefore(text: RwSignal<String>, selected: RwSignal<Option<String>>) ->
                         view! {
                             <li data-testid="seen-player" data-addr=shown>
                                 <Coloured text=p.name.clone() />
-                                " last seen on "
+                                {tr!("seen-last-on")}
                                 <button type="button" on:click=move |_| selected.set(Some(addr.clone()))>
                                     <Coloured text=p.last_server.hostname.clone() />
                                 </button>

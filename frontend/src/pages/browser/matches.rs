@@ -68,23 +68,23 @@ pub fn ServerMatches(feed: Feed, selected: RwSignal<Option<String>>) -> impl Int
     view! {
         <section class="server-matches" data-testid="server-matches">
             {move || recent.get().map(|list| if list.is_empty() {
-                view! { <p class="sub">"No match followed here yet."</p> }.into_any()
+                view! { <p class="sub">{tr!("matches-none-here")}</p> }.into_any()
             } else {
                 view! {
-                    <h3>"Recent matches"</h3>
+                    <h3>{tr!("matches-recent")}</h3>
                     <ul data-testid="server-recent">
                         {list.into_iter().map(|m| view! {
                             <li>
                                 <a href=format!("/matches/{}", m.id)>{format!("{} · {}", m.map, m.gametype)}</a>
                                 " "
-                                <span class="sub">{m.result()}" "{m.ended_text()}</span>
+                                <span class="sub">{crate::words::say(&m.result())}" "{crate::words::say(&m.ended_text())}</span>
                             </li>
                         }).collect_view()}
                     </ul>
                 }.into_any()
             })}
             {move || board.get().filter(|(_, rows)| !rows.is_empty()).map(|(gametype, rows)| view! {
-                <h3>{format!("This week's best at {gametype}")}</h3>
+                <h3>{tr!("matches-week-best", mode = gametype)}</h3>
                 <ol data-testid="server-board">
                     {rows.into_iter().map(|r| view! {
                         <li>

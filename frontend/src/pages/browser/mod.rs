@@ -102,9 +102,9 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || on_hash.remove());
 
     view! {
-        <PageHeader subtitle="Call of Duty: United Offensive 1.51 servers" current=Page::Servers>
+        <PageHeader subtitle="subtitle-servers" current=Page::Servers>
             <span class="connection" data-testid="connection">
-                {move || if feed.connected.get() { "live" } else { "connecting…" }}
+                {move || if feed.connected.get() { tr!("feed-live") } else { tr!("feed-connecting") }}
             </span>
         </PageHeader>
         <Sources feed=feed />
@@ -131,9 +131,9 @@ fn Sources(feed: Feed) -> impl IntoView {
     view! {
         <details class="sources">
             <summary data-testid="sources">
-                {move || feed.masters.with(|m| cells::sources(m, feed.servers.with(|s| s.len())))}
+                {move || feed.masters.with(|m| crate::words::say(&cells::sources(m, feed.servers.with(|s| s.len()))))}
             </summary>
-            <ul class="masters" aria-label="Master servers">
+            <ul class="masters" aria-label=tr!("masters")>
                 {move || {
                     feed.masters
                         .get()
@@ -141,26 +141,29 @@ fn Sources(feed: Feed) -> impl IntoView {
                         .map(|m| {
                             let mut detail = String::new();
                             let (class, mut text) = match m.state {
-                                MasterState::Ok { servers } => ("ok", format!("{servers} servers")),
+                                MasterState::Ok { servers } => ("ok", tr!("master-servers", count = servers)),
                                 MasterState::Failed { error } => {
-                                    let plain = cells::plain_error(&error);
+                                    let plain = crate::words::say(&cells::plain_error(&error));
                                     detail = error;
                                     match m.last_list {
                                         // Its last list stays on the page, marked stale.
-                                        Some(servers) => ("failed", format!("{plain}; its last list ({servers} servers) is kept, stale")),
-                                        None => ("failed", plain.to_owned()),
+                                        Some(servers) => ("failed", tr!("master-failed-kept", why = plain.as_str(), count = servers)),
+                                        None => ("failed", plain),
                                     }
                                 }
                                 MasterState::Pending => match m.last_list {
-                                    Some(servers) => ("pending", format!("polling… (last list: {servers} servers)")),
-                                    None => ("pending", "polling…".to_owned()),
+                                    Some(servers) => ("pending", tr!("master-polling-last", count = servers)),
+                                    None => ("pending", tr!("master-polling")),
                                 },
                             };
                             // The relay's own master: what it holds besides what it lists.
                             if let Some(own) = m.own {
-                                text = format!(
-                                    "this relay's master: {} registered, {} flatlined, {} heartbeats, {} dropped",
-                                    own.registered, own.flatlined, own.heartbeats, own.dropped
+                                text = tr!(
+                                    "master-own",
+                                    registered = own.registered,
+                                    flatlined = own.flatlined,
+                                    heartbeats = own.heartbeats,
+                                    dropped = own.dropped
                                 );
                             }
                             view! {

@@ -65,7 +65,7 @@ pub fn ServerOwner(addr: String) -> impl IntoView {
                 password: password.get_untracked(),
             })
             .unwrap_or_default();
-            said.set("Asking the server…".into());
+            said.set(tr!("owner-asking"));
             spawn_local(async move {
                 let url = format!("/api/servers/{addr}/claim");
                 match send_as("POST", &url, Some(&body), None).await {
@@ -77,7 +77,7 @@ pub fn ServerOwner(addr: String) -> impl IntoView {
                             token.set(Some(session.token));
                             profile.set(Some(session.profile));
                             password.set(String::new());
-                            said.set("Proven: this server is yours to describe.".into());
+                            said.set(tr!("owner-proven"));
                         }
                     }
                     Ok((_, text)) => said.set(text),
@@ -90,7 +90,7 @@ pub fn ServerOwner(addr: String) -> impl IntoView {
         <section class="owner">
             {move || profile.get().filter(|p| !p.description.is_empty() || !p.links.is_empty()).map(|p| view! {
                 <div class="owner-says" data-testid="owner-says">
-                    <h3>"From its owner"</h3>
+                    <h3>{tr!("owner-says")}</h3>
                     <p data-testid="owner-description">{p.description.clone()}</p>
                     <ul>
                         {p.links.iter().map(|l| view! {
@@ -100,19 +100,19 @@ pub fn ServerOwner(addr: String) -> impl IntoView {
                 </div>
             })}
             <details class="owner-admin" data-testid="owner-admin">
-                <summary>"Is this your server?"</summary>
+                <summary>{tr!("owner-yours")}</summary>
                 <Show
                     when=move || token.get().is_some()
                     fallback=move || view! {
-                        <p>"Prove it with the server's rcon password: the relay sends it once, in one "
-                           <code>"status"</code>", and keeps nothing."</p>
+                        <p>{tr!("owner-prove-before")}
+                           <code>"status"</code>{tr!("owner-prove-after")}</p>
                         <p>
-                            <input type="password" placeholder="rcon password" aria-label="rcon password"
+                            <input type="password" placeholder=tr!("rcon-password") aria-label=tr!("rcon-password")
                                 data-testid="owner-password" autocomplete="off"
                                 prop:value=move || password.get()
                                 on:input=move |ev| password.set(event_target_value(&ev)) />
                             " "
-                            <button type="button" data-testid="owner-claim" on:click=claim.clone()>"Prove"</button>
+                            <button type="button" data-testid="owner-claim" on:click=claim.clone()>{tr!("owner-prove")}</button>
                         </p>
                     }
                 >
@@ -168,11 +168,11 @@ fn OwnerForm(
                 match send_as(method, &url, body.as_deref(), bearer.as_deref()).await {
                     Ok((200, text)) => {
                         profile.set(from_json(&text));
-                        said.set("Saved.".into());
+                        said.set(tr!("owner-saved"));
                     }
                     Ok((204, _)) => {
                         profile.set(None);
-                        said.set("Given up: the server has no owner here now.".into());
+                        said.set(tr!("owner-given-up"));
                         forget(&addr, token);
                     }
                     Ok((401, text)) => {
@@ -188,38 +188,38 @@ fn OwnerForm(
     let save = send_edit.clone();
     view! {
         <div class="owner-form" data-testid="owner-form">
-            <label>"Description"
+            <label>{tr!("owner-description")}
                 <textarea data-testid="owner-description-input" maxlength="500"
                     prop:value=move || description.get()
                     on:input=move |ev| description.set(event_target_value(&ev))></textarea>
             </label>
-            <label>"Links, one per line: a title, then an https URL"
+            <label>{tr!("owner-links")}
                 <textarea data-testid="owner-links" prop:value=move || links.get()
                     on:input=move |ev| links.set(event_target_value(&ev))></textarea>
             </label>
             <fieldset>
-                <legend>"Banner colours"</legend>
-                <label>"background " <input type="color" data-testid="owner-bg" prop:value=move || background.get()
+                <legend>{tr!("owner-banner-colours")}</legend>
+                <label>{tr!("owner-background")} <input type="color" data-testid="owner-bg" prop:value=move || background.get()
                     on:input=move |ev| background.set(event_target_value(&ev)) /></label>
-                <label>" text " <input type="color" prop:value=move || text.get()
+                <label>{tr!("owner-text")} <input type="color" prop:value=move || text.get()
                     on:input=move |ev| text.set(event_target_value(&ev)) /></label>
-                <label>" accent " <input type="color" prop:value=move || accent.get()
+                <label>{tr!("owner-accent")} <input type="color" prop:value=move || accent.get()
                     on:input=move |ev| accent.set(event_target_value(&ev)) /></label>
             </fieldset>
-            <label>"Discord webhook for this server's up, down, full and match results"
+            <label>{tr!("owner-discord")}
                 <input type="url" data-testid="owner-webhook" placeholder=move || {
-                    if profile.with(|p| p.as_ref().is_some_and(|p| p.discord)) { "set (leave empty to keep)" } else { "https://discord.com/api/webhooks/…" }
+                    if profile.with(|p| p.as_ref().is_some_and(|p| p.discord)) { tr!("owner-discord-set") } else { "https://discord.com/api/webhooks/…".to_owned() }
                 }
                     prop:value=move || webhook.get()
                     on:input=move |ev| webhook.set(event_target_value(&ev)) />
             </label>
             <label><input type="checkbox" data-testid="owner-follow" prop:checked=move || follow.get()
                 on:change=move |ev| follow.set(event_target_checked(&ev)) />
-                " Follow this server's matches for statistics"</label>
+                {tr!("owner-follow")}</label>
             <p>
-                <button type="button" data-testid="owner-save" on:click=move |_| save("PUT")>"Save"</button>
+                <button type="button" data-testid="owner-save" on:click=move |_| save("PUT")>{tr!("save")}</button>
                 " "
-                <button type="button" data-testid="owner-disown" on:click=move |_| send_edit("DELETE")>"Give up ownership"</button>
+                <button type="button" data-testid="owner-disown" on:click=move |_| send_edit("DELETE")>{tr!("owner-give-up")}</button>
             </p>
         </div>
     }

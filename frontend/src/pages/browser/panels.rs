@@ -89,31 +89,31 @@ pub fn Waiting(feed: Feed, selected: RwSignal<Option<String>>) -> impl IntoView 
     };
     view! {
         <section class="tool" aria-labelledby="find-player-title">
-            <h2 id="find-player-title">"Find player"</h2>
-            <input id=FIND type="search" placeholder="part of a name" autocomplete="off" />
+            <h2 id="find-player-title">{tr!("find-player")}</h2>
+            <input id=FIND type="search" placeholder=tr!("find-player-placeholder") autocomplete="off" />
             <ul class="found"></ul>
         </section>
         <section class="tool" aria-labelledby="watch-title">
-            <h2 id="watch-title">"Watch list"</h2>
+            <h2 id="watch-title">{tr!("watch-list")}</h2>
             <form on:submit=|ev| ev.prevent_default()>
-                <input id=WATCH type="text" placeholder="a friend's name" />
-                <button type="submit">"Watch"</button>
+                <input id=WATCH type="text" placeholder=tr!("watch-list-placeholder") />
+                <button type="submit">{tr!("watch")}</button>
             </form>
             <Show when=|| !notifications_allowed()>
                 <button type="button" class="ask" on:click=|_| ask_for_notifications()>
-                    "Notify me when they join"
+                    {tr!("notify-me")}
                 </button>
             </Show>
             <ul class="watched"></ul>
         </section>
         <aside class="detail">
             {move || match server() {
-                None => view! { <p class="hint">{crate::pages::browser::detail::HINT}</p> }.into_any(),
+                None => view! { <p class="hint">{tr!(crate::pages::browser::detail::HINT)}</p> }.into_any(),
                 Some(s) => view! {
                     <h2 inner_html=crate::parts::coloured::markup(&s.hostname)></h2>
                     <p class="connect"><code>{format!("/connect {}", s.addr)}</code></p>
-                    <p>{format!("{} · {} · {} players · ping {}", s.map, s.gametype, cells::players(&s), cells::ping(&s))}</p>
-                    <p class="hint">"Loading its players and settings…"</p>
+                    <p>{tr!("waiting-line", map = s.map.as_str(), mode = s.gametype.as_str(), players = cells::players(&s), ping = crate::words::say(&cells::ping(&s)))}</p>
+                    <p class="hint">{tr!("waiting-loading")}</p>
                 }.into_any(),
             }}
         </aside>

@@ -12,27 +12,27 @@ pub fn ServerShare(addr: String) -> impl IntoView {
     let small = format!("{origin}/banner/{addr}.png?size=350x20");
     let embed = format!("{origin}/embed/{addr}");
     let snippets = vec![
-        ("Link", "share-link", page.clone()),
-        ("Markdown", "share-markdown", format!("[![{addr}]({wide})]({page})")),
-        ("BBCode", "share-bbcode", format!("[url={page}][img]{wide}[/img][/url]")),
+        (tr!("share-link"), "share-link", page.clone()),
+        ("Markdown".into(), "share-markdown", format!("[![{addr}]({wide})]({page})")),
+        ("BBCode".into(), "share-bbcode", format!("[url={page}][img]{wide}[/img][/url]")),
         (
-            "HTML",
+            "HTML".into(),
             "share-html",
             format!("<a href=\"{page}\"><img src=\"{wide}\" width=\"560\" height=\"95\" alt=\"{addr}\"></a>"),
         ),
-        ("Signature (350x20)", "share-small", format!("[url={page}][img]{small}[/img][/url]")),
+        (tr!("share-signature"), "share-small", format!("[url={page}][img]{small}[/img][/url]")),
         (
-            "Widget",
+            tr!("share-widget"),
             "share-embed",
             format!("<iframe src=\"{embed}\" width=\"350\" height=\"64\" frameborder=\"0\"></iframe>"),
         ),
     ];
     view! {
         <details class="share" data-testid="share">
-            <summary>"Share: link, banner, widget"</summary>
+            <summary>{tr!("share-summary")}</summary>
             <p>
                 <img src=format!("/banner/{addr}.png") width="560" height="95"
-                    alt="This server's banner" data-testid="banner-preview" class="banner" />
+                    alt=tr!("share-banner-alt") data-testid="banner-preview" class="banner" />
             </p>
             <dl>
                 {snippets

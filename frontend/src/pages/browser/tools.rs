@@ -30,11 +30,11 @@ pub fn FindPlayer(
     };
     view! {
         <section class="tool" aria-labelledby="find-player-title">
-            <h2 id="find-player-title">"Find player"</h2>
+            <h2 id="find-player-title">{tr!("find-player")}</h2>
             <input
                 id="find-player"
                 type="search"
-                placeholder="part of a name"
+                placeholder=tr!("find-player-placeholder")
                 autocomplete="off"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
@@ -52,7 +52,7 @@ pub fn FindPlayer(
                                     <button type="button" on:click=move |_| selected.set(Some(addr.clone()))>
                                         <Coloured text=s.name />
                                     </button>
-                                    " on "
+                                    {tr!("found-on")}
                                     {where_}
                                 </li>
                             }
@@ -82,7 +82,7 @@ pub fn WatchList(
     };
     view! {
         <section class="tool" aria-labelledby="watch-title">
-            <h2 id="watch-title">"Watch list"</h2>
+            <h2 id="watch-title">{tr!("watch-list")}</h2>
             <form on:submit=move |ev| {
                 ev.prevent_default();
                 add();
@@ -90,11 +90,11 @@ pub fn WatchList(
                 <input
                     id="watch-name"
                     type="text"
-                    placeholder="a friend's name"
+                    placeholder=tr!("watch-list-placeholder")
                     prop:value=move || entry.get()
                     on:input=move |ev| entry.set(event_target_value(&ev))
                 />
-                <button type="submit">"Watch"</button>
+                <button type="submit">{tr!("watch")}</button>
             </form>
             <Show when=move || !allowed.get()>
                 <button
@@ -105,7 +105,7 @@ pub fn WatchList(
                         allowed.set(notifications_allowed());
                     }
                 >
-                    "Notify me when they join"
+                    {tr!("notify-me")}
                 </button>
             </Show>
             <ul class="watched" data-testid="watched">
@@ -128,19 +128,19 @@ pub fn WatchList(
                                         Some(s) => {
                                             let addr = s.addr.clone();
                                             view! {
-                                                " playing on "
+                                                {tr!("watch-list-playing-on")}
                                                 <button type="button" on:click=move |_| selected.set(Some(addr.clone()))>
                                                     {s.addr.clone()}
                                                 </button>
                                             }
                                                 .into_any()
                                         }
-                                        None => view! { " not online" }.into_any(),
+                                        None => view! { {tr!("watch-list-offline")} }.into_any(),
                                     }}
                                     <button
                                         type="button"
                                         class="remove"
-                                        aria-label=format!("Stop watching {name}")
+                                        aria-label=tr!("watch-list-stop", name = name.as_str())
                                         on:click=move |_| personal.remove_watch(&remove)
                                     >
                                         "×"
@@ -167,14 +167,14 @@ pub fn Toasts(personal: Personal, selected: RwSignal<Option<String>>) -> impl In
                     view! {
                         <div class="toast" data-testid="toast">
                             <strong>{toast.name.clone()}</strong>
-                            " joined "
+                            {tr!("toast-joined")}
                             <button type="button" on:click=move |_| selected.set(Some(addr.clone()))>
                                 {toast.hostname.clone()}
                             </button>
                             <button
                                 type="button"
                                 class="remove"
-                                aria-label="Dismiss"
+                                aria-label=tr!("dismiss")
                                 on:click=move |_| personal.toasts.update(|t| t.retain(|x| x.id != id))
                             >
                                 "×"

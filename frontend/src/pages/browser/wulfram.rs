@@ -10,15 +10,15 @@ use crate::feed::Feed;
 pub fn WulframServers(feed: Feed) -> impl IntoView {
     view! {
         <Show when=move || feed.wulfram.with(|w| !w.is_empty())>
-            <section class="wulfram panel" aria-label="Wulfram II servers">
+            <section class="wulfram panel" aria-label=tr!("wulfram-servers")>
                 <h2>"Wulfram II"</h2>
                 <table>
                     <thead>
                         <tr>
-                            <th scope="col">"Server"</th>
-                            <th scope="col">"Address"</th>
-                            <th scope="col">"Status"</th>
-                            <th scope="col" class="num">"RTT"</th>
+                            <th scope="col">{tr!("col-server")}</th>
+                            <th scope="col">{tr!("col-address")}</th>
+                            <th scope="col">{tr!("col-status")}</th>
+                            <th scope="col" class="num">{tr!("col-rtt")}</th>
                         </tr>
                     </thead>
                     <tbody>
@@ -28,12 +28,12 @@ pub fn WulframServers(feed: Feed) -> impl IntoView {
                                 .into_iter()
                                 .map(|w| {
                                     let (class, status) = match w.reachability {
-                                        Reachability::Online => ("online", "online"),
-                                        Reachability::Unreachable | Reachability::Gone => ("down", "unreachable"),
-                                        Reachability::Malformed => ("down", "bad reply"),
-                                        Reachability::Pending | Reachability::Stale => ("pending", "checking…"),
+                                        Reachability::Online => ("online", tr!("wulfram-online")),
+                                        Reachability::Unreachable | Reachability::Gone => ("down", tr!("wulfram-unreachable")),
+                                        Reachability::Malformed => ("down", tr!("ping-bad-reply")),
+                                        Reachability::Pending | Reachability::Stale => ("pending", tr!("wulfram-checking")),
                                     };
-                                    let rtt = w.rtt_ms.map_or("-".to_owned(), |ms| format!("{ms} ms"));
+                                    let rtt = w.rtt_ms.map_or("-".to_owned(), |ms| tr!("ms", ms = ms));
                                     let name = w.name.clone();
                                     view! {
                                         <tr data-testid="wulfram-server" data-name=name class=class>

@@ -54,12 +54,9 @@ fn shown_now() {
     }
 }
 
-/// `2026-12-05 03:20 UTC`, as the relay's pages write a time.
+/// `2026-12-05 03:20 UTC`, as the relay's pages write a time (in the visitor's language).
 fn when(ms: u64) -> String {
-    let iso: String = js_sys::Date::new(&(ms as f64).into())
-        .to_iso_string()
-        .into();
-    format!("{} {} UTC", &iso[..10], &iso[11..16])
+    i18n::catalogue(crate::words::lang()).date_time_utc(ms)
 }
 
 /// A chart the relay draws (SVG), inline as the relay's own page has it, so its values show

@@ -12,6 +12,7 @@ use protocol::relay_api::matches::{demo_link, moment, played, MatchDetail, Match
 use super::{fetch_json, shown_now, when, Chart, PlayerLink};
 use crate::net::{fetch_text, sleep};
 use crate::parts::coloured::Coloured;
+use crate::words::say;
 
 /// How often a match still followed is fetched again (the relay writes it every 5 s).
 const LIVE_EVERY: Duration = Duration::from_secs(5);
@@ -63,7 +64,7 @@ pub fn MatchPage(id: u64) -> impl IntoView {
     });
     move || {
         if missing.get() {
-            return view! { <h1>"No such match"</h1> }.into_any();
+            return view! { <h1>{tr!("match-missing")}</h1> }.into_any();
         }
         match detail.get() {
             Some((m, charts)) => view! { <Match m=m charts=charts /> }.into_any(),
@@ -103,31 +104,31 @@ fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
     view! {
         <h1>{s.map.clone()} " · " {s.gametype.clone()} " · " <Coloured text=s.hostname.clone() /></h1>
         <p class="sub" data-testid="match-summary">
-            {when(s.start_ms)} " · " {s.server.clone()} " · " {s.result()} " · " {s.ended_text()}
-            {s.demo.clone().map(|d| view! { " · " <a data-testid="match-demo" href=demo_link(&d)>"demo"</a> })}
-            {live.then(|| view! { " · " <span data-testid="live">"live: updated every 5 s"</span> })}
+            {when(s.start_ms)} " · " {s.server.clone()} " · " {say(&s.result())} " · " {say(&s.ended_text())}
+            {s.demo.clone().map(|d| view! { " · " <a data-testid="match-demo" href=demo_link(&d)>{tr!("match-demo")}</a> })}
+            {live.then(|| view! { " · " <span data-testid="live">{tr!("match-live")}</span> })}
         </p>
-        <h2>"Scoreboard"</h2>
+        <h2>{tr!("scoreboard")}</h2>
         <Scoreboard board=m.scoreboard.clone() only=only />
         {has_rounds.then(|| view! {
-            <h2>"Rounds"</h2>
+            <h2>{tr!("match-rounds")}</h2>
             {rounds(&m)}
         })}
         <div class="charts">
             <figure>
                 <Chart url=charts.score.0 drawn=charts.score.1.unwrap_or_default() />
-                <figcaption class="sub">"The score over the match"</figcaption>
+                <figcaption class="sub">{tr!("match-score-chart")}</figcaption>
             </figure>
             <figure class="heat">
                 <Chart url=charts.heat.0 drawn=charts.heat.1.unwrap_or_default() />
-                <figcaption class="sub">"Kills made (red) and deaths (blue), seen from above"</figcaption>
+                <figcaption class="sub">{tr!("match-heatmap")}</figcaption>
             </figure>
         </div>
-        <h2>"Who killed whom"</h2>
+        <h2>{tr!("match-who-killed-whom")}</h2>
         {kill_matrix(&m)}
-        <h2>"Weapons"</h2>
+        <h2>{tr!("match-weapons")}</h2>
         <table data-testid="weapons">
-            <thead><tr><th>"Weapon"</th><th class="n">"Kills"</th></tr></thead>
+            <thead><tr><th>{tr!("col-weapon")}</th><th class="n">{tr!("col-kills")}</th></tr></thead>
             <tbody>
                 {m.weapons()
                     .into_iter()
@@ -135,7 +136,7 @@ fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
                     .collect_view()}
             </tbody>
         </table>
-        <h2>"Kill feed"</h2>
+        <h2>{tr!("kill-feed")}</h2>
         <KillFeed m=m only=only />
     }
 }
@@ -154,7 +155,7 @@ fn Scoreboard(board: Vec<MatchPlayer>, only: RwSignal<Option<String>>) -> impl I
                     aria-pressed=move || (by.get() == column).to_string()
                     on:click=move |_| by.set(column)
                 >
-                    {label}
+                    {tr!(label)}
                 </button>
             </th>
         }
@@ -169,14 +170,14 @@ fn Scoreboard(board: Vec<MatchPlayer>, only: RwSignal<Option<String>>) -> impl I
         <table data-testid="scoreboard">
             <thead>
                 <tr>
-                    <th>"Name"</th>
-                    <th>"Side"</th>
-                    {header(Column::Score, "Score")}
-                    {header(Column::Kills, "Kills")}
-                    {header(Column::Deaths, "Deaths")}
-                    <th class="n">"Suicides"</th>
-                    <th class="n">"Team kills"</th>
-                    {header(Column::Time, "Time")}
+                    <th>{tr!("col-name")}</th>
+                    <th>{tr!("col-side")}</th>
+                    {header(Column::Score, "col-score")}
+                    {header(Column::Kills, "col-kills")}
+                    {header(Column::Deaths, "col-deaths")}
+                    <th class="n">{tr!("col-suicides")}</th>
+                    <th class="n">{tr!("col-team-kills")}</th>
+                    {header(Column::Time, "col-time")}
                 </tr>
             </thead>
             <tbody>{rows}</tbody>
@@ -198,7 +199,7 @@ fn ScoreRow(p: MatchPlayer, only: RwSignal<Option<String>>) -> impl IntoView {
                     type="button"
                     class="filter"
                     data-testid="feed-filter"
-                    title="only this name's kills and deaths in the feed"
+                    title=tr!("feed-filter-title")
                     aria-pressed=move || on.get().to_string()
                     on:click=move |_| {
                         only.update(|o| {
@@ -210,16 +211,16 @@ fn ScoreRow(p: MatchPlayer, only: RwSignal<Option<String>>) -> impl IntoView {
                         })
                     }
                 >
-                    "feed"
+                    {tr!("feed-filter")}
                 </button>
             </td>
-            <td>{format!("{:?}", p.team).to_lowercase()}</td>
+            <td>{say(&p.team.said())}</td>
             <td class="n">{p.score.map(|v| v.to_string()).unwrap_or_default()}</td>
             <td class="n">{p.kills}</td>
             <td class="n">{p.deaths}</td>
             <td class="n">{p.suicides}</td>
             <td class="n">{p.team_kills}</td>
-            <td class="n">{played(p.time_ms)}</td>
+            <td class="n">{say(&played(p.time_ms))}</td>
         </tr>
     }
 }
@@ -233,7 +234,7 @@ fn rounds(m: &MatchDetail) -> impl IntoView {
             view! {
                 <tr>
                     <td class="n">{r.number}</td>
-                    <td>{format!("{:?}", r.winner).to_lowercase()}</td>
+                    <td>{say(&r.winner.said())}</td>
                     <td class="n">{m.clock(r.server_time)}</td>
                     <td class="n">{r.axis}</td>
                     <td class="n">{r.allies}</td>
@@ -243,7 +244,7 @@ fn rounds(m: &MatchDetail) -> impl IntoView {
         .collect_view();
     view! {
         <table data-testid="rounds">
-            <thead><tr><th class="n">"Round"</th><th>"Won by"</th><th class="n">"At"</th><th class="n">"Axis"</th><th class="n">"Allies"</th></tr></thead>
+            <thead><tr><th class="n">{tr!("col-round")}</th><th>{tr!("col-won-by")}</th><th class="n">{tr!("col-at")}</th><th class="n">{tr!("team-axis")}</th><th class="n">{tr!("team-allies")}</th></tr></thead>
             <tbody>{rounds}</tbody>
         </table>
     }
@@ -272,7 +273,7 @@ fn kill_matrix(m: &MatchDetail) -> impl IntoView {
         .collect_view();
     view! {
         <table class="matrix" data-testid="kill-matrix">
-            <thead><tr><th>"killer ↓ victim →"</th>{head}</tr></thead>
+            <thead><tr><th>{tr!("matrix-corner")}</th>{head}</tr></thead>
             <tbody>{body}</tbody>
         </table>
     }
@@ -298,7 +299,7 @@ fn KillFeed(m: MatchDetail, only: RwSignal<Option<String>>) -> impl IntoView {
                     Some(demo) => view! {
                         <a
                             data-testid="kill-moment"
-                            title="this kill in the demo, from 3 s before"
+                            title=tr!("kill-moment-title")
                             href=moment(demo, k.server_time)
                         >
                             {clock.clone()}
@@ -308,7 +309,7 @@ fn KillFeed(m: MatchDetail, only: RwSignal<Option<String>>) -> impl IntoView {
                     None => clock.clone().into_any(),
                 };
                 let kind = (k.kind != protocol::relay_api::matches::KillKind::Kill)
-                    .then(|| format!(" ({})", k.kind.name()));
+                    .then(|| format!(" ({})", say(&k.kind.said())));
                 view! {
                     <tr>
                         <td class="n">{at}</td>
@@ -323,8 +324,8 @@ fn KillFeed(m: MatchDetail, only: RwSignal<Option<String>>) -> impl IntoView {
     view! {
         <p class="sub" data-testid="feed-shows">
             {move || match only.get() {
-                Some(name) => view! { "Only " <Coloured text=name /> "'s kills and deaths · " <button type="button" on:click=move |_| only.set(None)>"show all"</button> }.into_any(),
-                None => "Every kill, in order".into_any(),
+                Some(name) => view! { {tr!("feed-only-before")} <Coloured text=name /> {tr!("feed-only-after")} <button type="button" on:click=move |_| only.set(None)>{tr!("feed-show-all")}</button> }.into_any(),
+                None => tr!("feed-every-kill").into_any(),
             }}
         </p>
         <table data-testid="kill-feed">

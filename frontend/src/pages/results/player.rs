@@ -9,6 +9,7 @@ use protocol::relay_api::matches::{played, segment, Count, PlayerStats};
 use super::{fetch_json, shown_now, when, Chart};
 use crate::net::fetch_text;
 use crate::parts::coloured::Coloured;
+use crate::words::say;
 
 #[component]
 pub fn PlayerPage(name: String) -> impl IntoView {
@@ -31,7 +32,7 @@ pub fn PlayerPage(name: String) -> impl IntoView {
     });
     move || {
         if missing.get() {
-            return view! { <h1>"No followed match has this name"</h1> }.into_any();
+            return view! { <h1>{tr!("player-missing")}</h1> }.into_any();
         }
         match stats.get() {
             Some((p, chart)) => view! { <Player p=p first_chart=chart /> }.into_any(),
@@ -46,7 +47,7 @@ fn counts(title: &'static str, counts: &[Count]) -> impl IntoView {
         .take(10)
         .map(|c| view! { <tr><td>{c.what.clone()}</td><td class="n">{c.count}</td></tr> })
         .collect_view();
-    view! { <div><h2>{title}</h2><table><tbody>{rows}</tbody></table></div> }
+    view! { <div><h2>{tr!(title)}</h2><table><tbody>{rows}</tbody></table></div> }
 }
 
 fn rating_chart(key: &str, gametype: &str) -> String {
@@ -102,7 +103,7 @@ fn Player(p: PlayerStats, first_chart: String) -> impl IntoView {
                         view! { <Chart url=rating_chart(&key, &g) /> }
                     }}
                     <figcaption class="sub">
-                        {format!("Rating in {g} after each rated match; lists rank by the lower line")}
+                        {tr!("player-rating-chart", mode = g.as_str())}
                     </figcaption>
                 </figure>
             }
@@ -119,19 +120,19 @@ fn Player(p: PlayerStats, first_chart: String) -> impl IntoView {
                     <td>{s.map.clone()}</td>
                     <td>{s.gametype.clone()}</td>
                     <td><Coloured text=s.hostname.clone() /></td>
-                    <td>{s.result()}</td>
+                    <td>{say(&s.result())}</td>
                     <td class="n">{m.kills}</td>
                     <td class="n">{m.deaths}</td>
                     <td class="n">{m.place.map(|p| p.to_string()).unwrap_or_default()}</td>
-                    <td class="sub">{s.ended_text()}</td>
+                    <td class="sub">{say(&s.ended_text())}</td>
                 </tr>
             }
         })
         .collect_view();
     let seen = match (p.last_seen_ms, p.last_server.clone()) {
-        (Some(at), Some(server)) => {
-            Some(view! { <p class="sub">"Last seen " {when(at)} " on " {server}</p> })
-        }
+        (Some(at), Some(server)) => Some(
+            view! { <p class="sub">{tr!("player-last-seen", when = when(at), server = server)}</p> },
+        ),
         _ => None,
     };
     view! {
@@ -139,32 +140,32 @@ fn Player(p: PlayerStats, first_chart: String) -> impl IntoView {
         {seen}
         <table data-testid="totals">
             <tbody>
-                <tr><th>"Kills"</th><td class="n">{t.kills}</td><th>"Deaths"</th><td class="n">{t.deaths}</td><th>"K/D"</th><td class="n">{kd}</td></tr>
-                <tr><th>"Suicides"</th><td class="n">{t.suicides}</td><th>"Team kills"</th><td class="n">{t.team_kills}</td><th>"Time played"</th><td class="n">{played(t.time_ms)}</td></tr>
-                <tr><th>"Matches"</th><td class="n">{t.matches}</td><th>"Won"</th><td class="n">{t.wins}</td><th>"Lost"</th><td class="n">{t.losses}</td></tr>
+                <tr><th>{tr!("col-kills")}</th><td class="n">{t.kills}</td><th>{tr!("col-deaths")}</th><td class="n">{t.deaths}</td><th>{tr!("col-kd")}</th><td class="n">{kd}</td></tr>
+                <tr><th>{tr!("col-suicides")}</th><td class="n">{t.suicides}</td><th>{tr!("col-team-kills")}</th><td class="n">{t.team_kills}</td><th>{tr!("col-time-played")}</th><td class="n">{say(&played(t.time_ms))}</td></tr>
+                <tr><th>{tr!("col-matches")}</th><td class="n">{t.matches}</td><th>{tr!("col-won")}</th><td class="n">{t.wins}</td><th>{tr!("col-lost")}</th><td class="n">{t.losses}</td></tr>
             </tbody>
         </table>
-        <h2>"Ratings"</h2>
+        <h2>{tr!("player-ratings")}</h2>
         {if rated {
             view! {
                 <table data-testid="ratings">
-                    <thead><tr><th>"Mode"</th><th class="n">"Rating"</th><th class="n">"± 3σ"</th><th class="n">"Ranked as"</th><th class="n">"Rated matches"</th></tr></thead>
+                    <thead><tr><th>{tr!("col-mode")}</th><th class="n">{tr!("col-rating")}</th><th class="n">"± 3σ"</th><th class="n">{tr!("col-ranked-as")}</th><th class="n">{tr!("col-rated-matches")}</th></tr></thead>
                     <tbody>{ratings}</tbody>
                 </table>
                 <div class="charts">{chart}</div>
             }
             .into_any()
         } else {
-            view! { <p class="sub">"Rated after a finished match."</p> }.into_any()
+            view! { <p class="sub">{tr!("player-unrated")}</p> }.into_any()
         }}
         <div class="charts">
-            {counts("Weapons", &p.weapons)}
-            {counts("Maps", &p.maps)}
-            {counts("Servers", &p.servers)}
+            {counts("match-weapons", &p.weapons)}
+            {counts("player-maps", &p.maps)}
+            {counts("nav-servers", &p.servers)}
         </div>
-        <h2>"Recent matches"</h2>
+        <h2>{tr!("matches-recent")}</h2>
         <table data-testid="recent">
-            <thead><tr><th>"When"</th><th>"Map"</th><th>"Mode"</th><th>"Server"</th><th>"Result"</th><th class="n">"Kills"</th><th class="n">"Deaths"</th><th class="n">"Place"</th><th></th></tr></thead>
+            <thead><tr><th>{tr!("col-when")}</th><th>{tr!("col-map")}</th><th>{tr!("col-mode")}</th><th>{tr!("col-server")}</th><th>{tr!("col-result")}</th><th class="n">{tr!("col-kills")}</th><th class="n">{tr!("col-deaths")}</th><th class="n">{tr!("col-place")}</th><th></th></tr></thead>
             <tbody>{recent}</tbody>
         </table>
     }

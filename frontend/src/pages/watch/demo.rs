@@ -169,7 +169,7 @@ pub fn DemoBar(player: DemoPlayer) -> impl IntoView {
     view! {
         <div class="demo-bar" data-testid="demo-bar">
             <button type="button" data-testid="demo-play" on:click=toggle>
-                {move || if player.playing.get() { "Pause" } else { "Play" }}
+                {move || if player.playing.get() { tr!("pause") } else { tr!("play") }}
             </button>
             <input
                 type="range"
@@ -179,7 +179,7 @@ pub fn DemoBar(player: DemoPlayer) -> impl IntoView {
                 prop:value=move || player.at_ms.get().to_string()
                 on:input=on_seek
                 data-testid="demo-seek"
-                aria-label="Position in the demo"
+                aria-label=tr!("demo-position")
             />
             <span data-testid="demo-time" data-at=move || player.at_ms.get()>
                 {move || format!(
@@ -202,15 +202,15 @@ pub fn DemoKills(player: DemoPlayer) -> impl IntoView {
             .with(|s| s.as_ref().map(|s| s.kills.clone()).unwrap_or_default())
     };
     view! {
-        <section class="demo-kills" aria-label="Kills in the demo">
-            <h3>"All kills"</h3>
+        <section class="demo-kills" aria-label=tr!("demo-kills")>
+            <h3>{tr!("demo-all-kills")}</h3>
             <ol>
                 {move || kills().into_iter().map(|k| {
                     let at = k.at_ms;
                     let text = format!(
                         "{} {} [{}] {}",
                         clock_text(at as i32),
-                        protocol::cod::text::strip(k.attacker.as_deref().unwrap_or("the world")),
+                        k.attacker.as_deref().map_or_else(|| tr!("the-world"), protocol::cod::text::strip),
                         k.weapon.trim_end_matches("_mp").trim_start_matches("MOD_").to_lowercase(),
                         protocol::cod::text::strip(&k.victim),
                     );
@@ -254,7 +254,7 @@ fn forget_token() {
 fn operator_token() -> Option<String> {
     stored_token().or_else(|| {
         let token = window()
-            .prompt_with_message("The relay's operator token")
+            .prompt_with_message(&tr!("operator-token-prompt"))
             .ok()
             .flatten()
             .filter(|t| !t.is_empty())?;
@@ -299,13 +299,13 @@ pub fn RecordButton(
     view! {
         <Show when=shown>
             <button type="button" data-testid="record" on:click=click.clone()>
-                {move || if recording().is_some() { "Stop recording" } else { "Record" }}
+                {move || if recording().is_some() { tr!("record-stop") } else { tr!("record") }}
             </button>
             <span class="record-state" data-testid="record-state">
                 {move || match (recording(), answer.get(), status.with(|s| s.as_ref().and_then(|s| s.record_stopped.clone()))) {
                     (_, Some(e), _) => e,
-                    (Some(r), None, _) => format!("● {} ({} KB)", r.file, r.bytes.div_ceil(1000)),
-                    (None, None, Some(why)) => format!("stopped: {why}"),
+                    (Some(r), None, _) => format!("● {} ({})", r.file, tr!("kilobytes", kb = r.bytes.div_ceil(1000))),
+                    (None, None, Some(why)) => tr!("record-stopped", why = why),
                     (None, None, None) => String::new(),
                 }}
             </span>

@@ -28,7 +28,7 @@ pub(super) fn Events(
     rewinder: Option<Rewinder>,
 ) -> impl IntoView {
     let name_of = |view: &MatchView, client: Option<u8>| match client {
-        None => "the world".to_owned(),
+        None => tr!("the-world"),
         Some(c) => view
             .players
             .iter()
@@ -93,8 +93,8 @@ pub(super) fn Events(
         Some(lines)
     };
     view! {
-        <section class="killfeed" aria-label="Kill feed">
-            <h3>"Kills"</h3>
+        <section class="killfeed" aria-label=tr!("kill-feed")>
+            <h3>{tr!("kills")}</h3>
             <ul>
                 {move || kills().unwrap_or_default().into_iter().map(|k| {
                     let KillLine { time, by, victim, attacker_name: a, weapon: w, victim_name: v } = k;
@@ -116,7 +116,7 @@ pub(super) fn Events(
                                     }
                                 }
                             >
-                                "replay"
+                                {tr!("replay")}
                             </button>
                         });
                     view! {
@@ -130,15 +130,15 @@ pub(super) fn Events(
                 }).collect_view()}
             </ul>
         </section>
-        <section class="chat" aria-label="Chat">
-            <h3>"Chat"</h3>
+        <section class="chat" aria-label=tr!("chat")>
+            <h3>{tr!("chat")}</h3>
             <ul>
                 {move || chat().unwrap_or_default().into_iter().map(|(team, text)| view! {
                     <li data-testid="chat" class:team=team><Coloured text=text /></li>
                 }).collect_view()}
             </ul>
         </section>
-        <section class="messages" aria-label="Server messages">
+        <section class="messages" aria-label=tr!("server-messages")>
             <ul>
                 {move || messages().unwrap_or_default().into_iter().map(|text| view! {
                     <li data-testid="server-message">{strip(&text)}</li>

@@ -36,22 +36,21 @@ fn state_line(
 ) -> String {
     player
         .map(|p| match (p.error.get(), p.summary.with(Option::is_some)) {
-            (Some(e), _) => format!("the demo could not be played: {e}"),
-            (None, true) => format!(
-                "demo {} (decoded in {:.0} ms)",
-                p.name.get_value(),
-                p.decode_ms.get_value()
+            (Some(e), _) => tr!("demo-unplayable", why = e),
+            (None, true) => tr!(
+                "demo-decoded",
+                name = p.name.get_value(),
+                ms = p.decode_ms.get_value().round()
             ),
-            (None, false) => "decoding the demo…".into(),
+            (None, false) => tr!("demo-decoding"),
         })
         .or_else(|| status.map(|s| state_text(s, filling_s)))
         .unwrap_or_else(|| {
             if connected {
-                "…"
+                "…".into()
             } else {
-                "connecting to the relay…"
+                tr!("relay-connecting")
             }
-            .into()
         })
 }
 
@@ -69,15 +68,17 @@ pub(super) fn WatchHead(
         let status = status.get();
         let state = match playing.get() {
             // Gone back into the rewind window: the hub's state is not what is shown.
-            (false, 0) => "paused".to_owned(),
-            (false, pct) => format!("rewound, {}x", f64::from(pct) / 100.0),
+            (false, 0) => tr!("watch-paused"),
+            (false, pct) => tr!("watch-rewound", speed = f64::from(pct) / 100.0),
             (true, _) => state_line(player, status.as_ref(), filling_s(), connected.get()),
         };
         let delay = status.as_ref().map_or(String::new(), |s| match s.delay_ms {
-            0 => "no delay".into(),
-            ms => format!("delay {} s", ms / 1000),
+            0 => tr!("watch-no-delay"),
+            ms => tr!("watch-delay", seconds = ms / 1000),
         });
-        let viewers = status.as_ref().map(|s| format!("{} watching", s.viewers));
+        let viewers = status
+            .as_ref()
+            .map(|s| tr!("watch-viewers", count = s.viewers));
         let server_time = view.as_ref().map(|v| v.server_time);
         let (host, map, mode, time, scores) = match &view {
             Some(v) => (
@@ -85,7 +86,7 @@ pub(super) fn WatchHead(
                 v.header.map.clone(),
                 v.header.gametype.clone(),
                 clock_text(v.server_time.wrapping_sub(v.header.level_start)),
-                format!("Axis {} : {} Allies", v.axis_score, v.allies_score),
+                tr!("watch-scores", axis = v.axis_score, allies = v.allies_score),
             ),
             None => Default::default(),
         };
@@ -107,26 +108,31 @@ pub(super) fn WatchHead(
 /// The hub's state in words.
 fn state_text(status: &HubStatus, filling_s: u32) -> String {
     match &status.state {
-        HubState::Connecting => "joining the server…".into(),
+        HubState::Connecting => tr!("hub-joining"),
         HubState::Active if filling_s > 0 => {
-            format!("delay filling: first picture in {filling_s} s")
+            tr!("hub-filling", seconds = filling_s)
         }
-        HubState::Active => "live".into(),
+        HubState::Active => tr!("hub-live"),
         // Watch directly's worker that failed does not retry.
         HubState::Refused {
             reason,
             retry_ms: 0,
-        } => format!("refused: {reason}"),
+        } => tr!("hub-refused", reason = reason.as_str()),
         HubState::Refused { reason, retry_ms } => {
-            format!("refused: {reason} (retrying in {} s)", retry_ms / 1000)
-        }
-        HubState::Rejoining { reason, retry_ms } => {
-            format!(
-                "lost the server: {reason} (rejoining in {} s)",
-                retry_ms / 1000
+            tr!(
+                "hub-refused-retrying",
+                reason = reason.as_str(),
+                seconds = retry_ms / 1000
             )
         }
-        HubState::Closed => "closed".into(),
+        HubState::Rejoining { reason, retry_ms } => {
+            tr!(
+                "hub-rejoining",
+                reason = reason.as_str(),
+                seconds = retry_ms / 1000
+            )
+        }
+        HubState::Closed => tr!("hub-closed"),
     }
 }
 

@@ -177,7 +177,7 @@ fn draw_player(
     }
     let mut label = strip(&p.name);
     if stale {
-        label.push_str(&format!(" ({} s ago)", age / 1000));
+        label.push_str(&tr!("map-seen-ago", seconds = age / 1000));
     }
     ctx.set_fill_style_str("#e8e8e8");
     let _ = ctx.fill_text(&label, x, y - radius - 4.0);

@@ -52,12 +52,12 @@ pub fn WatchPage() -> impl IntoView {
     });
     on_cleanup(move || on_hash.remove());
     view! {
-        <PageHeader subtitle="Call of Duty: United Offensive 1.51 matches" current=Page::Watch />
+        <PageHeader subtitle="subtitle-watch" current=Page::Watch />
         {move || match watched.get() {
             Some((addr, direct)) => view! { <Watch addr=addr direct=direct /> }.into_any(),
             None => view! {
                 <main class="single">
-                    <p class="hint">"No match named: open a server in the "<a href="/">"list"</a>" and press Watch."</p>
+                    <p class="hint">{tr!("watch-none-before")}<a href="/">{tr!("watch-none-list")}</a>{tr!("watch-none-after")}</p>
                 </main>
             }.into_any(),
         }}
@@ -119,7 +119,9 @@ pub fn Watch(
         selected,
     };
     let nav = match player {
-        Some(_) => view! { <a href="#/demos" data-testid="watch-back">"← Demos"</a> }.into_any(),
+        Some(_) => {
+            view! { <a href="#/demos" data-testid="watch-back">{tr!("back-demos")}</a> }.into_any()
+        }
         None => {
             view! { <Nav addr=addr.clone() direct=direct status=status worker=worker left=left /> }
                 .into_any()
@@ -137,7 +139,7 @@ pub fn Watch(
                         data-testid="watch-canvas"
                         // Who is where is drawn here; the scoreboard says it in words.
                         role="img"
-                        aria-label="The map from above, each player a dot: the scoreboard lists the same players with their state"
+                        aria-label=tr!("watch-map-alt")
                         on:pointerdown=move |ev| map.down(ev)
                         on:pointermove=move |ev| map.moved(ev)
                         on:pointerup=move |ev| map.up(ev)
@@ -146,7 +148,7 @@ pub fn Watch(
                         data-zoom=move || format!("{:.2}", zoom.get())
                     ></canvas>
                     <div class="watch-tools">
-                        <button type="button" on:click=move |_| map.fit() data-testid="watch-fit">"Fit"</button>
+                        <button type="button" on:click=move |_| map.fit() data-testid="watch-fit">{tr!("watch-fit")}</button>
                     </div>
                 </div>
                 {player.map(|player| view! { <demo::DemoBar player=player /> })}
@@ -183,7 +185,7 @@ fn Nav(
         })
     };
     view! {
-        <a href="/" data-testid="watch-back" on:click=back>"← Servers"</a>
+        <a href="/" data-testid="watch-back" on:click=back>{tr!("back-servers")}</a>
         " "
         <code>{connect}</code>
         " "

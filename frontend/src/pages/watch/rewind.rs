@@ -119,7 +119,7 @@ pub(super) fn RewindBar(rewinder: Rewinder) -> impl IntoView {
         let (live, _) = rewinder.playing();
         let end = rewinder.window.with(|w| w.as_ref().map_or(0, |w| w.end_us));
         if live {
-            "live".to_owned()
+            tr!("rewind-live-now")
         } else {
             let ms = end.saturating_sub(rewinder.at_us()) / 1000;
             format!("−{}", clock_text(ms as i32))
@@ -177,9 +177,9 @@ pub(super) fn RewindBar(rewinder: Rewinder) -> impl IntoView {
     view! {
         <div class="demo-bar rewind-bar" data-testid="rewind-bar" class:held=held>
             <button type="button" data-testid="rewind-play" on:click=move |_| rewinder.toggle()>
-                {move || if rewinder.playing().1 == 0 { "Play" } else { "Pause" }}
+                {move || if rewinder.playing().1 == 0 { tr!("play") } else { tr!("pause") }}
             </button>
-            <button type="button" data-testid="rewind-back" on:click=back>"−10 s"</button>
+            <button type="button" data-testid="rewind-back" on:click=back>{tr!("rewind-back-10")}</button>
             <span class="rewind-track">
                 <input
                     type="range"
@@ -191,7 +191,7 @@ pub(super) fn RewindBar(rewinder: Rewinder) -> impl IntoView {
                     })
                     on:change=on_scrub
                     data-testid="rewind-seek"
-                    aria-label="Position in the last minutes of the match"
+                    aria-label=tr!("rewind-position")
                 />
                 <span class="rewind-marks" aria-hidden="true">{marks}</span>
             </span>
@@ -203,7 +203,7 @@ pub(super) fn RewindBar(rewinder: Rewinder) -> impl IntoView {
                 class:current=move || rewinder.playing().0
                 on:click=move |_| rewinder.live()
             >
-                "Live"
+                {tr!("rewind-live")}
             </button>
         </div>
         <super::share::Share rewinder=rewinder />

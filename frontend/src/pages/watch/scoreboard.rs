@@ -6,25 +6,25 @@ use protocol::relay_api::watch::{MatchView, Team, WatchPlayer, UNSCORED};
 use super::map;
 use crate::parts::coloured::Coloured;
 
-fn team_title(team: Team) -> &'static str {
-    match team {
-        Team::Axis => "Axis",
-        Team::Allies => "Allies",
-        Team::Free => "Players",
-        Team::Spectator => "Spectators",
-    }
+fn team_title(team: Team) -> String {
+    tr!(match team {
+        Team::Axis => "team-axis",
+        Team::Allies => "team-allies",
+        Team::Free => "team-players",
+        Team::Spectator => "team-spectators",
+    })
 }
 
 fn state_of(p: &WatchPlayer, server_time: i32) -> String {
     if p.team == Team::Spectator {
-        return "spectating".into();
+        return tr!("state-spectating");
     }
     let age = p.seen.map(|t| server_time.wrapping_sub(t));
     match age {
-        None => "not seen yet".into(),
-        Some(_) if !p.alive => "dead".into(),
-        Some(a) if a > map::STALE_MS => format!("seen {} s ago", a / 1000),
-        Some(_) => "alive".into(),
+        None => tr!("state-not-seen"),
+        Some(_) if !p.alive => tr!("state-dead"),
+        Some(a) if a > map::STALE_MS => tr!("state-seen-ago", seconds = a / 1000),
+        Some(_) => tr!("state-alive"),
     }
 }
 
@@ -60,25 +60,25 @@ pub(super) fn Scoreboard(
         teams
     };
     view! {
-        <section class="scoreboard" aria-label="Scoreboard">
+        <section class="scoreboard" aria-label=tr!("scoreboard")>
             {move || {
                 teams()
                     .into_iter()
                     .map(|(team, score, players, time)| {
                         let title = match score {
                             Some(s) => format!("{} — {s}", team_title(team)),
-                            None => team_title(team).to_owned(),
+                            None => team_title(team),
                         };
                         view! {
                             <h3 class=format!("team-{}", team.name())>{title}</h3>
                             <table>
                                 <thead>
                                     <tr>
-                                        <th scope="col">"Name"</th>
-                                        <th scope="col" class="num">"Score"</th>
-                                        <th scope="col" class="num">"Deaths"</th>
-                                        <th scope="col" class="num">"Ping"</th>
-                                        <th scope="col">"State"</th>
+                                        <th scope="col">{tr!("col-name")}</th>
+                                        <th scope="col" class="num">{tr!("col-score")}</th>
+                                        <th scope="col" class="num">{tr!("col-deaths")}</th>
+                                        <th scope="col" class="num">{tr!("col-ping")}</th>
+                                        <th scope="col">{tr!("col-state")}</th>
                                     </tr>
                                 </thead>
                                 <tbody>
@@ -95,7 +95,7 @@ pub(super) fn Scoreboard(
                                             let (score, deaths) = (known(p.score), known(p.deaths));
                                             let ping = match p.ping {
                                                 UNSCORED => "—".to_owned(),
-                                                0 => "bot".to_owned(),
+                                                0 => tr!("ping-bot"),
                                                 ping => ping.to_string(),
                                             };
                                             view! {

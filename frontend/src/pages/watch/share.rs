@@ -28,7 +28,7 @@ async fn ask(server: String, at_us: u64, before: f64, after: f64) -> Shared {
         to: at_ms + after * 1000.0,
     };
     let Some(body) = to_json(&ask) else {
-        return Shared::Refused("the moment could not be written".into());
+        return Shared::Refused(tr!("moment-unwritable"));
     };
     match post_json("/api/moments", &body).await {
         Ok((201, text)) => match from_json::<MomentCreated>(&text) {
@@ -36,7 +36,7 @@ async fn ask(server: String, at_us: u64, before: f64, after: f64) -> Shared {
                 let origin = window().location().origin().unwrap_or_default();
                 Shared::Link(format!("{origin}{}", created.url))
             }
-            None => Shared::Refused("the relay's answer did not read".into()),
+            None => Shared::Refused(tr!("relay-answer-unreadable")),
         },
         Ok((_, text)) => Shared::Refused(text),
         Err(e) => Shared::Refused(e),
@@ -54,11 +54,11 @@ fn seconds(ev: &leptos::ev::Event, keep: f64) -> f64 {
 #[component]
 fn Seconds(label: &'static str, testid: &'static str, value: RwSignal<f64>) -> impl IntoView {
     view! {
-        <label>{label}
+        <label>{tr!(label)}
             <input type="number" min="0" max="120" step="1" data-testid=testid
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| value.set(seconds(&ev, value.get_untracked())) />
-            " s"
+            {tr!("seconds-unit")}
         </label>
     }
 }
@@ -87,18 +87,18 @@ pub(super) fn Share(rewinder: Rewinder) -> impl IntoView {
         <div class="share" data-testid="share">
             <button type="button" data-testid="share-moment" on:click=share
                 disabled=move || shared.get() == Shared::Asking>
-                "Share this moment"
+                {tr!("moment-share")}
             </button>
-            <Seconds label="from −" testid="share-before" value=before />
-            <Seconds label="to +" testid="share-after" value=after />
+            <Seconds label="moment-from" testid="share-before" value=before />
+            <Seconds label="moment-to" testid="share-after" value=after />
             {move || match shared.get() {
                 Shared::Idle => ().into_any(),
-                Shared::Asking => view! { <span>"Cutting…"</span> }.into_any(),
+                Shared::Asking => view! { <span>{tr!("moment-cutting")}</span> }.into_any(),
                 Shared::Link(link) => view! {
                     <input type="text" readonly data-testid="moment-link" class="moment-link"
-                        prop:value=link.clone() aria-label="The moment's link" />
-                    <button type="button" on:click=copy>"Copy"</button>
-                    <a href=link target="_blank" rel="noopener">"Open"</a>
+                        prop:value=link.clone() aria-label=tr!("moment-link") />
+                    <button type="button" on:click=copy>{tr!("copy")}</button>
+                    <a href=link target="_blank" rel="noopener">{tr!("open")}</a>
                 }.into_any(),
                 Shared::Refused(why) => view! {
                     <span class="error" data-testid="share-error">{why}</span>

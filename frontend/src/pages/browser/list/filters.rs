@@ -24,7 +24,7 @@ fn check_box(
                     view.update(|v| set(v, on));
                 }
             />
-            {label}
+            {tr!(label)}
         </label>
     }
 }
@@ -44,7 +44,7 @@ fn tri_select(
     };
     view! {
         <label for=id class="tri">
-            <span>{label}</span>
+            <span>{tr!(label)}</span>
             <select
                 id=id
                 prop:value=value
@@ -57,9 +57,9 @@ fn tri_select(
                     view.update(|v| set(v, tri));
                 }
             >
-                <option value="any">"any"</option>
-                <option value="yes">"yes"</option>
-                <option value="no">"no"</option>
+                <option value="any">{tr!("tri-any")}</option>
+                <option value="yes">{tr!("tri-yes")}</option>
+                <option value="no">{tr!("tri-no")}</option>
             </select>
         </label>
     }
@@ -68,7 +68,7 @@ fn tri_select(
 /// A country filter's choice: its code and how many servers.
 fn country_option(code: &str, servers: usize) -> String {
     if code == NO_COUNTRY {
-        format!("none (private or unknown) ({servers})")
+        tr!("country-none-option", count = servers)
     } else {
         format!("{code} ({servers})")
     }
@@ -104,11 +104,11 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
     view! {
         <form class="toolbar" role="search" on:submit=|ev| ev.prevent_default()>
             <label for="search" class="search">
-                <span class="visually-hidden">"Search"</span>
+                <span class="visually-hidden">{tr!("search")}</span>
                 <input
                     id="search"
                     type="search"
-                    placeholder="server, map or player"
+                    placeholder=tr!("search-placeholder")
                     autocomplete="off"
                     prop:value=move || view.with(|v| v.text.clone())
                     on:input=move |ev| {
@@ -124,12 +124,12 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
                 aria-expanded=move || open.get().to_string()
                 on:click=move |_| open.update(|o| *o = !*o)
             >
-                {move || view.with(View::filters_label)}
+                {move || view.with(|v| crate::words::say(&v.filters_label()))}
             </button>
         </form>
         <div class="filters" id="filters" hidden=move || !open.get()>
             <label for="gametype">
-                <span>"Mode"</span>
+                <span>{tr!("col-mode")}</span>
                 <select
                     id="gametype"
                     prop:value=move || view.with(|v| v.gametype.clone())
@@ -138,14 +138,14 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
                         view.update(|v| v.gametype = g);
                     }
                 >
-                    <option value="">"all"</option>
+                    <option value="">{tr!("filter-all")}</option>
                     <For each=move || gametypes.get() key=|g| g.clone() let:g>
                         <option value=g.clone()>{g.clone()}</option>
                     </For>
                 </select>
             </label>
             <label for="country">
-                <span>"Country/region"</span>
+                <span>{tr!("filter-country")}</span>
                 <select
                     id="country"
                     prop:value=move || view.with(|v| v.countries.join(","))
@@ -154,19 +154,19 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
                         view.update(|v| v.countries = if code.is_empty() { Vec::new() } else { vec![code] });
                     }
                 >
-                    <option value="">"all"</option>
+                    <option value="">{tr!("filter-all")}</option>
                     <For each=move || countries.get() key=|c| c.clone() let:c>
                         <option value=c.0.clone()>{country_option(&c.0, c.1)}</option>
                     </For>
                 </select>
             </label>
             <label for="max-ping">
-                <span>"Max ping"</span>
+                <span>{tr!("filter-max-ping")}</span>
                 <input
                     id="max-ping"
                     type="number"
                     min="0"
-                    placeholder="any"
+                    placeholder=tr!("tri-any")
                     prop:value=move || view.with(|v| v.max_ping.map(|p| p.to_string()).unwrap_or_default())
                     on:input=move |ev| {
                         let limit = event_target_value(&ev).trim().parse().ok();
@@ -174,20 +174,20 @@ pub fn Filters(feed: Feed, view: RwSignal<View>) -> impl IntoView {
                     }
                 />
             </label>
-            {check_box(view, "show-empty", "empty", |v| v.show_empty, |v, on| v.show_empty = on)}
-            {check_box(view, "show-full", "full", |v| v.show_full, |v, on| v.show_full = on)}
-            {check_box(view, "hide-unreachable", "answering only", |v| v.hide_unreachable, |v, on| v.hide_unreachable = on)}
-            {check_box(view, "show-gone", "long down", |v| v.show_gone, |v, on| v.show_gone = on)}
-            {tri_select(view, "f-password", "Password", |v| v.password, |v, t| v.password = t)}
-            {tri_select(view, "f-pure", "Pure", |v| v.pure, |v, t| v.pure = t)}
-            {tri_select(view, "f-dedicated", "Dedicated", |v| v.dedicated, |v, t| v.dedicated = t)}
-            {tri_select(view, "f-pb", "PunkBuster", |v| v.punkbuster, |v, t| v.punkbuster = t)}
-            {tri_select(view, "f-mod", "Mod", |v| v.modded, |v, t| v.modded = t)}
-            {tri_select(view, "f-ff", "Friendly fire", |v| v.friendly_fire, |v, t| v.friendly_fire = t)}
-            {tri_select(view, "f-killcam", "Killcam", |v| v.killcam, |v, t| v.killcam = t)}
-            {tri_select(view, "f-jeeps", "Jeeps", |v| v.jeeps, |v, t| v.jeeps = t)}
-            {tri_select(view, "f-tanks", "Tanks", |v| v.tanks, |v, t| v.tanks = t)}
-            <button type="button" on:click=move |_| view.set(View::default())>"Reset"</button>
+            {check_box(view, "show-empty", "filter-empty", |v| v.show_empty, |v, on| v.show_empty = on)}
+            {check_box(view, "show-full", "filter-full", |v| v.show_full, |v, on| v.show_full = on)}
+            {check_box(view, "hide-unreachable", "filter-answering", |v| v.hide_unreachable, |v, on| v.hide_unreachable = on)}
+            {check_box(view, "show-gone", "filter-long-down", |v| v.show_gone, |v, on| v.show_gone = on)}
+            {tri_select(view, "f-password", "filter-password", |v| v.password, |v, t| v.password = t)}
+            {tri_select(view, "f-pure", "filter-pure", |v| v.pure, |v, t| v.pure = t)}
+            {tri_select(view, "f-dedicated", "filter-dedicated", |v| v.dedicated, |v, t| v.dedicated = t)}
+            {tri_select(view, "f-pb", "filter-punkbuster", |v| v.punkbuster, |v, t| v.punkbuster = t)}
+            {tri_select(view, "f-mod", "col-mod", |v| v.modded, |v, t| v.modded = t)}
+            {tri_select(view, "f-ff", "filter-friendly-fire", |v| v.friendly_fire, |v, t| v.friendly_fire = t)}
+            {tri_select(view, "f-killcam", "filter-killcam", |v| v.killcam, |v, t| v.killcam = t)}
+            {tri_select(view, "f-jeeps", "filter-jeeps", |v| v.jeeps, |v, t| v.jeeps = t)}
+            {tri_select(view, "f-tanks", "filter-tanks", |v| v.tanks, |v, t| v.tanks = t)}
+            <button type="button" on:click=move |_| view.set(View::default())>{tr!("filter-reset")}</button>
         </div>
     }
 }

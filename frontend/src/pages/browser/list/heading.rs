@@ -11,18 +11,18 @@ use crate::feed::Feed;
 pub fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
     view! {
         <div class="tabs" role="tablist">
-            {[(Tab::All, "All servers"), (Tab::Favorites, "Favorites"), (Tab::Recent, "Recently viewed")]
+            {[(Tab::All, "all", "tab-all"), (Tab::Favorites, "favorites", "tab-favorites"), (Tab::Recent, "recent", "tab-recent")]
                 .into_iter()
-                .map(|(t, label)| view! {
+                .map(|(t, name, label)| view! {
                     <button
                         type="button"
                         role="tab"
-                        data-tab=label
+                        data-tab=name
                         aria-selected=move || (tab.get() == t).to_string()
                         class:current=move || tab.get() == t
                         on:click=move |_| tab.set(t)
                     >
-                        {label}
+                        {tr!(label)}
                     </button>
                 })
                 .collect_view()}
@@ -38,10 +38,10 @@ pub fn Progress(feed: Feed) -> impl IntoView {
             <progress
                 max=move || feed.progress.get().total.max(1)
                 value=move || feed.progress.get().finished
-                aria-label="Refresh progress"
+                aria-label=tr!("progress")
             ></progress>
             <span>
-                {move || feed.progress.with(cells::progress)}
+                {move || feed.progress.with(|p| crate::words::say(&cells::progress(p)))}
             </span>
         </div>
     }
@@ -53,16 +53,16 @@ pub fn Heading(view: RwSignal<View>) -> impl IntoView {
     view! {
         <thead>
             <tr>
-                <SortHeader view=view column=Column::Name label="Server" />
-                <SortHeader view=view column=Column::Map label="Map" />
-                <SortHeader view=view column=Column::Gametype label="Mode" />
-                <SortHeader view=view column=Column::Mod label="Mod" />
-                <SortHeader view=view column=Column::Players label="Players" />
-                <SortHeader view=view column=Column::Ping label="Ping" />
-                <SortHeader view=view column=Column::Matches label="Matches" />
-                <th scope="col">"Flags"</th>
-                <th scope="col" class="num">"Seen"</th>
-                <th scope="col"><span class="visually-hidden">"Favorite"</span></th>
+                <SortHeader view=view column=Column::Name label="col-server" />
+                <SortHeader view=view column=Column::Map label="col-map" />
+                <SortHeader view=view column=Column::Gametype label="col-mode" />
+                <SortHeader view=view column=Column::Mod label="col-mod" />
+                <SortHeader view=view column=Column::Players label="col-players" />
+                <SortHeader view=view column=Column::Ping label="col-ping" />
+                <SortHeader view=view column=Column::Matches label="col-matches" />
+                <th scope="col">{tr!("col-flags")}</th>
+                <th scope="col" class="num">{tr!("col-seen")}</th>
+                <th scope="col"><span class="visually-hidden">{tr!("col-favorite")}</span></th>
             </tr>
         </thead>
     }
@@ -98,7 +98,7 @@ fn SortHeader(view: RwSignal<View>, column: Column, label: &'static str) -> impl
                     }
                 })
             >
-                {label}
+                {tr!(label)}
                 {arrow}
             </button>
         </th>

@@ -79,11 +79,11 @@ pub fn ServerList(
     let rows = RowWindow::new();
     rows.keys_without_focus(shown, selected);
     view! {
-        <section class="list" aria-label="Servers">
+        <section class="list" aria-label=tr!("nav-servers")>
             <Tabs tab=tab />
             <Filters feed=feed view=view />
             <p class="summary" data-testid="summary">
-                {move || cells::summary(feed.servers.with(|s| s.len()), online.get(), shown.with(|s| s.len()))}
+                {move || crate::words::say(&cells::summary(feed.servers.with(|s| s.len()), online.get(), shown.with(|s| s.len())))}
             </p>
             <Progress feed=feed />
             <div
@@ -125,7 +125,7 @@ fn CountryCredit() -> impl IntoView {
         let (text, url) = (about.attribution?, about.attribution_url?);
         Some(view! {
             <p class="credit" data-testid="country-credit">
-                "Countries: " <a href=url rel="noopener" target="_blank">{text}</a>
+                {tr!("countries-credit")} <a href=url rel="noopener" target="_blank">{text}</a>
             </p>
         })
     }

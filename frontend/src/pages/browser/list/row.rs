@@ -87,13 +87,13 @@ pub fn Row(
             <td>{text(|s| &s.game)}</td>
             <td class="num" data-testid="players">{text(|s| &s.players)}</td>
             <td class="num ping" data-testid="ping">{text(|s| &s.ping)}</td>
-            <td class="num matches" data-testid="matches" title="Matches followed in the last 24 hours">{text(|s| &s.matches)}</td>
+            <td class="num matches" data-testid="matches" title=tr!("matches-today-title")>{text(|s| &s.matches)}</td>
             <td class="flags">
-                {move || flag(|s| s.password)().then(|| view! { <span class="flag" title="Password required">"PW"</span> })}
+                {move || flag(|s| s.password)().then(|| view! { <span class="flag" title=tr!("flag-password")>{tr!("flag-password-short")}</span> })}
                 {move || flag(|s| s.punkbuster)().then(|| view! { <span class="flag" title="PunkBuster">"PB"</span> })}
             </td>
-            <td class="num age" title="Time since the server last answered">
-                {move || cells::age(clock.get(), updated())}
+            <td class="num age" title=tr!("age-title")>
+                {move || crate::words::say(&cells::age(clock.get(), updated()))}
             </td>
             <td><Star addr=Signal::derive(move || addr.get().map(|a| a.to_string()).unwrap_or_default()) personal=personal /></td>
         </tr>
@@ -125,7 +125,7 @@ impl RowData {
             gametype: server.gametype.clone(),
             game: server.game.clone(),
             players: cells::players(server),
-            ping: cells::ping(server),
+            ping: crate::words::say(&cells::ping(server)),
             matches: cells::matches(server),
             password: server.password,
             punkbuster: server.punkbuster,

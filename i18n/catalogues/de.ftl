@@ -525,3 +525,33 @@ moment-missing = Diesen Moment gibt es nicht
 moment-expired = Diesen Moment gibt es nicht (oder er ist abgelaufen)
 moments-unavailable = Momente sind nicht verfügbar
 title-suffix = { " " }· Muster
+
+## The tuning guide's advice and profiles
+
+advice-snaps_above_server_rate = snaps { $snaps } fordert alle { $asked } ms einen Snapshot an, aber ein Server mit { $hz } Hz ({ $frame }-ms-Frames) kann nur alle { $every } ms einen liefern (etwa { $rate }/s). { $then }
+advice-no-extra-snapshots = Mehr anzufordern bringt hier keine zusätzlichen Snapshots.
+advice-align-snaps = Wähle snaps gleich dem sv_fps des Servers (höchstens 30), damit die Abstände zusammenpassen.
+advice-rate_delays_large_snapshots = Bei einer effektiven Rate von { $rate } Bytes/s braucht ein angerechneter Snapshot von { $bytes } Bytes { $takes } ms, länger als die { $asked } ms, die snaps verlangt: Snapshots kommen nur noch alle { $every } ms (etwa { $per_second }/s). Nur Snapshots bis etwa { $fits } Bytes entgehen der Verzögerung; erhöhe rate (oder sv_maxRate des Servers), wenn die Leitung es trägt, oder senke snaps.
+advice-cl_maxpackets_unaligned = cl_maxpackets { $maxpackets } ({ $threshold } ms) wird bei com_maxfps { $maxfps } erst im { $frame }. Frame zu { $frame_ms } ms erreicht: etwa { $per_second } Pakete/s statt { $maxpackets }. cl_maxpackets { $aligned } ergibt denselben Takt; ein gleichmäßig passendes Paar wie 125/62 oder 100/100 ist berechenbarer.
+advice-usercmd_budget_exceeded = (1 + cl_packetdup { $packetdup }) × { $frames } Frames pro Paket = { $commands } Benutzerbefehle, mehr als die 32, die ein Paket trägt: Der Client meldet MAX_PACKET_USERCMDS und behält nur die neuesten 32. Erhöhe den Pakettakt, senke com_maxfps oder verringere cl_packetdup.
+advice-usercmd_budget_near_limit = { $commands } Benutzerbefehle pro Paket liegen nah an der Grenze von 32; bleib deutlich darunter.
+advice-packetdup_high = cl_packetdup { $packetdup } ist für nachgewiesenen Paketverlust gedacht; 1 ist der ausgewogene Standard, 2 deckt sichtbaren Verlust ab. Mehr Duplikate senken weder Ping noch Snapshot-Jitter.
+advice-packetdup_zero = cl_packetdup 0 sendet jeden Benutzerbefehl nur einmal: gut auf einer sauberen Leitung mit knapper Bandbreite, aber ein verlorenes Paket verliert seine Befehle.
+advice-sv_fps_above_snapshot_ceiling = sv_fps { $fps } ändert den Takt der Spiel-Updates, aber Clients können höchstens 30 Snapshots/s anfordern, und Fälligkeiten werden auf ganze { $frame }-ms-Frames aufgerundet.
+advice-time_nudge_behind = cl_timeNudge { $nudge } ms verschiebt die Darstellung hinter die Zeitlinie des Servers; Pakete, Snapshots und Ping ändert es nicht. 0 ist der richtige Standard.
+advice-time_nudge_ahead = cl_timeNudge { $nudge } ms verschiebt die Darstellung vor die Zeitlinie des Servers; Pakete, Snapshots und Ping ändert es nicht. 0 ist der richtige Standard.
+advice-snaps_below_server_rate = snaps { $snaps } fordert weniger Snapshots an, als der Server senden könnte; erhöhe es auf sv_fps { $fps }, wenn die Bandbreite reicht.
+profile-stock-baseline = Originalwerte
+profile-stock-baseline-tradeoff = Sparsam mit Bandbreite; passt schon zum originalen 20-Hz-Server.
+profile-balanced-broadband = Ausgewogen für Breitband
+profile-balanced-broadband-tradeoff = Etwa 62,5 ausgehende Pakete/s mit genug Empfangsspielraum für das ungünstigste angerechnete Paket bei 30 Snapshots/s.
+profile-minimum-batching = Kleinste Befehlsbündel
+profile-minimum-batching-tradeoff = Eine Sendegelegenheit pro 10-ms-Frame des Clients; mehr Paket-Overhead und mehr Paketarbeit für den Server.
+profile-constrained = Schwache Verbindung
+profile-constrained-tradeoff = Weniger Datagramme und weniger Spielraum vom Server zum Client; große Snapshots können durch rate verzögert werden.
+
+## Banners and the widget
+
+banner-online = online
+banner-asking = wird gefragt
+banner-players = Spieler

@@ -529,3 +529,33 @@ moment-missing = no such moment
 moment-expired = no such moment (or it has expired)
 moments-unavailable = moments are unavailable
 title-suffix = { " " }· Muster
+
+## The tuning guide's advice and profiles
+
+advice-snaps_above_server_rate = snaps { $snaps } asks for a snapshot every { $asked } ms, but a { $hz } Hz server ({ $frame } ms frames) can only deliver one every { $every } ms (about { $rate }/s). { $then }
+advice-no-extra-snapshots = Asking for more gives no extra snapshots here.
+advice-align-snaps = Choose snaps equal to the server's sv_fps (at most 30) so the intervals align.
+advice-rate_delays_large_snapshots = At an effective rate of { $rate } bytes/s a { $bytes }-byte charged snapshot takes { $takes } ms, longer than the { $asked } ms snaps asks for: snapshots fall to one every { $every } ms (about { $per_second }/s). Only snapshots up to about { $fits } bytes avoid the delay; raise rate (or the server's sv_maxRate) if the path can carry it, or lower snaps.
+advice-cl_maxpackets_unaligned = cl_maxpackets { $maxpackets } ({ $threshold } ms) is first met on frame { $frame } of { $frame_ms } ms at com_maxfps { $maxfps }: about { $per_second } packets/s, not { $maxpackets }. cl_maxpackets { $aligned } gives the same cadence; a steady aligned pair such as 125/62 or 100/100 is more predictable.
+advice-usercmd_budget_exceeded = (1 + cl_packetdup { $packetdup }) x { $frames } frames per packet = { $commands } user commands, over the 32 a packet carries: the client prints MAX_PACKET_USERCMDS and keeps only the newest 32. Raise the packet cadence, lower com_maxfps, or reduce cl_packetdup.
+advice-usercmd_budget_near_limit = { $commands } user commands per packet is close to the 32-command cap; keep it comfortably below.
+advice-packetdup_high = cl_packetdup { $packetdup } is for diagnosed loss; 1 is the balanced default and 2 covers visible loss. More duplication does not lower ping or snapshot jitter.
+advice-packetdup_zero = cl_packetdup 0 sends each user command once: fine on a clean, bandwidth-constrained uplink, but a lost packet loses its commands.
+advice-sv_fps_above_snapshot_ceiling = sv_fps { $fps } changes the game-update cadence, but clients cannot ask for more than 30 snapshots/s, and due times round up to whole { $frame } ms frames.
+advice-time_nudge_behind = cl_timeNudge { $nudge } ms moves presentation behind the server timeline; it does not change packets, snapshots or ping. 0 is the right default.
+advice-time_nudge_ahead = cl_timeNudge { $nudge } ms moves presentation ahead of the server timeline; it does not change packets, snapshots or ping. 0 is the right default.
+advice-snaps_below_server_rate = snaps { $snaps } asks for fewer snapshots than the server could send; raise it to match sv_fps { $fps } if bandwidth allows.
+profile-stock-baseline = Stock baseline
+profile-stock-baseline-tradeoff = Conservative bandwidth use; already aligned with the stock 20 Hz server.
+profile-balanced-broadband = Balanced broadband
+profile-balanced-broadband-tradeoff = About 62.5 outgoing packets/s with enough receive allowance for the worst scheduler-accounted packet at 30 snapshots/s.
+profile-minimum-batching = Minimum command batching
+profile-minimum-batching-tradeoff = One packet opportunity per 10 ms client frame; more packet overhead and server packet-processing work.
+profile-constrained = Constrained connection
+profile-constrained-tradeoff = Fewer datagrams and a lower server-to-client allowance; large snapshots can be rate-delayed.
+
+## Banners and the widget
+
+banner-online = online
+banner-asking = asking
+banner-players = players

@@ -531,3 +531,33 @@ moment-missing = ce moment n'existe pas
 moment-expired = ce moment n'existe pas (ou il a expiré)
 moments-unavailable = les moments sont indisponibles
 title-suffix = { " " }· Muster
+
+## The tuning guide's advice and profiles
+
+advice-snaps_above_server_rate = snaps { $snaps } demande un snapshot toutes les { $asked } ms, mais un serveur à { $hz } Hz (images de { $frame } ms) ne peut en livrer qu'un toutes les { $every } ms (environ { $rate }/s). { $then }
+advice-no-extra-snapshots = En demander plus ne donne ici aucun snapshot de plus.
+advice-align-snaps = Réglez snaps sur le sv_fps du serveur (30 au plus) pour que les intervalles s'alignent.
+advice-rate_delays_large_snapshots = À un débit effectif de { $rate } octets/s, un snapshot compté de { $bytes } octets prend { $takes } ms, plus que les { $asked } ms demandées par snaps : les snapshots tombent à un toutes les { $every } ms (environ { $per_second }/s). Seuls les snapshots d'environ { $fits } octets au plus évitent le retard ; montez rate (ou le sv_maxRate du serveur) si la liaison le permet, ou baissez snaps.
+advice-cl_maxpackets_unaligned = cl_maxpackets { $maxpackets } ({ $threshold } ms) n'est atteint qu'à l'image { $frame } de { $frame_ms } ms à com_maxfps { $maxfps } : environ { $per_second } paquets/s, et non { $maxpackets }. cl_maxpackets { $aligned } donne la même cadence ; une paire alignée et régulière comme 125/62 ou 100/100 est plus prévisible.
+advice-usercmd_budget_exceeded = (1 + cl_packetdup { $packetdup }) × { $frames } images par paquet = { $commands } commandes joueur, au-delà des 32 qu'un paquet transporte : le client affiche MAX_PACKET_USERCMDS et ne garde que les 32 plus récentes. Augmentez la cadence des paquets, baissez com_maxfps ou réduisez cl_packetdup.
+advice-usercmd_budget_near_limit = { $commands } commandes joueur par paquet, c'est proche de la limite de 32 ; restez nettement en dessous.
+advice-packetdup_high = cl_packetdup { $packetdup } sert en cas de pertes avérées ; 1 est la valeur équilibrée par défaut et 2 couvre des pertes visibles. Plus de duplication ne baisse ni le ping ni la gigue des snapshots.
+advice-packetdup_zero = cl_packetdup 0 envoie chaque commande joueur une seule fois : très bien sur une liaison propre et limitée en débit, mais un paquet perdu perd ses commandes.
+advice-sv_fps_above_snapshot_ceiling = sv_fps { $fps } change la cadence des mises à jour du jeu, mais les clients ne peuvent demander plus de 30 snapshots/s, et les échéances s'arrondissent à des images entières de { $frame } ms.
+advice-time_nudge_behind = cl_timeNudge { $nudge } ms décale l'affichage en arrière de la chronologie du serveur ; cela ne change ni les paquets, ni les snapshots, ni le ping. 0 est la bonne valeur par défaut.
+advice-time_nudge_ahead = cl_timeNudge { $nudge } ms décale l'affichage en avant de la chronologie du serveur ; cela ne change ni les paquets, ni les snapshots, ni le ping. 0 est la bonne valeur par défaut.
+advice-snaps_below_server_rate = snaps { $snaps } demande moins de snapshots que le serveur ne pourrait en envoyer ; montez-le au niveau de sv_fps { $fps } si le débit le permet.
+profile-stock-baseline = Réglages d'origine
+profile-stock-baseline-tradeoff = Débit économe ; déjà aligné sur le serveur d'origine à 20 Hz.
+profile-balanced-broadband = Haut débit équilibré
+profile-balanced-broadband-tradeoff = Environ 62,5 paquets sortants/s, avec assez de marge en réception pour le pire paquet compté à 30 snapshots/s.
+profile-minimum-batching = Paquets de commandes minimaux
+profile-minimum-batching-tradeoff = Une occasion d'envoi par image client de 10 ms ; plus de surcoût par paquet et plus de travail pour le serveur.
+profile-constrained = Connexion limitée
+profile-constrained-tradeoff = Moins de datagrammes et moins de débit du serveur vers le client ; les gros snapshots peuvent être retardés par rate.
+
+## Banners and the widget
+
+banner-online = en ligne
+banner-asking = interrogation
+banner-players = joueurs

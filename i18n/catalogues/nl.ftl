@@ -528,3 +528,33 @@ moment-missing = dit moment bestaat niet
 moment-expired = dit moment bestaat niet (of is verlopen)
 moments-unavailable = momenten zijn niet beschikbaar
 title-suffix = { " " }· Muster
+
+## The tuning guide's advice and profiles
+
+advice-snaps_above_server_rate = snaps { $snaps } vraagt elke { $asked } ms om een snapshot, maar een server op { $hz } Hz (frames van { $frame } ms) kan er maar één per { $every } ms leveren (ongeveer { $rate }/s). { $then }
+advice-no-extra-snapshots = Meer vragen levert hier geen extra snapshots op.
+advice-align-snaps = Zet snaps gelijk aan de sv_fps van de server (hoogstens 30), zodat de intervallen samenvallen.
+advice-rate_delays_large_snapshots = Bij een effectieve rate van { $rate } bytes/s duurt een aangerekende snapshot van { $bytes } bytes { $takes } ms, langer dan de { $asked } ms die snaps vraagt: snapshots zakken naar één per { $every } ms (ongeveer { $per_second }/s). Alleen snapshots tot ongeveer { $fits } bytes ontlopen de vertraging; verhoog rate (of de sv_maxRate van de server) als de verbinding het aankan, of verlaag snaps.
+advice-cl_maxpackets_unaligned = cl_maxpackets { $maxpackets } ({ $threshold } ms) wordt bij com_maxfps { $maxfps } pas gehaald op frame { $frame } van { $frame_ms } ms: ongeveer { $per_second } pakketten/s, niet { $maxpackets }. cl_maxpackets { $aligned } geeft hetzelfde ritme; een vast, passend paar zoals 125/62 of 100/100 is voorspelbaarder.
+advice-usercmd_budget_exceeded = (1 + cl_packetdup { $packetdup }) × { $frames } frames per pakket = { $commands } spelerscommando's, meer dan de 32 die een pakket draagt: de client meldt MAX_PACKET_USERCMDS en houdt alleen de nieuwste 32. Verhoog het pakketritme, verlaag com_maxfps of verlaag cl_packetdup.
+advice-usercmd_budget_near_limit = { $commands } spelerscommando's per pakket zit dicht bij de grens van 32; blijf er ruim onder.
+advice-packetdup_high = cl_packetdup { $packetdup } is voor vastgesteld pakketverlies; 1 is de evenwichtige standaard en 2 dekt zichtbaar verlies. Meer duplicatie verlaagt ping noch snapshot-jitter.
+advice-packetdup_zero = cl_packetdup 0 stuurt elk spelerscommando één keer: prima op een schone verbinding met weinig bandbreedte, maar een verloren pakket verliest zijn commando's.
+advice-sv_fps_above_snapshot_ceiling = sv_fps { $fps } verandert het ritme van de spelupdates, maar clients kunnen niet meer dan 30 snapshots/s vragen, en tijdstippen worden naar boven afgerond op hele frames van { $frame } ms.
+advice-time_nudge_behind = cl_timeNudge { $nudge } ms schuift de weergave achter de tijdlijn van de server; pakketten, snapshots en ping veranderen niet. 0 is de juiste standaard.
+advice-time_nudge_ahead = cl_timeNudge { $nudge } ms schuift de weergave voor de tijdlijn van de server; pakketten, snapshots en ping veranderen niet. 0 is de juiste standaard.
+advice-snaps_below_server_rate = snaps { $snaps } vraagt om minder snapshots dan de server kan sturen; verhoog het tot sv_fps { $fps } als de bandbreedte het toelaat.
+profile-stock-baseline = Originele instellingen
+profile-stock-baseline-tradeoff = Zuinig met bandbreedte; past al bij de originele server op 20 Hz.
+profile-balanced-broadband = Evenwichtig breedband
+profile-balanced-broadband-tradeoff = Ongeveer 62,5 uitgaande pakketten/s met genoeg ontvangstruimte voor het zwaarste aangerekende pakket bij 30 snapshots/s.
+profile-minimum-batching = Kleinste commandobundels
+profile-minimum-batching-tradeoff = Eén verzendmoment per clientframe van 10 ms; meer pakketoverhead en meer werk voor de server.
+profile-constrained = Beperkte verbinding
+profile-constrained-tradeoff = Minder datagrammen en minder ruimte van server naar client; grote snapshots kunnen door rate vertraagd worden.
+
+## Banners and the widget
+
+banner-online = online
+banner-asking = vragen
+banner-players = spelers

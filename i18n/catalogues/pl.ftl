@@ -535,3 +535,33 @@ moment-missing = nie ma takiego momentu
 moment-expired = nie ma takiego momentu (albo wygasł)
 moments-unavailable = momenty są niedostępne
 title-suffix = { " " }· Muster
+
+## The tuning guide's advice and profiles
+
+advice-snaps_above_server_rate = snaps { $snaps } prosi o snapshot co { $asked } ms, ale serwer { $hz } Hz (klatki po { $frame } ms) może wysłać go najwyżej co { $every } ms (około { $rate }/s). { $then }
+advice-no-extra-snapshots = Proszenie o więcej nie da tu dodatkowych snapshotów.
+advice-align-snaps = Ustaw snaps równe sv_fps serwera (najwyżej 30), żeby odstępy się zgrały.
+advice-rate_delays_large_snapshots = Przy efektywnym rate { $rate } bajtów/s naliczony snapshot { $bytes } bajtów zajmuje { $takes } ms, dłużej niż { $asked } ms, o które prosi snaps: snapshoty przychodzą co { $every } ms (około { $per_second }/s). Opóźnienia unikają tylko snapshoty do około { $fits } bajtów; podnieś rate (albo sv_maxRate serwera), jeśli łącze to uniesie, albo obniż snaps.
+advice-cl_maxpackets_unaligned = cl_maxpackets { $maxpackets } ({ $threshold } ms) jest osiągane dopiero w klatce { $frame } po { $frame_ms } ms przy com_maxfps { $maxfps }: około { $per_second } pakietów/s, a nie { $maxpackets }. cl_maxpackets { $aligned } daje ten sam rytm; stała zgrana para, np. 125/62 albo 100/100, jest bardziej przewidywalna.
+advice-usercmd_budget_exceeded = (1 + cl_packetdup { $packetdup }) × { $frames } klatek na pakiet = { $commands } komend gracza, więcej niż 32, które mieści pakiet: klient wypisuje MAX_PACKET_USERCMDS i zostawia tylko 32 najnowsze. Zwiększ częstotliwość pakietów, obniż com_maxfps albo zmniejsz cl_packetdup.
+advice-usercmd_budget_near_limit = { $commands } komend gracza na pakiet to blisko limitu 32; trzymaj się wyraźnie poniżej.
+advice-packetdup_high = cl_packetdup { $packetdup } jest na stwierdzoną utratę pakietów; 1 to wyważona wartość domyślna, a 2 wystarcza przy widocznych stratach. Więcej duplikatów nie obniża pingu ani drgań snapshotów.
+advice-packetdup_zero = cl_packetdup 0 wysyła każdą komendę gracza raz: w porządku na czystym łączu o małej przepustowości, ale zgubiony pakiet gubi swoje komendy.
+advice-sv_fps_above_snapshot_ceiling = sv_fps { $fps } zmienia rytm aktualizacji gry, ale klienci nie mogą prosić o więcej niż 30 snapshotów/s, a terminy zaokrąglają się w górę do pełnych klatek { $frame } ms.
+advice-time_nudge_behind = cl_timeNudge { $nudge } ms przesuwa obraz za oś czasu serwera; nie zmienia pakietów, snapshotów ani pingu. 0 to właściwa wartość domyślna.
+advice-time_nudge_ahead = cl_timeNudge { $nudge } ms przesuwa obraz przed oś czasu serwera; nie zmienia pakietów, snapshotów ani pingu. 0 to właściwa wartość domyślna.
+advice-snaps_below_server_rate = snaps { $snaps } prosi o mniej snapshotów, niż serwer mógłby wysłać; podnieś je do sv_fps { $fps }, jeśli pozwala przepustowość.
+profile-stock-baseline = Ustawienia oryginalne
+profile-stock-baseline-tradeoff = Oszczędne łącze; już zgrane z oryginalnym serwerem 20 Hz.
+profile-balanced-broadband = Zrównoważony szerokopasmowy
+profile-balanced-broadband-tradeoff = Około 62,5 pakietu wychodzącego/s z zapasem odbioru na najgorszy naliczony pakiet przy 30 snapshotach/s.
+profile-minimum-batching = Najmniejsze paczki komend
+profile-minimum-batching-tradeoff = Jedna okazja do wysłania na każdą klatkę klienta 10 ms; większy narzut pakietów i więcej pracy serwera.
+profile-constrained = Słabe łącze
+profile-constrained-tradeoff = Mniej datagramów i mniejszy przydział od serwera do klienta; duże snapshoty mogą być opóźniane przez rate.
+
+## Banners and the widget
+
+banner-online = działa
+banner-asking = pytanie
+banner-players = gracze

@@ -537,3 +537,33 @@ moment-missing = такого момента нет
 moment-expired = такого момента нет (или срок его хранения истёк)
 moments-unavailable = моменты недоступны
 title-suffix = { " " }· Muster
+
+## The tuning guide's advice and profiles
+
+advice-snaps_above_server_rate = snaps { $snaps } запрашивает снапшот каждые { $asked } мс, но сервер на { $hz } Гц (кадры по { $frame } мс) может отдавать его не чаще чем раз в { $every } мс (около { $rate }/с). { $then }
+advice-no-extra-snapshots = Просить больше здесь бесполезно: лишних снапшотов не будет.
+advice-align-snaps = Выставьте snaps равным sv_fps сервера (не больше 30), чтобы интервалы совпадали.
+advice-rate_delays_large_snapshots = При эффективном rate { $rate } байт/с учтённый снапшот в { $bytes } байт занимает { $takes } мс — дольше, чем { $asked } мс, которые запрашивает snaps: снапшоты приходят раз в { $every } мс (около { $per_second }/с). Без задержки проходят только снапшоты примерно до { $fits } байт; поднимите rate (или sv_maxRate сервера), если канал позволяет, или уменьшите snaps.
+advice-cl_maxpackets_unaligned = cl_maxpackets { $maxpackets } ({ $threshold } мс) впервые выполняется на { $frame }-м кадре по { $frame_ms } мс при com_maxfps { $maxfps }: около { $per_second } пакетов/с, а не { $maxpackets }. cl_maxpackets { $aligned } даёт тот же ритм; ровная согласованная пара вроде 125/62 или 100/100 предсказуемее.
+advice-usercmd_budget_exceeded = (1 + cl_packetdup { $packetdup }) × { $frames } кадров на пакет = { $commands } команд игрока, больше 32, которые вмещает пакет: клиент пишет MAX_PACKET_USERCMDS и оставляет только 32 последние. Повысьте частоту пакетов, понизьте com_maxfps или уменьшите cl_packetdup.
+advice-usercmd_budget_near_limit = { $commands } команд игрока на пакет — близко к пределу в 32; держитесь заметно ниже.
+advice-packetdup_high = cl_packetdup { $packetdup } нужен при подтверждённых потерях; 1 — сбалансированное значение по умолчанию, 2 покрывает заметные потери. Больше дублей не снижает ни пинг, ни дрожание снапшотов.
+advice-packetdup_zero = cl_packetdup 0 отправляет каждую команду игрока один раз: годится для чистого канала с узкой полосой, но потерянный пакет теряет свои команды.
+advice-sv_fps_above_snapshot_ceiling = sv_fps { $fps } меняет частоту обновлений игры, но клиенты не могут запросить больше 30 снапшотов/с, а сроки округляются вверх до целых кадров по { $frame } мс.
+advice-time_nudge_behind = cl_timeNudge { $nudge } мс сдвигает картинку позади временной шкалы сервера; на пакеты, снапшоты и пинг это не влияет. 0 — правильное значение по умолчанию.
+advice-time_nudge_ahead = cl_timeNudge { $nudge } мс сдвигает картинку впереди временной шкалы сервера; на пакеты, снапшоты и пинг это не влияет. 0 — правильное значение по умолчанию.
+advice-snaps_below_server_rate = snaps { $snaps } запрашивает меньше снапшотов, чем сервер мог бы отправить; поднимите до sv_fps { $fps }, если позволяет канал.
+profile-stock-baseline = Стандартные настройки
+profile-stock-baseline-tradeoff = Экономный трафик; уже согласовано со стандартным сервером на 20 Гц.
+profile-balanced-broadband = Сбалансированный для быстрого интернета
+profile-balanced-broadband-tradeoff = Около 62,5 исходящего пакета/с с запасом приёма на самый тяжёлый учтённый пакет при 30 снапшотах/с.
+profile-minimum-batching = Минимальные пачки команд
+profile-minimum-batching-tradeoff = Одна возможность отправки на каждый кадр клиента в 10 мс; больше накладных расходов на пакеты и работы серверу.
+profile-constrained = Слабое соединение
+profile-constrained-tradeoff = Меньше датаграмм и меньший поток от сервера к клиенту; большие снапшоты могут задерживаться из-за rate.
+
+## Banners and the widget
+
+banner-online = в сети
+banner-asking = опрос
+banner-players = игроки

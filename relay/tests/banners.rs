@@ -47,6 +47,22 @@ async fn banners_decode_at_both_sizes_are_cached_and_follow_the_server() {
         assert!(tokio::time::Instant::now() < deadline, "never answered");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // In the language the owner picks for a forum (`lang=`), else the reader's browser's.
+    let german = get(&format!("{base}/banner/{addr}.svg?lang=de")).await;
+    assert_eq!(
+        german.headers()["vary"],
+        "Accept-Encoding, Accept-Language, Cookie"
+    );
+    assert!(german.text().await.unwrap().contains(">Spieler · Muster<"));
+    let russian = reqwest::Client::new()
+        .get(format!("{base}/banner/{addr}.svg"))
+        .header("accept-language", "ru-RU,ru;q=0.9")
+        .send()
+        .await
+        .unwrap();
+    assert!(russian.text().await.unwrap().contains(">игроки · Muster<"));
+    let unknown = get(&format!("{base}/banner/{addr}.svg?lang=xx")).await;
+    assert_eq!(unknown.status(), StatusCode::BAD_REQUEST);
     let wide = get(&format!("{base}/banner/{addr}.png")).await;
     assert_eq!(wide.status(), StatusCode::OK);
     assert_eq!(wide.headers()["content-type"], "image/png");

@@ -87,7 +87,7 @@ fn AdviceList(advice: Vec<Advice>) -> impl IntoView {
                         Severity::Warning => "warning",
                         Severity::Info => "info",
                     };
-                    view! { <li class=class data-code=a.code>{a.message}</li> }
+                    view! { <li class=class data-code=a.code>{crate::words::say(&a.said)}</li> }
                 })
                 .collect_view()}
         </ul>
@@ -272,10 +272,10 @@ fn TuningPage(bench: RwSignal<Bench>) -> impl IntoView {
                                 };
                                 view! {
                                     <li>
-                                        <button type="button" on:click=apply>{p.name}</button>
+                                        <button type="button" on:click=apply>{tr!(p.name)}</button>
                                         {format!(
                                             " com_maxfps {} / cl_maxpackets {} / rate {} / snaps {}: {}",
-                                            p.com_maxfps, p.cl_maxpackets, p.rate, p.snaps, p.tradeoff
+                                            p.com_maxfps, p.cl_maxpackets, p.rate, p.snaps, tr!(p.tradeoff)
                                         )}
                                     </li>
                                 }

@@ -2,9 +2,9 @@
 //! `cl_packetdup`, `rate`, `snaps`, `sv_fps` and `sv_maxRate` become packets, user commands and
 //! snapshots per second. Integer millisecond arithmetic throughout, as stock computes it.
 
-use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
+
+use crate::said::Said;
 
 /// Most user commands one client packet carries.
 pub const MAX_PACKET_USERCMDS: u32 = 32;
@@ -264,22 +264,27 @@ pub enum Severity {
     Warning,
 }
 
-/// One finding, with the guide's reason and the numbers behind it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+/// One finding, with the guide's reason and the numbers behind it: said in the reader's
+/// language (the catalogues' `advice-CODE`, its arguments the numbers).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Advice {
     /// Stable identifier for scripts.
     pub code: &'static str,
     pub severity: Severity,
-    pub message: String,
+    pub said: Said,
 }
 
-fn advice(code: &'static str, severity: Severity, message: String) -> Advice {
+fn advice(code: &'static str, severity: Severity, said: Said) -> Advice {
     Advice {
         code,
         severity,
-        message,
+        said,
     }
+}
+
+/// A rate to one decimal, as the advice writes it.
+fn tenths(rate: f64) -> alloc::string::String {
+    alloc::format!("{rate:.1}")
 }
 
 /// The largest `cl_maxpackets` that still sends on every `frames`-th frame of `frame_ms`.
@@ -298,21 +303,21 @@ pub fn advise(client: &ClientSettings, server: &ServerSettings, packet_size: u32
         out.push(advice(
             "snaps_above_server_rate",
             Warning,
-            format!(
-                "snaps {} asks for a snapshot every {} ms, but a {} Hz server ({} ms frames) can only \
-                 deliver one every {} ms (about {:.1}/s). {}",
-                clamp_snaps(client.snaps),
-                c.requested_snapshot_interval_ms,
-                effective_sv_fps(server.sv_fps),
-                c.server_frame_ms,
-                frame_limited,
-                per_second(frame_limited),
-                if c.server_frame_ms >= c.requested_snapshot_interval_ms {
-                    "Asking for more gives no extra snapshots here."
-                } else {
-                    "Choose snaps equal to the server's sv_fps (at most 30) so the intervals align."
-                }
-            ),
+            Said::new("advice-snaps_above_server_rate")
+                .with("snaps", clamp_snaps(client.snaps))
+                .with("asked", c.requested_snapshot_interval_ms)
+                .with("hz", effective_sv_fps(server.sv_fps))
+                .with("frame", c.server_frame_ms)
+                .with("every", frame_limited)
+                .with("rate", tenths(per_second(frame_limited)))
+                .with(
+                    "then",
+                    Said::new(if c.server_frame_ms >= c.requested_snapshot_interval_ms {
+                        "advice-no-extra-snapshots"
+                    } else {
+                        "advice-align-snaps"
+                    }),
+                ),
         ));
     }
     if c.rate_delayed {
@@ -320,19 +325,14 @@ pub fn advise(client: &ClientSettings, server: &ServerSettings, packet_size: u32
         out.push(advice(
             "rate_delays_large_snapshots",
             Warning,
-            format!(
-                "At an effective rate of {} bytes/s a {}-byte charged snapshot takes {} ms, longer \
-                 than the {} ms snaps asks for: snapshots fall to one every {} ms (about {:.1}/s). \
-                 Only snapshots up to about {} bytes avoid the delay; raise rate (or the server's \
-                 sv_maxRate) if the path can carry it, or lower snaps.",
-                c.effective_rate,
-                c.charged_size,
-                c.rate_delay_ms,
-                c.requested_snapshot_interval_ms,
-                c.actual_snapshot_interval_ms,
-                c.snapshots_per_second,
-                fits
-            ),
+            Said::new("advice-rate_delays_large_snapshots")
+                .with("rate", c.effective_rate)
+                .with("bytes", c.charged_size)
+                .with("takes", c.rate_delay_ms)
+                .with("asked", c.requested_snapshot_interval_ms)
+                .with("every", c.actual_snapshot_interval_ms)
+                .with("per_second", tenths(c.snapshots_per_second))
+                .with("fits", fits),
         ));
     }
     let nominal_pps = f64::from(clamp_maxpackets(client.cl_maxpackets));
@@ -340,19 +340,17 @@ pub fn advise(client: &ClientSettings, server: &ServerSettings, packet_size: u32
         out.push(advice(
             "cl_maxpackets_unaligned",
             Warning,
-            format!(
-                "cl_maxpackets {} ({} ms) is first met on frame {} of {} ms at com_maxfps {}: \
-                 about {:.1} packets/s, not {}. cl_maxpackets {} gives the same cadence; a steady \
-                 aligned pair such as 125/62 or 100/100 is more predictable.",
-                clamp_maxpackets(client.cl_maxpackets),
-                c.packet_threshold_ms,
-                c.frames_per_packet,
-                c.client_frame_ms,
-                client.com_maxfps,
-                c.packets_per_second,
-                clamp_maxpackets(client.cl_maxpackets),
-                aligned_maxpackets(c.client_frame_ms, c.frames_per_packet)
-            ),
+            Said::new("advice-cl_maxpackets_unaligned")
+                .with("maxpackets", clamp_maxpackets(client.cl_maxpackets))
+                .with("threshold", c.packet_threshold_ms)
+                .with("frame", c.frames_per_packet)
+                .with("frame_ms", c.client_frame_ms)
+                .with("maxfps", client.com_maxfps)
+                .with("per_second", tenths(c.packets_per_second))
+                .with(
+                    "aligned",
+                    aligned_maxpackets(c.client_frame_ms, c.frames_per_packet),
+                ),
         ));
     }
     let raw_usercmds = (1 + clamp_packetdup(client.cl_packetdup)) * c.frames_per_packet;
@@ -360,88 +358,67 @@ pub fn advise(client: &ClientSettings, server: &ServerSettings, packet_size: u32
         out.push(advice(
             "usercmd_budget_exceeded",
             Warning,
-            format!(
-                "(1 + cl_packetdup {}) x {} frames per packet = {} user commands, over the 32 a \
-                 packet carries: the client prints MAX_PACKET_USERCMDS and keeps only the newest \
-                 32. Raise the packet cadence, lower com_maxfps, or reduce cl_packetdup.",
-                clamp_packetdup(client.cl_packetdup),
-                c.frames_per_packet,
-                raw_usercmds
-            ),
+            Said::new("advice-usercmd_budget_exceeded")
+                .with("packetdup", clamp_packetdup(client.cl_packetdup))
+                .with("frames", c.frames_per_packet)
+                .with("commands", raw_usercmds),
         ));
     } else if raw_usercmds >= 24 {
         out.push(advice(
             "usercmd_budget_near_limit",
             Warning,
-            format!(
-                "{raw_usercmds} user commands per packet is close to the 32-command cap; keep it \
-                 comfortably below."
-            ),
+            Said::new("advice-usercmd_budget_near_limit").with("commands", raw_usercmds),
         ));
     }
     if clamp_packetdup(client.cl_packetdup) >= 3 {
         out.push(advice(
             "packetdup_high",
             Info,
-            format!(
-                "cl_packetdup {} is for diagnosed loss; 1 is the balanced default and 2 covers \
-                 visible loss. More duplication does not lower ping or snapshot jitter.",
-                clamp_packetdup(client.cl_packetdup)
-            ),
+            Said::new("advice-packetdup_high")
+                .with("packetdup", clamp_packetdup(client.cl_packetdup)),
         ));
     } else if clamp_packetdup(client.cl_packetdup) == 0 {
         out.push(advice(
             "packetdup_zero",
             Info,
-            "cl_packetdup 0 sends each user command once: fine on a clean, bandwidth-constrained \
-             uplink, but a lost packet loses its commands."
-                .into(),
+            Said::new("advice-packetdup_zero"),
         ));
     }
     if effective_sv_fps(server.sv_fps) > 30 {
         out.push(advice(
             "sv_fps_above_snapshot_ceiling",
             Info,
-            format!(
-                "sv_fps {} changes the game-update cadence, but clients cannot ask for more than \
-                 30 snapshots/s, and due times round up to whole {} ms frames.",
-                effective_sv_fps(server.sv_fps),
-                c.server_frame_ms
-            ),
+            Said::new("advice-sv_fps_above_snapshot_ceiling")
+                .with("fps", effective_sv_fps(server.sv_fps))
+                .with("frame", c.server_frame_ms),
         ));
     }
     if clamp_time_nudge(client.cl_time_nudge) != 0 {
         out.push(advice(
             "time_nudge_set",
             Info,
-            format!(
-                "cl_timeNudge {} ms moves presentation {} the server timeline; it does not change \
-                 packets, snapshots or ping. 0 is the right default.",
-                clamp_time_nudge(client.cl_time_nudge),
-                if client.cl_time_nudge > 0 {
-                    "behind"
-                } else {
-                    "ahead of"
-                }
-            ),
+            Said::new(if client.cl_time_nudge > 0 {
+                "advice-time_nudge_behind"
+            } else {
+                "advice-time_nudge_ahead"
+            })
+            .with("nudge", clamp_time_nudge(client.cl_time_nudge)),
         ));
     }
     if requested_snaps < 20.0 && c.server_frame_ms <= 50 && !client.lan {
         out.push(advice(
             "snaps_below_server_rate",
             Info,
-            format!(
-                "snaps {} asks for fewer snapshots than the server could send; raise it to match \
-                 sv_fps {} if bandwidth allows.",
-                clamp_snaps(client.snaps),
-                effective_sv_fps(server.sv_fps)
-            ),
+            Said::new("advice-snaps_below_server_rate")
+                .with("snaps", clamp_snaps(client.snaps))
+                .with("fps", effective_sv_fps(server.sv_fps)),
         ));
     }
     out
 }
 
-/// A named set of settings from the guide's tables.
+/// A named set of settings from the guide's tables. Its `name` and `tradeoff` are the
+/// catalogues' ids (`profile-…`), said in the reader's language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ClientProfile {
@@ -456,39 +433,36 @@ pub struct ClientProfile {
 /// The guide's suggested client profiles (all with `cl_packetdup 1`).
 pub const CLIENT_PROFILES: [ClientProfile; 4] = [
     ClientProfile {
-        name: "Stock baseline",
+        name: "profile-stock-baseline",
         com_maxfps: 85,
         cl_maxpackets: 30,
         rate: 25000,
         snaps: 20,
-        tradeoff: "Conservative bandwidth use; already aligned with the stock 20 Hz server.",
+        tradeoff: "profile-stock-baseline-tradeoff",
     },
     ClientProfile {
-        name: "Balanced broadband",
+        name: "profile-balanced-broadband",
         com_maxfps: 125,
         cl_maxpackets: 62,
         rate: 50000,
         snaps: 30,
-        tradeoff: "About 62.5 outgoing packets/s with enough receive allowance for the worst \
-                   scheduler-accounted packet at 30 snapshots/s.",
+        tradeoff: "profile-balanced-broadband-tradeoff",
     },
     ClientProfile {
-        name: "Minimum command batching",
+        name: "profile-minimum-batching",
         com_maxfps: 100,
         cl_maxpackets: 100,
         rate: 50000,
         snaps: 30,
-        tradeoff: "One packet opportunity per 10 ms client frame; more packet overhead and \
-                   server packet-processing work.",
+        tradeoff: "profile-minimum-batching-tradeoff",
     },
     ClientProfile {
-        name: "Constrained connection",
+        name: "profile-constrained",
         com_maxfps: 85,
         cl_maxpackets: 30,
         rate: 25000,
         snaps: 20,
-        tradeoff: "Fewer datagrams and a lower server-to-client allowance; large snapshots can \
-                   be rate-delayed.",
+        tradeoff: "profile-constrained-tradeoff",
     },
 ];
 
@@ -855,18 +829,18 @@ mod tests {
                 sv_fps: 30,
                 sv_max_rate: 0
             }),
-            vec!["Balanced broadband", "Minimum command batching"]
+            vec!["profile-balanced-broadband", "profile-minimum-batching"]
         );
         assert_eq!(
             names(ServerSettings::default()),
-            vec!["Balanced broadband", "Minimum command batching"]
+            vec!["profile-balanced-broadband", "profile-minimum-batching"]
         );
         assert_eq!(
             names(ServerSettings {
                 sv_fps: 20,
                 sv_max_rate: 25000
             }),
-            vec!["Constrained connection"]
+            vec!["profile-constrained"]
         );
     }
 }

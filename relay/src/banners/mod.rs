@@ -23,7 +23,9 @@ use protocol::cod::text::spans;
 use protocol::relay_api::ServerInfo;
 
 use crate::seams::{OwnerProfiles, ServerRecords};
+use crate::site::language::{lang_of, words_for, VARY};
 use crate::sync::Locked;
+use i18n::Lang;
 use svg::{Colours, Size};
 
 /// Banners kept at most; past it the cache starts again (a crawler walking every server
@@ -36,8 +38,8 @@ enum Format {
     Png,
 }
 
-/// A banner kept: its server, size and format.
-type KeptKey = (String, Size, Format);
+/// A banner kept: its server, size, format and language.
+type KeptKey = (String, Size, Format, Lang);
 
 struct Kept {
     /// What the banner was drawn from.
@@ -74,18 +76,25 @@ impl Banners {
         })
     }
 
-    /// The banner of `addr`, drawn now only if what it shows changed since it was kept.
-    fn banner(&self, addr: &str, size: Size, format: Format) -> Option<(Bytes, HeaderValue)> {
+    /// The banner of `addr` in `lang`, drawn now only if what it shows changed since it was
+    /// kept.
+    fn banner(
+        &self,
+        addr: &str,
+        size: Size,
+        format: Format,
+        lang: Lang,
+    ) -> Option<(Bytes, HeaderValue)> {
         let server = self.records.record(addr)?;
         let colours = self.colours(addr);
         let drawn_from = fingerprint(&server, &colours);
-        let key = (addr.to_owned(), size, format);
+        let key = (addr.to_owned(), size, format, lang);
         if let Some(kept) = self.kept.locked().get(&key) {
             if kept.drawn_from == drawn_from {
                 return Some((kept.body.clone(), kept.etag.clone()));
             }
         }
-        let text = svg::banner(&server, size, &colours);
+        let text = svg::banner(&server, size, &colours, i18n::catalogue(lang));
         let body = match format {
             Format::Svg => Bytes::from(text),
             Format::Png => match self.renderer.png(&text) {
@@ -96,8 +105,12 @@ impl Banners {
                 }
             },
         };
-        let etag = HeaderValue::from_str(&format!("\"{drawn_from:016x}{}\"", size_tag(size)))
-            .unwrap_or(HeaderValue::from_static("\"0\""));
+        let etag = HeaderValue::from_str(&format!(
+            "\"{drawn_from:016x}{}{}\"",
+            size_tag(size),
+            lang.tag()
+        ))
+        .unwrap_or(HeaderValue::from_static("\"0\""));
         let mut kept = self.kept.locked();
         if kept.len() >= KEPT {
             kept.clear();
@@ -140,6 +153,9 @@ fn fingerprint(server: &ServerInfo, colours: &Colours) -> u64 {
 #[derive(serde::Deserialize)]
 struct SizeQuery {
     size: Option<String>,
+    /// The banner's language (`de`): a forum's readers see the one its owner picked; without
+    /// it, each reader's browser's.
+    lang: Option<String>,
 }
 
 /// `GET /banner/{addr}.svg|.png?size=560x95|350x20`.
@@ -160,15 +176,32 @@ async fn banner(
     if addr.parse::<SocketAddrV4>().is_err() {
         return (StatusCode::BAD_REQUEST, "the address is ip:port").into_response();
     }
+    let lang = match query.lang.as_deref() {
+        None => lang_of(&headers),
+        Some(tag) => match Lang::from_tag(tag) {
+            Some(lang) => lang,
+            None => {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    "lang is one of en, de, pl, ru, fr, nl",
+                )
+                    .into_response()
+            }
+        },
+    };
     let banners2 = banners.clone();
     let addr2 = addr.to_owned();
     // Rendering a PNG takes a few milliseconds of CPU: off the async workers.
-    let drawn = tokio::task::spawn_blocking(move || banners2.banner(&addr2, size, format))
+    let drawn = tokio::task::spawn_blocking(move || banners2.banner(&addr2, size, format, lang))
         .await
         .ok()
         .flatten();
     let Some((body, etag)) = drawn else {
-        return (StatusCode::NOT_FOUND, "no such server listed here").into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            i18n::catalogue(lang).text("not-listed"),
+        )
+            .into_response();
     };
     let kind = match format {
         Format::Svg => "image/svg+xml",
@@ -186,6 +219,7 @@ async fn banner(
             (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
             cache,
             (header::ETAG, etag),
+            (header::VARY, HeaderValue::from_static(VARY)),
         ],
         body,
     )
@@ -196,12 +230,17 @@ async fn banner(
 const EMBED_REFRESH_S: u32 = 10;
 
 /// `GET /embed/{addr}`: the widget.
-async fn embed(State(banners): State<Banners>, Path(addr): Path<String>) -> Response {
+async fn embed(
+    State(banners): State<Banners>,
+    Path(addr): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let words = words_for(&headers);
     if addr.parse::<SocketAddrV4>().is_err() {
         return (StatusCode::BAD_REQUEST, "the address is ip:port").into_response();
     }
     let Some(server) = banners.records.record(&addr) else {
-        return (StatusCode::NOT_FOUND, "no such server listed here").into_response();
+        return (StatusCode::NOT_FOUND, words.text("not-listed")).into_response();
     };
     let colours = banners.colours(&addr);
     let style = format!(
@@ -219,7 +258,7 @@ async fn embed(State(banners): State<Banners>, Path(addr): Path<String>) -> Resp
     );
     let page = html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(words.lang().tag()) {
             head {
                 meta charset="utf-8";
                 title { (protocol::cod::text::strip(&server.hostname)) }
@@ -237,7 +276,7 @@ async fn embed(State(banners): State<Banners>, Path(addr): Path<String>) -> Resp
                     br;
                     span id="map" { (server.map) } " · " (server.gametype) " · "
                     span id="players" data-testid="players" { (server.clients) "/" (server.max_clients) }
-                    " players"
+                    " " (words.text("banner-players"))
                 }
                 script { (PreEscaped(script)) }
             }
@@ -247,6 +286,7 @@ async fn embed(State(banners): State<Banners>, Path(addr): Path<String>) -> Resp
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, "max-age=30"),
+            (header::VARY, VARY),
         ],
         page.into_string(),
     )

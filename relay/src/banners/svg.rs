@@ -2,6 +2,7 @@
 //! status, at GameTracker's two sizes. Text is laid out by character count (the font is a
 //! condensed one, so a glyph is at most ~0.62 em wide): the same input gives the same bytes.
 
+use i18n::Catalogue;
 use protocol::browse::escape_markup;
 use protocol::cod::text::spans;
 use protocol::relay_api::{Reachability, ServerInfo};
@@ -113,13 +114,14 @@ fn coloured_name(hostname: &str, max: usize) -> String {
 }
 
 /// What the banner says of the server's state.
+/// The server's state (a catalogue id) and its colour.
 fn status(server: &ServerInfo) -> (&'static str, &'static str) {
     match server.reachability {
-        Reachability::Online => ("online", "#5cd65c"),
-        Reachability::Pending => ("asking", "#ffe14d"),
-        Reachability::Stale => ("stale", "#ffe14d"),
-        Reachability::Malformed => ("bad reply", "#ff5c5c"),
-        Reachability::Unreachable | Reachability::Gone => ("down", "#ff5c5c"),
+        Reachability::Online => ("banner-online", "#5cd65c"),
+        Reachability::Pending => ("banner-asking", "#ffe14d"),
+        Reachability::Stale => ("ping-stale", "#ffe14d"),
+        Reachability::Malformed => ("ping-bad-reply", "#ff5c5c"),
+        Reachability::Unreachable | Reachability::Gone => ("ping-down", "#ff5c5c"),
     }
 }
 
@@ -131,11 +133,13 @@ fn mode(server: &ServerInfo) -> String {
     }
 }
 
-/// The banner of `server` at `size` in `colours`.
-pub fn banner(server: &ServerInfo, size: Size, colours: &Colours) -> String {
+/// The banner of `server` at `size` in `colours`, its words in `words`' language.
+pub fn banner(server: &ServerInfo, size: Size, colours: &Colours, words: &Catalogue) -> String {
     let (w, h) = size.pixels();
     let players = format!("{}/{}", server.clients, server.max_clients);
     let (state, state_fill) = status(server);
+    let state = escape_markup(&words.text(state));
+    let players_word = escape_markup(&words.text("banner-players"));
     // A LAN server's banner says so rather than leave the country blank.
     let country = match (&server.country, protocol::geo::not_placed(&server.addr)) {
         (Some(code), _) => code.as_str(),
@@ -150,7 +154,7 @@ pub fn banner(server: &ServerInfo, size: Size, colours: &Colours) -> String {
 <text x=\"12\" y=\"56\" font-size=\"15\" fill=\"{fg}\">{map} · {mode}</text>\
 <text x=\"12\" y=\"82\" font-size=\"13\" fill=\"{fg}\" opacity=\"0.8\">{addr} · {country} · <tspan fill=\"{state_fill}\">{state}</tspan></text>\
 <text x=\"548\" y=\"64\" font-size=\"30\" fill=\"{accent}\" text-anchor=\"end\">{players}</text>\
-<text x=\"548\" y=\"82\" font-size=\"11\" fill=\"{fg}\" opacity=\"0.7\" text-anchor=\"end\">players · Muster</text>",
+<text x=\"548\" y=\"82\" font-size=\"11\" fill=\"{fg}\" opacity=\"0.7\" text-anchor=\"end\">{players_word} · Muster</text>",
             bw = w - 1,
             bh = h - 1,
             name = coloured_name(&server.hostname, 40),
@@ -196,14 +200,23 @@ mod tests {
 
     #[test]
     fn a_banner_draws_the_name_in_its_colours_escaped_and_the_facts() {
-        let svg = banner(&server(), Size::Wide, &Colours::default());
+        let english = i18n::catalogue(i18n::Lang::En);
+        let svg = banner(&server(), Size::Wide, &Colours::default(), english);
         assert!(svg
             .starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"560\" height=\"95\""));
         assert!(svg.contains("<tspan fill=\"#ff5c5c\">Red </tspan><tspan>&lt;Clan&gt; &amp; </tspan><tspan fill=\"#5cd65c\">Friends</tspan>"), "{svg}");
         assert!(svg.contains("mp_carentan · sd"));
         assert!(svg.contains(">12/24<"));
         assert!(svg.contains("1.2.3.4:28960 · DE · <tspan fill=\"#5cd65c\">online</tspan>"));
-        let small = banner(&server(), Size::Small, &Colours::default());
+        let small = banner(&server(), Size::Small, &Colours::default(), english);
+        // In the reader's language.
+        let german = banner(
+            &server(),
+            Size::Wide,
+            &Colours::default(),
+            i18n::catalogue(i18n::Lang::De),
+        );
+        assert!(german.contains(">Spieler · Muster<"), "{german}");
         assert!(small.contains("width=\"350\" height=\"20\""));
         assert!(small.contains("12/24 · mp_carentan"));
     }
@@ -212,7 +225,12 @@ mod tests {
     fn a_long_name_is_cut_with_an_ellipsis_and_colours_are_checked() {
         let mut s = server();
         s.hostname = format!("^3{}", "x".repeat(100));
-        let svg = banner(&s, Size::Wide, &Colours::default());
+        let svg = banner(
+            &s,
+            Size::Wide,
+            &Colours::default(),
+            i18n::catalogue(i18n::Lang::En),
+        );
         assert!(
             svg.contains(&format!("{}…</tspan>", "x".repeat(39))),
             "{svg}"

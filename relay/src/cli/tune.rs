@@ -2,8 +2,8 @@
 
 use anyhow::bail;
 use protocol::cod::tuning::{
-    advise, cadence, published_settings, recommended_profiles, Advice, Cadence, ClientProfile,
-    ClientSettings, ServerSettings,
+    advise, cadence, published_settings, recommended_profiles, Cadence, ClientProfile,
+    ClientSettings, ServerSettings, Severity,
 };
 use serde::Serialize;
 
@@ -73,17 +73,55 @@ pub struct Report {
     pub client: ClientSettings,
     pub server: ServerSource,
     pub advice: Vec<Advice>,
-    pub recommended_profiles: Vec<ClientProfile>,
+    pub recommended_profiles: Vec<Profile>,
+}
+
+/// One finding as the CLI prints it: its code, its severity and the guide's words, in English
+/// (the terminal's language; the page says them in the visitor's).
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// A recommended profile, its name and tradeoff in English.
+#[derive(Clone, Debug, Serialize)]
+pub struct Profile {
+    pub name: String,
+    pub com_maxfps: i32,
+    pub cl_maxpackets: i32,
+    pub rate: i32,
+    pub snaps: i32,
+    pub tradeoff: String,
 }
 
 pub fn report(client: &ClientSettings, server: &ServerSource, packet_size: u32) -> Report {
+    let english = i18n::catalogue(i18n::Lang::En);
     Report {
         cadence: cadence(client, &server.settings, packet_size),
         packet_size,
         client: *client,
         server: server.clone(),
-        advice: advise(client, &server.settings, packet_size),
-        recommended_profiles: recommended_profiles(&server.settings),
+        advice: advise(client, &server.settings, packet_size)
+            .into_iter()
+            .map(|a| Advice {
+                code: a.code,
+                severity: a.severity,
+                message: english.say(&a.said),
+            })
+            .collect(),
+        recommended_profiles: recommended_profiles(&server.settings)
+            .into_iter()
+            .map(|p: ClientProfile| Profile {
+                name: english.text(p.name),
+                com_maxfps: p.com_maxfps,
+                cl_maxpackets: p.cl_maxpackets,
+                rate: p.rate,
+                snaps: p.snaps,
+                tradeoff: english.text(p.tradeoff),
+            })
+            .collect(),
     }
 }
 
@@ -121,12 +159,16 @@ impl std::fmt::Display for Report {
         )?;
         for a in &self.advice {
             let tag = match a.severity {
-                protocol::cod::tuning::Severity::Warning => "warning",
-                protocol::cod::tuning::Severity::Info => "note",
+                Severity::Warning => "warning",
+                Severity::Info => "note",
             };
             writeln!(f, "{tag}: {}", a.message)?;
         }
-        let names: Vec<&str> = self.recommended_profiles.iter().map(|p| p.name).collect();
+        let names: Vec<&str> = self
+            .recommended_profiles
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
         write!(f, "recommended here: {}", names.join(", "))
     }
 }

@@ -188,9 +188,14 @@ pub fn readme(profile: &ServerProfile) -> Vec<u8> {
 /// The password of the lab's passworded servers (those whose `pswrd` is 1).
 pub const LAB_PASSWORD: &str = "lab";
 
+/// What a level's spawn runs before any client sees it: stock `SV_SpawnServer` (and a map
+/// restart) runs three 100 ms frames to let the level settle, and server time runs on through
+/// them, so no client ever sees a snapshot at server time 0 (the first level's first is at 300).
+const SPAWN_WARMUP_MS: i32 = 3 * 100;
+
 impl Sessions {
     pub fn new(profile: &ServerProfile, config: SessionConfig, now: u64) -> Self {
-        let game = Match::new(profile, config.seed, 0);
+        let game = Match::new(profile, config.seed, SPAWN_WARMUP_MS);
         let map = game.map(profile, config.seed as i32, config.visibility);
         let server_config = ServerConfig {
             max_clients: profile.public_slots().min(64) as u8,
@@ -414,7 +419,11 @@ impl Sessions {
         for player in &mut profile.players {
             player.score = 0;
         }
-        self.game = Match::new(profile, self.config.seed ^ now, self.game.time());
+        self.game = Match::new(
+            profile,
+            self.config.seed ^ now,
+            self.game.time() + SPAWN_WARMUP_MS,
+        );
         let map = self.game.map(
             profile,
             (self.config.seed ^ now) as i32,

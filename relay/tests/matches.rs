@@ -104,11 +104,13 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
     let mut level_start = None;
     let (mut checked, mut finals) = (0, 0);
     let mut final_scores: Option<protocol::relay_api::matches::MatchScores> = None;
+    // The first match was joined mid-level (its scores hold kills from before): only those
+    // that began after a map change count.
+    let mut changed = false;
     for e in &told {
         match e {
-            MatchEvent::Began(start) if start.key.level_start > 0 => {
-                level_start = Some(start.key.level_start)
-            }
+            MatchEvent::Began(start) if changed => level_start = Some(start.key.level_start),
+            MatchEvent::Began(_) => {}
             // At intermission play stands still: the final scoreboard is exact.
             MatchEvent::Ended {
                 why: MatchEnd::Intermission,
@@ -126,8 +128,12 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
                     }
                 }
                 level_start = None;
+                changed = true;
             }
-            MatchEvent::Ended { .. } => level_start = None,
+            MatchEvent::Ended { .. } => {
+                level_start = None;
+                changed = true;
+            }
             MatchEvent::Scores(scores) => {
                 final_scores = Some(scores.clone());
                 let Some(from) = level_start else { continue };

@@ -17,6 +17,7 @@ mod demos;
 mod detail;
 mod first_screen;
 mod history;
+mod keyboard;
 mod languages;
 mod list;
 mod matches;

@@ -128,17 +128,11 @@ async fn the_list_a_server_tuning_the_demos_the_widget_and_the_watch_view_pass_a
 #[tokio::test]
 #[ignore = "needs the built page, Chromium and axe-core; run by cargo xtask test"]
 async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_and_are_mapped() {
-    use protocol::relay_api::matches::{segment, MatchDetail, MatchSummary};
+    use protocol::relay_api::matches::{segment, MatchDetail};
     let dir = tempfile::tempdir().unwrap();
     let (lab, relay) = super::matches::followed(dir.path(), 5, false).await;
     let addr = lab.servers[0].addr.to_string();
-    let finished = eventually("a finished match", async || {
-        let list: Vec<MatchSummary> = api(&relay, "/api/matches").await?;
-        list.into_iter()
-            .find(|m| m.ended.is_some())
-            .ok_or("not yet".to_owned())
-    })
-    .await;
+    let finished = super::matches::finished_match(&relay).await;
     let detail: MatchDetail = api(&relay, &format!("/api/matches/{}", finished.id))
         .await
         .unwrap();

@@ -127,17 +127,10 @@ async fn every_control_reached(client: &Client, page: &str) {
 #[tokio::test]
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn tab_reaches_every_control_on_the_list_watch_a_match_tuning_and_the_demos() {
-    use protocol::relay_api::matches::MatchSummary;
     let dir = tempfile::tempdir().unwrap();
     let (lab, relay) = super::matches::followed_live(dir.path(), 5).await;
     let addr = lab.servers[0].addr.to_string();
-    let finished = eventually("a finished match", async || {
-        let list: Vec<MatchSummary> = api(&relay, "/api/matches").await?;
-        list.into_iter()
-            .find(|m| m.ended.is_some())
-            .ok_or("not yet".to_owned())
-    })
-    .await;
+    let finished = super::matches::finished_match(&relay).await;
     let driver = browser::Driver::start().await.unwrap();
     let client = driver.device(1366, 850, true).await.unwrap();
     let base = format!("http://{}", relay.addr);

@@ -104,17 +104,10 @@ async fn in_language(
 #[tokio::test]
 #[ignore = "needs the built page and Chromium; run by cargo xtask test"]
 async fn the_list_the_watch_view_and_a_match_read_whole_in_german_and_russian_on_a_phone() {
-    use protocol::relay_api::matches::MatchSummary;
     let dir = tempfile::tempdir().unwrap();
     let (lab, relay) = super::matches::followed_live(dir.path(), 5).await;
     let addr = lab.servers[0].addr.to_string();
-    let finished = eventually("a finished match", async || {
-        let list: Vec<MatchSummary> = api(&relay, "/api/matches").await?;
-        list.into_iter()
-            .find(|m| m.ended.is_some())
-            .ok_or("not yet".to_owned())
-    })
-    .await;
+    let finished = super::matches::finished_match(&relay).await;
     let driver = browser::Driver::start().await.unwrap();
     let client = driver.device(390, 844, true).await.unwrap();
     // The chooser, as a visitor uses it: from English, pick Deutsch and send it.

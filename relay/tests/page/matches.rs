@@ -16,6 +16,20 @@ pub(crate) async fn followed(
     followed_of(1, dir, map_secs, record).await
 }
 
+/// The first match the relay has seen end.
+pub(crate) async fn finished_match(
+    relay: &relay::Relay,
+) -> protocol::relay_api::matches::MatchSummary {
+    eventually("a finished match", async || {
+        let list: Vec<protocol::relay_api::matches::MatchSummary> =
+            api(relay, "/api/matches").await?;
+        list.into_iter()
+            .find(|m| m.ended.is_some())
+            .ok_or("not yet".to_owned())
+    })
+    .await
+}
+
 /// [`followed`] whose hub shows the match at once (no spectator delay), for a test that opens
 /// its watch view too.
 pub(crate) async fn followed_live(dir: &std::path::Path, map_secs: u64) -> (Lab, relay::Relay) {

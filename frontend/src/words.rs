@@ -90,18 +90,3 @@ macro_rules! tr {
         $crate::words::with($id, &[$((stringify!($name), i18n::Arg::from($value))),+])
     };
 }
-
-/// A time in ms since the Unix epoch as the visitor's locale writes a date and time.
-pub fn date_time(ms: f64) -> String {
-    let options = js_sys::Object::new();
-    for (key, value) in [("dateStyle", "medium"), ("timeStyle", "short")] {
-        let _ = js_sys::Reflect::set(&options, &key.into(), &value.into());
-    }
-    let locales = js_sys::Array::of1(&lang().tag().into());
-    js_sys::Intl::DateTimeFormat::new(&locales, &options)
-        .format()
-        .call1(&wasm_bindgen::JsValue::NULL, &js_sys::Date::new(&ms.into()))
-        .ok()
-        .and_then(|s| s.as_string())
-        .unwrap_or_default()
-}

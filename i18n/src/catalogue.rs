@@ -82,11 +82,6 @@ impl Catalogue {
         self.lang
     }
 
-    /// Whether this language has its own `id` (not English's).
-    pub fn has(&self, id: &str) -> bool {
-        self.own.has_message(id)
-    }
-
     /// The message `id` with no arguments.
     pub fn text(&self, id: &str) -> String {
         self.with(id, &[])
@@ -134,20 +129,6 @@ impl Catalogue {
             })
             .collect();
         self.with(said.id, &args)
-    }
-
-    /// Every message id this language defines, in catalogue order (for the tests that hold the
-    /// catalogues to English's).
-    pub fn ids(&self) -> Vec<String> {
-        let resource = FluentResource::try_new(self.lang.source().to_owned())
-            .unwrap_or_else(|(partial, _)| partial);
-        resource
-            .entries()
-            .filter_map(|entry| match entry {
-                fluent_syntax::ast::Entry::Message(m) => Some(m.id.name.to_owned()),
-                _ => None,
-            })
-            .collect()
     }
 }
 

@@ -24,8 +24,7 @@ pub(crate) fn test(root: &Path, args: &[String]) -> Result<()> {
             phases
                 .time("installs", || tools::ensure(root, Needs::Test))
                 .and_then(|()| phases.time("page", || build_page(root)))
-                .and_then(|()| phases.time("test build", || test_build(None)))
-                .and_then(|()| package_and_tests(root, &mut phases, &mut closing, &only))
+                .and_then(|()| test_build_and_tests(root, &mut phases, &mut closing, &only))
         }
         _ => bail!("usage: cargo xtask test [-E FILTERSET] (a cargo-nextest filterset)"),
     };
@@ -43,13 +42,47 @@ pub(crate) fn test(root: &Path, args: &[String]) -> Result<()> {
 }
 fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) -> Result<()> {
     phases.time("installs", || tools::ensure(root, Needs::Test))?;
-    phases.time("fmt", || {
-        status(Command::new("cargo").args(["fmt", "--all", "--check"]))
+    let cargo = |args: &[&str]| status(Command::new("cargo").args(args));
+    phases.time("fmt", || cargo(&["fmt", "--all", "--check"]))?;
+    phases.time("clippy", || {
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--exclude",
+            "muster-frontend",
+            "--exclude",
+            "muster-session",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])
+    })?;
+    // The page's crates for the browser, the protocol and the catalogues among them with the
+    // features the page gives them (serde, never std): this is also what proves the protocol
+    // crate stays no_std and builds for wasm32 (a build of it of its own took 17-28 s more and
+    // proved nothing this and the page's release build do not).
+    phases.time("clippy wasm", || {
+        cargo(&[
+            "clippy",
+            "-p",
+            "muster-frontend",
+            "-p",
+            "muster-session",
+            "-p",
+            "muster-protocol",
+            "-p",
+            "muster-i18n",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ])
     })?;
     phases.time("page", || build_page(root))?;
     // Every parser under the fuzzer for a few seconds: a smoke run, not a search. At the lowest
-    // priority from the start, beside the compilers and the tests, in the idle moments they
-    // leave (its build has a target directory of its own).
+    // priority, beside the test build and the tests, which leave a core idle much of the time.
     let fuzzing = {
         let root = root.to_owned();
         std::thread::spawn(move || {
@@ -63,8 +96,7 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) ->
             (result, began.elapsed())
         })
     };
-    let tested = lints_beside_the_test_build(root, phases)
-        .and_then(|()| package_and_tests(root, phases, closing, &[]));
+    let tested = test_build_and_tests(root, phases, closing, &[]);
     let (fuzzed, took) = fuzzing.join().unwrap_or_else(|_| {
         (
             Err(anyhow::anyhow!("the fuzz smoke run panicked")),
@@ -75,90 +107,8 @@ fn phases_of_the_test(root: &Path, phases: &mut Phases, closing: &mut String) ->
     tested?;
     fuzzed
 }
-
-/// Clippy, native then for the browser, beside the test build, the two sharing one jobserver:
-/// each cargo's own token and one more, so at most three compilers on two cores. Alone, each
-/// ends in a long tail on one core (the relay crate checked; its test binaries built and
-/// linked) with the other idle; side by side each fills the other's. The lints write only
-/// metadata, which the test build could not reuse, so they check in a target directory of
-/// their own and neither waits on the other's lock.
-fn lints_beside_the_test_build(root: &Path, phases: &mut Phases) -> Result<()> {
-    let jobs = jobserver::Client::new(1).context("making a jobserver for the compilers")?;
-    let lints = {
-        let jobs = jobs.clone();
-        let target = root.join("target/clippy");
-        std::thread::spawn(move || {
-            let mut took = Vec::new();
-            let mut clippy = |name: &'static str, args: &[&str]| {
-                let began = std::time::Instant::now();
-                let mut command = Command::new("cargo");
-                command
-                    .arg("clippy")
-                    .args(args)
-                    .args(["--", "-D", "warnings"])
-                    .env("CARGO_TARGET_DIR", &target);
-                jobs.configure(&mut command);
-                let result = status(&mut command);
-                took.push((name, began.elapsed()));
-                result
-            };
-            let result = clippy(
-                "clippy",
-                &[
-                    "--workspace",
-                    "--exclude",
-                    "muster-frontend",
-                    "--exclude",
-                    "muster-session",
-                    "--all-targets",
-                ],
-            )
-            // The page's crates for the browser, the protocol and the catalogues among them
-            // with the features the page gives them (serde, never std): this is also what
-            // proves the protocol crate stays no_std and builds for wasm32.
-            .and_then(|()| {
-                clippy(
-                    "clippy wasm",
-                    &[
-                        "-p",
-                        "muster-frontend",
-                        "-p",
-                        "muster-session",
-                        "-p",
-                        "muster-protocol",
-                        "-p",
-                        "muster-i18n",
-                        "--target",
-                        "wasm32-unknown-unknown",
-                    ],
-                )
-            });
-            (result, took)
-        })
-    };
-    let built = phases.time("test build (beside clippy)", || test_build(Some(&jobs)));
-    let (linted, took) = lints
-        .join()
-        .unwrap_or_else(|_| (Err(anyhow::anyhow!("the clippy run panicked")), Vec::new()));
-    phases.0.extend(took);
-    built.and(linted)
-}
-
-/// Every test built first, as the run below builds them, so the Debian package holds this
-/// run's own relay binary (relay/tests/deb.rs installs and checks it) at no second build.
-fn test_build(jobs: Option<&jobserver::Client>) -> Result<()> {
-    let mut command = Command::new("cargo");
-    command
-        .args(["test", "--no-run"])
-        .env("CARGO_INCREMENTAL", "0");
-    if let Some(jobs) = jobs {
-        jobs.configure(&mut command);
-    }
-    status(&mut command)
-}
-
-/// The Debian package from the test build, and every test.
-fn package_and_tests(
+/// The test build, the Debian package from it, and every test.
+fn test_build_and_tests(
     root: &Path,
     phases: &mut Phases,
     closing: &mut String,
@@ -166,6 +116,15 @@ fn package_and_tests(
 ) -> Result<()> {
     // The PostgreSQL backend's tests get a cluster of their own, stopped when the run ends.
     let postgres = postgres::Cluster::start()?;
+    // Every test built first, as the run below builds them, so the Debian package holds this
+    // run's own relay binary (relay/tests/deb.rs installs and checks it) at no second build.
+    phases.time("test build", || {
+        status(
+            Command::new("cargo")
+                .args(["test", "--no-run"])
+                .env("CARGO_INCREMENTAL", "0"),
+        )
+    })?;
     let deb = phases.time("deb", || {
         deb::package(root, &root.join("target/debug/muster"))
     })?;

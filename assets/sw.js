@@ -12,6 +12,7 @@ self.addEventListener("push", (event) => {
     self.registration.showNotification(message.title || "Muster", {
       body: message.body || "",
       tag: message.tag,
+      lang: message.lang || "",
       data: { url: message.url || "/" },
     })
   );

@@ -555,3 +555,32 @@ profile-constrained-tradeoff = Weniger Datagramme und weniger Spielraum vom Serv
 banner-online = online
 banner-asking = wird gefragt
 banner-players = Spieler
+
+# Alerts as the relay sends them (Discord, ntfy, push, webhook text)
+alert-a-server = ein Server
+alert-humans = { $server } hat { $count } Spieler (Alarm bei { $at })
+alert-server-up = { $server } ist wieder online
+alert-server-down = { $server } antwortet nicht mehr
+alert-slot-free = { $server } hat einen freien Platz ({ $players }/{ $max })
+alert-name-on = { $name } ist auf { $server }
+alert-name-left = { $name } hat den Server verlassen
+alert-other = { $server }: Alarm
+alert-last-seen = { $seen } (zuletzt gesehen { $ago })
+alert-match-over = Match beendet auf { $server }: { $map } { $mode }
+alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
+alert-bots = { " " }(+{ $count } { $count ->
+    [one] Bot
+   *[other] Bots
+})
+alert-footer = Muster-Alarm { $key }
+
+# Join check: what a player would meet
+join-server-said = { $what } (der Server sagte „{ $text }“)
+join-free-slot = ein Platz ist frei: du kannst beitreten
+join-full = der Server ist voll
+join-password = ein Passwort ist nötig
+join-wrong-protocol = der Server nutzt ein anderes Protokoll
+join-banned = du bist gebannt
+join-refused = der Server hat abgelehnt
+join-no-answer = keine Antwort
+bridge-failed = Anfrage über die Bridge fehlgeschlagen: { $why }

@@ -559,3 +559,35 @@ profile-constrained-tradeoff = Fewer datagrams and a lower server-to-client allo
 banner-online = online
 banner-asking = asking
 banner-players = players
+
+# Alerts as the relay sends them (Discord, ntfy, push, webhook text)
+alert-a-server = a server
+alert-humans = { $server } has { $count } { $count ->
+    [one] player
+   *[other] players
+} (alert at { $at })
+alert-server-up = { $server } is up again
+alert-server-down = { $server } stopped answering
+alert-slot-free = { $server } has a free slot ({ $players }/{ $max })
+alert-name-on = { $name } is on { $server }
+alert-name-left = { $name } left
+alert-other = { $server }: alert
+alert-last-seen = { $seen } (last seen { $ago })
+alert-match-over = Match over on { $server }: { $map } { $mode }
+alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
+alert-bots = { " " }(+{ $count } { $count ->
+    [one] bot
+   *[other] bots
+})
+alert-footer = Muster alert { $key }
+
+# Join check: what a player would meet
+join-server-said = { $what } (the server said "{ $text }")
+join-free-slot = a slot is free: you can join
+join-full = the server is full
+join-password = a password is required
+join-wrong-protocol = the server runs another protocol
+join-banned = you are banned
+join-refused = the server refused
+join-no-answer = no answer
+bridge-failed = Could not ask through the bridge: { $why }

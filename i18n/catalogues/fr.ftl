@@ -561,3 +561,35 @@ profile-constrained-tradeoff = Moins de datagrammes et moins de débit du serveu
 banner-online = en ligne
 banner-asking = interrogation
 banner-players = joueurs
+
+# Alerts as the relay sends them (Discord, ntfy, push, webhook text)
+alert-a-server = un serveur
+alert-humans = { $server } a { $count } { $count ->
+    [one] joueur
+   *[other] joueurs
+} (alerte à { $at })
+alert-server-up = { $server } est de nouveau en ligne
+alert-server-down = { $server } ne répond plus
+alert-slot-free = { $server } a une place libre ({ $players }/{ $max })
+alert-name-on = { $name } est sur { $server }
+alert-name-left = { $name } a quitté le serveur
+alert-other = { $server } : alerte
+alert-last-seen = { $seen } (vu pour la dernière fois { $ago })
+alert-match-over = Match terminé sur { $server } : { $map } { $mode }
+alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
+alert-bots = { " " }(+{ $count } { $count ->
+    [one] bot
+   *[other] bots
+})
+alert-footer = Alerte Muster { $key }
+
+# Join check: what a player would meet
+join-server-said = { $what } (le serveur a répondu « { $text } »)
+join-free-slot = une place est libre : vous pouvez rejoindre
+join-full = le serveur est plein
+join-password = un mot de passe est requis
+join-wrong-protocol = le serveur utilise un autre protocole
+join-banned = vous êtes banni
+join-refused = le serveur a refusé
+join-no-answer = pas de réponse
+bridge-failed = Impossible de demander par la passerelle : { $why }

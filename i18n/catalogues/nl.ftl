@@ -558,3 +558,35 @@ profile-constrained-tradeoff = Minder datagrammen en minder ruimte van server na
 banner-online = online
 banner-asking = vragen
 banner-players = spelers
+
+# Alerts as the relay sends them (Discord, ntfy, push, webhook text)
+alert-a-server = een server
+alert-humans = { $server } heeft { $count } { $count ->
+    [one] speler
+   *[other] spelers
+} (alarm bij { $at })
+alert-server-up = { $server } is weer online
+alert-server-down = { $server } reageert niet meer
+alert-slot-free = { $server } heeft een vrije plek ({ $players }/{ $max })
+alert-name-on = { $name } speelt op { $server }
+alert-name-left = { $name } heeft de server verlaten
+alert-other = { $server }: alarm
+alert-last-seen = { $seen } (laatst gezien { $ago })
+alert-match-over = Match afgelopen op { $server }: { $map } { $mode }
+alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
+alert-bots = { " " }(+{ $count } { $count ->
+    [one] bot
+   *[other] bots
+})
+alert-footer = Muster-alarm { $key }
+
+# Join check: what a player would meet
+join-server-said = { $what } (de server zei "{ $text }")
+join-free-slot = er is een plek vrij: je kunt meedoen
+join-full = de server is vol
+join-password = er is een wachtwoord nodig
+join-wrong-protocol = de server gebruikt een ander protocol
+join-banned = je bent verbannen
+join-refused = de server weigerde
+join-no-answer = geen antwoord
+bridge-failed = Vragen via de bridge mislukt: { $why }

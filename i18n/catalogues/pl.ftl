@@ -565,3 +565,36 @@ profile-constrained-tradeoff = Mniej datagramów i mniejszy przydział od serwer
 banner-online = działa
 banner-asking = pytanie
 banner-players = gracze
+
+# Alerts as the relay sends them (Discord, ntfy, push, webhook text)
+alert-a-server = serwer
+alert-humans = { $server } ma { $count } { $count ->
+    [one] gracza
+   *[other] graczy
+} (alert przy { $at })
+alert-server-up = { $server } znów działa
+alert-server-down = { $server } przestał odpowiadać
+alert-slot-free = { $server } ma wolne miejsce ({ $players }/{ $max })
+alert-name-on = { $name } gra na { $server }
+alert-name-left = { $name } opuścił serwer
+alert-other = { $server }: alert
+alert-last-seen = { $seen } (ostatnio widziany { $ago })
+alert-match-over = Koniec meczu na { $server }: { $map } { $mode }
+alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
+alert-bots = { " " }(+{ $count } { $count ->
+    [one] bot
+    [few] boty
+   *[other] botów
+})
+alert-footer = Alert Muster { $key }
+
+# Join check: what a player would meet
+join-server-said = { $what } (serwer odpowiedział „{ $text }”)
+join-free-slot = jest wolne miejsce: możesz dołączyć
+join-full = serwer jest pełny
+join-password = wymagane hasło
+join-wrong-protocol = serwer używa innego protokołu
+join-banned = masz bana
+join-refused = serwer odmówił
+join-no-answer = brak odpowiedzi
+bridge-failed = Nie udało się zapytać przez mostek: { $why }

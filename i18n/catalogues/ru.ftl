@@ -567,3 +567,37 @@ profile-constrained-tradeoff = Меньше датаграмм и меньший
 banner-online = в сети
 banner-asking = опрос
 banner-players = игроки
+
+# Alerts as the relay sends them (Discord, ntfy, push, webhook text)
+alert-a-server = сервер
+alert-humans = На { $server } { $count } { $count ->
+    [one] игрок
+    [few] игрока
+   *[other] игроков
+} (порог { $at })
+alert-server-up = { $server } снова работает
+alert-server-down = { $server } перестал отвечать
+alert-slot-free = На { $server } есть свободное место ({ $players }/{ $max })
+alert-name-on = { $name } играет на { $server }
+alert-name-left = { $name } покинул сервер
+alert-other = { $server }: оповещение
+alert-last-seen = { $seen } (последний раз: { $ago })
+alert-match-over = Матч окончен на { $server }: { $map } { $mode }
+alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
+alert-bots = { " " }(+{ $count } { $count ->
+    [one] бот
+    [few] бота
+   *[other] ботов
+})
+alert-footer = Оповещение Muster { $key }
+
+# Join check: what a player would meet
+join-server-said = { $what } (сервер ответил «{ $text }»)
+join-free-slot = есть свободное место: можно заходить
+join-full = сервер заполнен
+join-password = нужен пароль
+join-wrong-protocol = сервер использует другой протокол
+join-banned = вы забанены
+join-refused = сервер отказал
+join-no-answer = нет ответа
+bridge-failed = Не удалось спросить через мост: { $why }

@@ -67,3 +67,14 @@ impl From<Said> for Word {
         Word::Said(Box::new(s))
     }
 }
+
+/// How long ago something was, `secs` seconds before now, as people say it: "just now",
+/// "5 min ago", "3 h ago", "2 days ago" (the page's and the alerts' words alike).
+pub fn ago(secs: u64) -> Said {
+    match secs {
+        0..60 => Said::new("ago-now"),
+        60..3600 => Said::new("ago-minutes").with("count", secs / 60),
+        3600..86_400 => Said::new("ago-hours").with("count", secs / 3600),
+        _ => Said::new("ago-days").with("count", secs / 86_400),
+    }
+}

@@ -65,13 +65,15 @@ pub trait OwnerProfiles: Send + Sync {
 /// Where a proven owner's Discord webhook becomes the server's own alerts (up, down, full,
 /// each followed match's end); alerts implement it.
 pub trait ServerWebhooks: Send + Sync {
-    /// Replaces `addr`'s owner alerts with ones to `url` (`None` removes them); `full_at` is
-    /// the player count that makes it full. `Err` says why the URL is refused.
+    /// Replaces `addr`'s owner alerts with ones to `url` (`None` removes them), written in
+    /// `lang` (the owner's language as they set it); `full_at` is the player count that makes
+    /// it full. `Err` says why the URL is refused.
     fn set_webhook(
         &self,
         addr: String,
         url: Option<String>,
         full_at: u32,
+        lang: i18n::Lang,
     ) -> futures_util::future::BoxFuture<'static, Result<(), String>>;
 }
 

@@ -124,17 +124,27 @@ async fn relay_with_alerts(lab: &Lab, dir: &std::path::Path, allow: &[&str]) -> 
 }
 
 async fn post(relay: &relay::Relay, body: Value) -> (u16, String) {
-    let response = reqwest::Client::new()
+    post_in(relay, body, None).await
+}
+
+/// With the visitor's browser languages, when given.
+async fn post_in(relay: &relay::Relay, body: Value, accept: Option<&str>) -> (u16, String) {
+    let mut request = reqwest::Client::new()
         .post(format!("http://{}/api/alerts", relay.addr))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+        .json(&body);
+    if let Some(accept) = accept {
+        request = request.header("accept-language", accept);
+    }
+    let response = request.send().await.unwrap();
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
 async fn made(relay: &relay::Relay, body: Value) -> AlertRule {
-    let (status, text) = post(relay, body).await;
+    made_in(relay, body, None).await
+}
+
+async fn made_in(relay: &relay::Relay, body: Value, accept: Option<&str>) -> AlertRule {
+    let (status, text) = post_in(relay, body, accept).await;
     assert_eq!(status, 201, "{text}");
     serde_json::from_str(&text).unwrap()
 }
@@ -195,16 +205,20 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
     )
     .await;
     assert_eq!(hook.token.as_ref().map(String::len), Some(32));
+    // Each in its own language: Discord's asked for German (as the page asks in its own),
+    // ntfy's speaks the Russian its browser prefers, the webhook's English (no preference).
     let discord = made(
         &relay,
         json!({"rule": {"kind": "humans_at_least", "server": server, "n": n},
-               "to": {"kind": "discord", "url": format!("{at}/api/webhooks/1/secret")}}),
+               "to": {"kind": "discord", "url": format!("{at}/api/webhooks/1/secret")},
+               "lang": "de"}),
     )
     .await;
-    let ntfy = made(
+    let ntfy = made_in(
         &relay,
         json!({"rule": {"kind": "name_seen", "name": "sgt.fury", "leaves": true},
                "to": {"kind": "ntfy", "url": format!("{at}/clan-alerts")}}),
+        Some("ru-RU,ru;q=0.9,en;q=0.5"),
     )
     .await;
     let tokens = [
@@ -233,10 +247,13 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
     );
     assert_eq!(event.join, Some(format!("coduo://{server}")));
     assert_eq!(event.server.as_ref().map(|s| s.humans), Some(n));
-    assert!(
-        event.text.contains(&format!("has {n} players")),
-        "{}",
-        event.text
+    let host = protocol::cod::text::strip(&event.server.as_ref().unwrap().hostname);
+    assert_eq!(
+        (event.lang.as_str(), event.text.as_str()),
+        (
+            "en",
+            format!("{host} has {n} players (alert at {n})").as_str()
+        ),
     );
 
     // Discord: 429 with retry_after 1.5 s, then the one delivery, no sooner.
@@ -246,6 +263,12 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
     assert_eq!(tries[0].key, tries[1].key);
     assert!(tries[1].at - tries[0].at >= Duration::from_millis(1500));
     let embed = &tries[1].body["embeds"][0];
+    assert_eq!(
+        embed["description"],
+        format!("{host} hat {n} Spieler (Alarm bei {n})")
+    );
+    assert_eq!(embed["fields"][0]["name"], "Karte");
+    assert_eq!(embed["fields"][3]["name"], "Beitreten");
     assert_eq!(tries[1].body["allowed_mentions"], json!({"parse": []}));
     assert_eq!(
         embed["fields"][3]["value"].as_str().unwrap().lines().next(),
@@ -259,7 +282,7 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
         published[0].body["message"]
             .as_str()
             .unwrap()
-            .starts_with("Sgt.Fury is on"),
+            .starts_with(&format!("Sgt.Fury играет на {host}")),
         "{}",
         published[0].body
     );
@@ -285,7 +308,7 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
         .unwrap()
         .leave_spectator("^1Sgt.^7Fury");
     let published = receiver.wait("/", 2).await;
-    assert_eq!(published[1].body["message"], "sgt.fury left");
+    assert_eq!(published[1].body["message"], "sgt.fury покинул сервер");
 
     // Deleting: the rule goes, and everything about the subscription on request.
     let client = reqwest::Client::new();
@@ -362,6 +385,14 @@ async fn no_open_cannon_every_refusal() {
         (403, true),
         "{text}"
     );
+    // A language nobody here writes in.
+    let (status, text) = post(
+        &relay,
+        json!({"rule": rule, "to": {"kind": "webhook", "url": "https://ntfy.sh/x"}, "lang": "xx"}),
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("lang: no language \"xx\""), "{text}");
     // A server the relay does not list is no rule's server.
     let (status, _) = post(
         &relay,

@@ -12,7 +12,7 @@ use protocol::relay_api::ServerInfo;
 use relay::store::{Store, StoreArgs};
 
 /// Schema versions that shipped; each has a fixture per backend.
-const SHIPPED: i64 = 8;
+const SHIPPED: i64 = 9;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -116,7 +116,23 @@ fn alerts_mean_the_same(store: &mut dyn Store, before: &Rows) {
         assert_eq!(event.key, out.key);
         assert!(matches!(event.rule, Rule::MatchEnd { .. }));
         assert!(out.reason.is_some(), "why it is still pending is kept");
+        // Written before languages (version 9) in English, which they say they are; from 9
+        // on, the fixture's match-end rule asked for German.
+        let opening = match event.lang.as_str() {
+            "en" => "Match over on ",
+            "de" => "Match beendet auf ",
+            other => panic!("{}: a firing in {other}", out.key),
+        };
+        assert!(event.text.starts_with(opening), "{}", event.text);
     }
+    // Every subscription has a language: English for those made before there was a choice.
+    let langs = db
+        .rows("SELECT lang FROM alert_subscriptions", &[])
+        .unwrap();
+    assert_eq!(langs.len(), before["alert_subscriptions"].len());
+    assert!(langs
+        .iter()
+        .all(|r| ["en", "de"].contains(&r[0].text().as_str())));
 }
 
 /// Moments (version 6 on): each description reads, its clip reads back whole with the

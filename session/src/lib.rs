@@ -100,8 +100,8 @@ pub enum Reply {
 pub enum BrowserReply {
     /// Refresh now's answer: the server's record from its own answers, or why not.
     Refreshed(Result<Box<ServerInfo>, String>),
-    /// Join check's answer: its kind and what a player reads.
-    Joined { kind: String, text: String },
+    /// Join check's answer (the page says it in its reader's language).
+    Joined(JoinAnswer),
     /// As [`Reply::Failed`].
     Failed(String),
 }

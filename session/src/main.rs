@@ -35,11 +35,10 @@ fn main() {
                 scope().close();
             }),
             Some(Request::JoinCheck { url }) => wasm_bindgen_futures::spawn_local(async move {
-                let (kind, text) = match join_check(&url).await {
-                    Ok(answer) => (answer.kind().to_owned(), answer.describe()),
-                    Err(e) => ("error".to_owned(), e),
-                };
-                post(&BrowserReply::Joined { kind, text });
+                post(&match join_check(&url).await {
+                    Ok(answer) => BrowserReply::Joined(answer),
+                    Err(e) => BrowserReply::Failed(e),
+                });
                 scope().close();
             }),
             Some(Request::Watch { url, addr }) => {

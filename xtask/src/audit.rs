@@ -199,7 +199,7 @@ fn audit(root: &Path, data: &Path, fleet: &mut Fleet, stop: &Stop) -> Result<Vec
     for (name, path) in pages {
         ensure!(!stop.requested(), "interrupted");
         let url = format!("http://{LISTEN}{path}");
-        let report = lighthouse(root, &url)?;
+        let report = lighthouse(root, name, &url)?;
         let page = Scores { name, url, report };
         println!("xtask audit: {}", page.json());
         scores.push(page);
@@ -207,9 +207,12 @@ fn audit(root: &Path, data: &Path, fleet: &mut Fleet, stop: &Stop) -> Result<Vec
     Ok(scores)
 }
 
-/// Lighthouse's mobile run of `url`: its JSON report.
-fn lighthouse(root: &Path, url: &str) -> Result<Value> {
-    let out = std::env::temp_dir().join(format!("muster-lighthouse-{}.json", std::process::id()));
+/// Lighthouse's mobile run of `url`: its JSON report, kept as `target/audit/NAME.json` for a
+/// closer look (its audits say where each page's time and shifts go).
+fn lighthouse(root: &Path, name: &str, url: &str) -> Result<Value> {
+    let kept = root.join("target/audit");
+    std::fs::create_dir_all(&kept)?;
+    let out = kept.join(format!("{name}.json"));
     let cli = root.join("target/tools/node/node_modules/lighthouse/cli/index.js");
     let status = Command::new("node")
         .arg(&cli)
@@ -230,7 +233,6 @@ fn lighthouse(root: &Path, url: &str) -> Result<Value> {
         bail!("Lighthouse failed on {url} ({status})");
     }
     let report: Value = serde_json::from_slice(&std::fs::read(&out)?)?;
-    let _ = std::fs::remove_file(&out);
     if let Some(error) = report.get("runtimeError") {
         bail!("Lighthouse on {url}: {error}");
     }

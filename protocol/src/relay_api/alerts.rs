@@ -97,6 +97,11 @@ pub struct AlertAsk {
     pub to: Destination,
     #[cfg_attr(feature = "serde", serde(default))]
     pub token: Option<String>,
+    /// The language the subscription's alerts are written in (`en`, `de`, `pl`, `ru`, `fr`,
+    /// `nl`); absent, the request's `Accept-Language`. A later rule with the token and a
+    /// language changes it for every rule of the subscription.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub lang: Option<String>,
 }
 
 /// One stored rule, as `POST` answers (`201`) and `GET /api/alerts?token=` lists.
@@ -160,8 +165,12 @@ pub struct AlertEvent {
     pub rule: Rule,
     /// When the condition became true (Unix ms).
     pub at_ms: u64,
-    /// One line saying what happened, for people.
+    /// One line saying what happened, for people, in the subscription's language.
     pub text: String,
+    /// The language `text` (and Discord's field names) are written in: `en`, `de`, `pl`,
+    /// `ru`, `fr` or `nl`.
+    #[cfg_attr(feature = "serde", serde(default = "english"))]
+    pub lang: String,
     /// The server as it stood then, when the rule names one or the name was seen on one.
     pub server: Option<AlertServer>,
     /// `coduo://IP:PORT`, the link joinme.click's launcher opens the game with.
@@ -172,6 +181,11 @@ pub struct AlertEvent {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub last_seen_ms: Option<u64>,
+}
+
+#[cfg(feature = "serde")]
+fn english() -> String {
+    String::from("en")
 }
 
 /// A server as an alert describes it.

@@ -137,6 +137,23 @@ pub async fn create(
             return refused(StatusCode::BAD_REQUEST, format!("to.subscription.{e}"));
         }
     }
+    // The alerts' language: the one asked for, else the visitor's (their choice on this site,
+    // else their browser's).
+    let lang = match ask.lang.as_deref() {
+        Some(tag) => match i18n::Lang::from_tag(tag) {
+            Some(lang) => lang,
+            None => {
+                return refused(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "lang: no language {tag:?}; these are spoken here: {}",
+                        i18n::Lang::ALL.map(i18n::Lang::tag).join(", ")
+                    ),
+                )
+            }
+        },
+        None => crate::site::language::lang_of(&headers),
+    };
     let client = crate::edge::limits::client_of(&extensions, &headers, &alerts.trusted);
     let existing = match &ask.token {
         Some(token) => match alerts.subscription(token).await {
@@ -160,12 +177,15 @@ pub async fn create(
         .token
         .clone()
         .unwrap_or_else(|| crate::secrets::random_id(32));
+    // A rule added with a language asked for makes the whole subscription speak it.
+    let relang = existing.is_some() && ask.lang.is_some();
     let subscription = existing.unwrap_or_else(|| Subscription {
         id: crate::secrets::random_id(10),
         token_hash: token_hash(&token),
         client: client.clone(),
         destination,
         created_ms: now,
+        lang: lang.tag().to_owned(),
     });
     let rule = StoredRule {
         id: crate::secrets::random_id(10),
@@ -190,6 +210,8 @@ pub async fn create(
                     }
                     if stored::subscription(db, &subscription.token_hash)?.is_none() {
                         stored::add_subscription(db, &subscription)?;
+                    } else if relang {
+                        stored::set_lang(db, &subscription.id, lang.tag())?;
                     }
                     stored::add_rule(db, &rule)
                 })?;

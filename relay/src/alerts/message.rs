@@ -52,7 +52,9 @@ pub fn request(to: &Destination, url: Url, event: &AlertEvent) -> Request {
     }
 }
 
+/// Discord's field names and footer in the alert's language (its text already is).
 fn discord(event: &AlertEvent) -> serde_json::Value {
+    let words = i18n::catalogue(i18n::Lang::from_tag(&event.lang).unwrap_or(i18n::Lang::En));
     let title = event
         .server
         .as_ref()
@@ -61,15 +63,15 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
     if let Some(s) = &event.server {
         let mut players = format!("{}/{}", s.humans, s.max_clients);
         if s.bots > 0 {
-            players.push_str(&format!(" (+{} bots)", s.bots));
+            players.push_str(&words.with("alert-bots", &[("count", s.bots.into())]));
         }
-        fields.push(json!({"name": "Map", "value": cut(&s.map, FIELD_VALUE), "inline": true}));
-        fields
-            .push(json!({"name": "Mode", "value": cut(&s.gametype, FIELD_VALUE), "inline": true}));
-        fields.push(json!({"name": "Players", "value": players, "inline": true}));
+        let field = |id: &str, value: String| json!({"name": words.text(id), "value": cut(&value, FIELD_VALUE), "inline": true});
+        fields.push(field("col-map", s.map.clone()));
+        fields.push(field("col-mode", s.gametype.clone()));
+        fields.push(field("col-players", players));
         let password = if s.password { "password PASS; " } else { "" };
         fields.push(json!({
-            "name": "Join",
+            "name": words.text("join"),
             "value": format!("coduo://{}\n`/{password}connect {}`", s.addr, s.addr),
         }));
     }
@@ -88,7 +90,7 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
             "description": cut(&event.text, DESCRIPTION),
             "color": if event.server.as_ref().is_some_and(|s| s.up) { 0x4c_af50 } else { 0xe5_3935 },
             "fields": fields,
-            "footer": {"text": format!("Muster alert {}", event.key)},
+            "footer": {"text": words.with("alert-footer", &[("key", event.key.as_str().into())])},
             "timestamp": timestamp,
         }],
     })
@@ -138,6 +140,7 @@ mod tests {
             },
             at_ms: 1_700_000_000_000,
             text: "Red Base has a free slot (19/20)".into(),
+            lang: "en".into(),
             server: Some(AlertServer {
                 addr: "1.2.3.4:28960".into(),
                 hostname: "^1Red ^7Base".into(),
@@ -170,6 +173,31 @@ mod tests {
             embed["fields"][3]["value"],
             "coduo://1.2.3.4:28960\n`/password PASS; connect 1.2.3.4:28960`"
         );
+        let names: Vec<&str> = (embed["fields"].as_array().unwrap().iter())
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["Map", "Mode", "Players", "Join"]);
+        assert_eq!(embed["footer"]["text"], "Muster alert r1-3");
+    }
+
+    #[test]
+    fn a_discord_embed_speaks_the_subscription_s_language() {
+        let url = Url::parse("https://discord.com/api/webhooks/1/x").unwrap();
+        let to = Destination::Discord {
+            url: url.to_string(),
+        };
+        let mut event = event();
+        event.lang = "de".into();
+        event.server.as_mut().unwrap().bots = 2;
+        let sent: serde_json::Value =
+            serde_json::from_slice(&request(&to, url, &event).body).unwrap();
+        let embed = &sent["embeds"][0];
+        let names: Vec<&str> = (embed["fields"].as_array().unwrap().iter())
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["Karte", "Modus", "Spieler", "Beitreten"]);
+        assert_eq!(embed["fields"][2]["value"], "19/20 (+2 Bots)");
+        assert_eq!(embed["footer"]["text"], "Muster-Alarm r1-3");
     }
 
     #[test]

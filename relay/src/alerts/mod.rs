@@ -27,6 +27,7 @@ use std::time::Duration;
 use axum::routing::{delete, get};
 use axum::Router;
 use protocol::relay_api::alerts::{AlertEvent, Rule};
+use protocol::said::Said;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
@@ -265,11 +266,11 @@ impl Alerts {
             .run(move |s| {
                 s.transact(&mut |db| {
                     for change in &changes {
-                        let Some(event) = &change.fire else {
+                        let Some(fire) = &change.fire else {
                             stored::settle(db, &change.rule, change.holds, None)?;
                             continue;
                         };
-                        let payload = |key: &str| payload(event, key);
+                        let payload = |key: &str, lang: &str| fire.payload(key, lang);
                         let firing = Firing {
                             at_ms: now,
                             payload: &payload,
@@ -302,10 +303,10 @@ impl Alerts {
     /// stay that ended before this sighting (the history may already hold the current one).
     async fn with_last_seen(&self, changes: &mut [rules::Change], now: u64) {
         for change in changes.iter_mut().filter(|c| c.holds) {
-            let Some(event) = change.fire.as_mut() else {
+            let Some(fire) = change.fire.as_mut() else {
                 continue;
             };
-            let Rule::NameSeen { name, .. } = &event.rule else {
+            let Rule::NameSeen { name, .. } = &fire.event.rule else {
                 continue;
             };
             let key = rules::name_key(name);
@@ -315,8 +316,10 @@ impl Alerts {
             };
             let Ok(found) = found else { continue };
             if let Some(last) = last_stay_before(found, &key, now) {
-                event.last_seen_ms = Some(last);
-                event.text = format!("{} (last seen {})", event.text, ago(now - last));
+                fire.event.last_seen_ms = Some(last);
+                fire.said = Said::new("alert-last-seen")
+                    .with("seen", fire.said.clone())
+                    .with("ago", protocol::said::ago((now - last) / 1000));
             }
         }
     }
@@ -331,24 +334,6 @@ fn last_stay_before(found: Vec<crate::store::Seen>, key: &str, now: u64) -> Opti
         .map(|stay| stay.last_ms)
         .filter(|&last| last + 120_000 < now)
         .max()
-}
-
-/// `ms` as people say it: "3 days ago".
-fn ago(ms: u64) -> String {
-    let minutes = ms / 60_000;
-    match minutes {
-        0..=1 => "a minute ago".into(),
-        2..=119 => format!("{minutes} minutes ago"),
-        120..=2879 => format!("{} hours ago", minutes / 60),
-        _ => format!("{} days ago", minutes / 1440),
-    }
-}
-
-/// The event's JSON under the key its firing got.
-fn payload(event: &AlertEvent, key: &str) -> String {
-    let mut event = event.clone();
-    event.key = key.to_owned();
-    serde_json::to_string(&event).unwrap_or_default()
 }
 
 /// The rules as the judge holds them between looks.
@@ -393,45 +378,50 @@ impl MatchLog for MatchEnds {
     }
 }
 
-fn match_event(part: &MatchPart) -> AlertEvent {
-    let host = rules::plain(&part.hostname);
-    let score = part
-        .record
-        .team_scores
-        .last()
-        .map(|(_, axis, allies)| format!(", axis {axis} : allies {allies}"))
-        .unwrap_or_default();
-    AlertEvent {
-        key: String::new(),
-        rule_id: String::new(),
-        rule: Rule::MatchEnd {
-            server: part.server.clone(),
+fn match_event(part: &MatchPart) -> rules::Fire {
+    let said = Said::new("alert-match-over")
+        .with("server", rules::plain(&part.hostname))
+        .with("map", part.map.as_str())
+        .with("mode", part.gametype.as_str());
+    let said = match part.record.team_scores.last() {
+        Some((_, axis, allies)) => Said::new("alert-match-score")
+            .with("over", said)
+            .with("axis", *axis)
+            .with("allies", *allies),
+        None => said,
+    };
+    rules::Fire {
+        event: AlertEvent {
+            key: String::new(),
+            rule_id: String::new(),
+            rule: Rule::MatchEnd {
+                server: part.server.clone(),
+            },
+            at_ms: part.end_ms,
+            text: String::new(),
+            lang: String::new(),
+            server: None,
+            join: Some(rules::join_link(&part.server)),
+            last_seen_ms: None,
         },
-        at_ms: part.end_ms,
-        text: format!(
-            "Match over on {host}: {} {}{score}",
-            part.map, part.gametype
-        ),
-        server: None,
-        join: Some(rules::join_link(&part.server)),
-        last_seen_ms: None,
+        said,
     }
 }
 
 impl Alerts {
     /// Fires every `match_end` rule of the match's server.
-    async fn match_ended(&self, event: AlertEvent) {
-        let rule = serde_json::to_string(&event.rule).unwrap_or_default();
+    async fn match_ended(&self, fire: rules::Fire) {
+        let rule = serde_json::to_string(&fire.event.rule).unwrap_or_default();
         let written = self
             .store
             .run(move |s| {
                 s.transact(&mut |db| {
                     for id in stored::rules_matching(db, &rule)? {
-                        let mut event = event.clone();
-                        event.rule_id = id.clone();
-                        let payload = |key: &str| payload(&event, key);
+                        let mut fire = fire.clone();
+                        fire.event.rule_id = id.clone();
+                        let payload = |key: &str, lang: &str| fire.payload(key, lang);
                         let firing = Firing {
-                            at_ms: event.at_ms,
+                            at_ms: fire.event.at_ms,
                             payload: &payload,
                         };
                         stored::fire_rule(db, &id, None, &firing)?;
@@ -483,9 +473,6 @@ mod tests {
             last_stay_before(vec![other, seen.clone()], "sgt.fury", now),
             Some(7 * day)
         );
-        assert_eq!(ago(now - 7 * day), "3 days ago");
-        assert_eq!(ago(5 * 3_600_000), "5 hours ago");
-        assert_eq!(ago(30 * 60_000), "30 minutes ago");
         let only_now = Seen {
             sessions: vec![stay(now - 30_000, now)],
             ..seen

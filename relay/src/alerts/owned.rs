@@ -15,6 +15,7 @@ impl crate::seams::ServerWebhooks for Alerts {
         addr: String,
         url: Option<String>,
         full_at: u32,
+        lang: i18n::Lang,
     ) -> BoxFuture<'static, Result<(), String>> {
         let alerts = self.clone();
         Box::pin(async move {
@@ -32,6 +33,7 @@ impl crate::seams::ServerWebhooks for Alerts {
                     client: client.clone(),
                     destination: serde_json::to_string(&to).unwrap_or_default(),
                     created_ms: now,
+                    lang: lang.tag().to_owned(),
                 };
                 let server = addr.clone();
                 let rules = [

@@ -106,8 +106,8 @@ pub fn keys(
     Ok((public, Auth::clone_from_slice(&auth)))
 }
 
-/// What the service worker shows: a title, the text, where a click goes, and the key (a
-/// repeat of a key it showed is not shown again). Push services take 4 KB at most.
+/// What the service worker shows: a title, the text (and its language), where a click goes,
+/// and the key (a repeat of a key it showed is not shown again). Push services take 4 KB at most.
 pub fn message(event: &AlertEvent) -> Vec<u8> {
     let title = event
         .server
@@ -124,6 +124,7 @@ pub fn message(event: &AlertEvent) -> Vec<u8> {
         "tag": event.key,
         "url": open,
         "join": event.join,
+        "lang": event.lang,
     })
     .to_string()
     .into_bytes()

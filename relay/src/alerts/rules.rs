@@ -5,7 +5,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use i18n::{catalogue, Lang};
 use protocol::relay_api::alerts::{AlertEvent, Rule};
+use protocol::said::Said;
 
 use crate::seams::ServerState;
 use crate::store::alerts::UNKNOWN;
@@ -68,7 +70,33 @@ pub struct Change {
     pub rule: String,
     pub holds: bool,
     /// The alert to send, when this change fires (its key is given when it is written).
-    pub fire: Option<AlertEvent>,
+    pub fire: Option<Fire>,
+}
+
+/// An alert to send: the event, and what its text says, written in each subscription's own
+/// language when its firing is written to the outbox.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fire {
+    pub event: AlertEvent,
+    pub said: Said,
+}
+
+impl Fire {
+    /// The text in `lang`.
+    pub fn text(&self, lang: Lang) -> String {
+        catalogue(lang).say(&self.said)
+    }
+
+    /// The event's JSON as one subscription's firing sends it: under the key it got, its text
+    /// in the subscription's language (`lang`, a tag the store keeps; English if unknown).
+    pub fn payload(&self, key: &str, lang: &str) -> String {
+        let lang = Lang::from_tag(lang).unwrap_or(Lang::En);
+        let mut event = self.event.clone();
+        event.key = key.to_owned();
+        event.text = self.text(lang);
+        event.lang = lang.tag().to_owned();
+        serde_json::to_string(&event).unwrap_or_default()
+    }
 }
 
 /// The plain, lower-case form names are matched by.
@@ -140,42 +168,49 @@ pub fn plain(hostname: &str) -> String {
     protocol::cod::text::strip(hostname)
 }
 
-fn event(id: &str, rule: &Rule, holds: bool, on: Option<&ServerState>, at_ms: u64) -> AlertEvent {
+fn event(id: &str, rule: &Rule, holds: bool, on: Option<&ServerState>, at_ms: u64) -> Fire {
     let server = on.map(|s| s.info.clone());
-    let host = server
-        .as_ref()
-        .map_or_else(|| "a server".to_owned(), |s| plain(&s.hostname));
-    let text = match (rule, &server) {
-        (Rule::HumansAtLeast { n, .. }, Some(s)) => {
-            format!("{host} has {} players (alert at {n})", s.humans)
-        }
-        (Rule::ServerUp { .. }, _) => format!("{host} is up again"),
-        (Rule::ServerDown { .. }, _) => format!("{host} stopped answering"),
-        (Rule::SlotFree { .. }, Some(s)) => format!(
-            "{host} has a free slot ({}/{})",
-            s.humans + s.bots,
-            s.max_clients
-        ),
+    let host: protocol::said::Word = match &server {
+        Some(s) => plain(&s.hostname).into(),
+        None => Said::new("alert-a-server").into(),
+    };
+    let said = match (rule, &server) {
+        (Rule::HumansAtLeast { n, .. }, Some(s)) => Said::new("alert-humans")
+            .with("server", host)
+            .with("count", s.humans)
+            .with("at", *n),
+        (Rule::ServerUp { .. }, _) => Said::new("alert-server-up").with("server", host),
+        (Rule::ServerDown { .. }, _) => Said::new("alert-server-down").with("server", host),
+        (Rule::SlotFree { .. }, Some(s)) => Said::new("alert-slot-free")
+            .with("server", host)
+            .with("players", s.humans + s.bots)
+            .with("max", s.max_clients),
         (Rule::NameSeen { name, .. }, _) if holds => {
             // As the server shows it, colours dropped.
             let key = name_key(name);
             let shown = (on.iter().flat_map(|s| &s.names))
                 .find(|n| name_key(n) == key)
                 .map_or_else(|| plain(name), |n| plain(n));
-            format!("{shown} is on {host}")
+            Said::new("alert-name-on")
+                .with("name", shown)
+                .with("server", host)
         }
-        (Rule::NameSeen { name, .. }, _) => format!("{} left", plain(name)),
-        _ => format!("{host}: alert"),
+        (Rule::NameSeen { name, .. }, _) => Said::new("alert-name-left").with("name", plain(name)),
+        _ => Said::new("alert-other").with("server", host),
     };
-    AlertEvent {
-        key: String::new(),
-        rule_id: id.to_owned(),
-        rule: rule.clone(),
-        at_ms,
-        text,
-        join: server.as_ref().map(|s| join_link(&s.addr)),
-        last_seen_ms: None,
-        server,
+    Fire {
+        event: AlertEvent {
+            key: String::new(),
+            rule_id: id.to_owned(),
+            rule: rule.clone(),
+            at_ms,
+            text: String::new(),
+            lang: String::new(),
+            join: server.as_ref().map(|s| join_link(&s.addr)),
+            last_seen_ms: None,
+            server,
+        },
+        said,
     }
 }
 
@@ -228,8 +263,14 @@ mod tests {
         assert!(changes[0].fire.is_none());
         let fired = judge(&mut rules, &[state(A, Some(true), 8, 20, &[])], 2);
         let alert = fired[0].fire.as_ref().unwrap();
-        assert_eq!(alert.text, "Red Base has 8 players (alert at 8)");
-        assert_eq!(alert.join.as_deref(), Some("coduo://10.0.0.1:28960"));
+        assert_eq!(alert.text(Lang::En), "Red Base has 8 players (alert at 8)");
+        assert_eq!(alert.text(Lang::De), "Red Base hat 8 Spieler (Alarm bei 8)");
+        assert_eq!(alert.event.join.as_deref(), Some("coduo://10.0.0.1:28960"));
+        let sent: AlertEvent = serde_json::from_str(&alert.payload("r-1", "de")).unwrap();
+        assert_eq!(
+            (sent.key.as_str(), sent.lang.as_str(), sent.text.as_str()),
+            ("r-1", "de", "Red Base hat 8 Spieler (Alarm bei 8)")
+        );
         // Still true: nothing; unknown (stale): nothing.
         assert!(judge(&mut rules, &[state(A, Some(true), 9, 20, &[])], 3).is_empty());
         assert!(judge(&mut rules, &[state(A, None, 0, 20, &[])], 4).is_empty());
@@ -255,7 +296,7 @@ mod tests {
         let freed = judge(&mut rules, &[state(A, Some(true), 19, 20, &[])], 2);
         assert_eq!(freed.len(), 1);
         assert_eq!(
-            freed[0].fire.as_ref().unwrap().text,
+            freed[0].fire.as_ref().unwrap().text(Lang::En),
             "Red Base has a free slot (19/20)"
         );
         let down = judge(&mut rules, &[state(A, Some(false), 0, 20, &[])], 3);
@@ -289,10 +330,13 @@ mod tests {
             2,
         );
         assert_eq!(
-            seen[0].fire.as_ref().unwrap().text,
+            seen[0].fire.as_ref().unwrap().text(Lang::En),
             "SGT.fury is on Red Base"
         );
         let left = judge(&mut rules, &[state(A, Some(true), 1, 20, &["Other"])], 3);
-        assert_eq!(left[0].fire.as_ref().unwrap().text, "Sgt.Fury left");
+        assert_eq!(
+            left[0].fire.as_ref().unwrap().text(Lang::En),
+            "Sgt.Fury left"
+        );
     }
 }

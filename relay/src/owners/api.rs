@@ -250,7 +250,12 @@ pub async fn edit(
         // Full for players: the slots bots leave (a server with bots is full before its count is).
         let full_at = server.max_clients.saturating_sub(server.bots).max(1);
         if let Err(why) = webhooks
-            .set_webhook(addr.clone(), url.clone(), full_at)
+            .set_webhook(
+                addr.clone(),
+                url.clone(),
+                full_at,
+                crate::site::language::lang_of(&headers),
+            )
             .await
         {
             return refused(StatusCode::FORBIDDEN, format!("discord_webhook: {why}"));
@@ -283,7 +288,10 @@ pub async fn disown(
         return refused.into_response();
     }
     if let Some(webhooks) = &owners.webhooks {
-        if let Err(why) = webhooks.set_webhook(addr.clone(), None, 1).await {
+        if let Err(why) = webhooks
+            .set_webhook(addr.clone(), None, 1, i18n::Lang::En)
+            .await
+        {
             return unavailable(why);
         }
     }

@@ -43,6 +43,12 @@ CREATE INDEX alert_outbox_subscription ON alert_outbox (subscription);
 CREATE TABLE alert_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 ";
 
+/// Schema version 9, alike on both backends: the language each subscription's alerts are
+/// written in (subscriptions made before it speak English, as they did).
+pub const SCHEMA_LANG: &str = "
+ALTER TABLE alert_subscriptions ADD COLUMN lang TEXT NOT NULL DEFAULT 'en';
+";
+
 /// A rule's state before its first evaluation: whatever it finds then is not a change.
 pub const UNKNOWN: i64 = -1;
 
@@ -57,6 +63,8 @@ pub struct Subscription {
     /// `relay_api::alerts::Destination` as JSON.
     pub destination: String,
     pub created_ms: u64,
+    /// The language its alerts are written in (a tag: `en`, `de`, ...).
+    pub lang: String,
 }
 
 /// A rule as stored.
@@ -99,15 +107,25 @@ fn count(db: &mut dyn Exec, sql: &str, params: &[Value]) -> Result<u64> {
 
 pub fn add_subscription(db: &mut dyn Exec, s: &Subscription) -> Result<()> {
     db.exec(
-        "INSERT INTO alert_subscriptions (id, token_hash, client, destination, created_ms)
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO alert_subscriptions (id, token_hash, client, destination, created_ms, lang)
+         VALUES ($1, $2, $3, $4, $5, $6)",
         &[
             Value::Text(&s.id),
             Value::Text(&s.token_hash),
             Value::Text(&s.client),
             Value::Text(&s.destination),
             int(s.created_ms),
+            Value::Text(&s.lang),
         ],
+    )?;
+    Ok(())
+}
+
+/// The language a subscription's alerts are written in from now on.
+pub fn set_lang(db: &mut dyn Exec, subscription: &str, lang: &str) -> Result<()> {
+    db.exec(
+        "UPDATE alert_subscriptions SET lang = $1 WHERE id = $2",
+        &[Value::Text(lang), Value::Text(subscription)],
     )?;
     Ok(())
 }
@@ -115,7 +133,7 @@ pub fn add_subscription(db: &mut dyn Exec, s: &Subscription) -> Result<()> {
 /// The subscription whose token hashes to `token_hash`.
 pub fn subscription(db: &mut dyn Exec, token_hash: &str) -> Result<Option<Subscription>> {
     let rows = db.rows(
-        "SELECT id, token_hash, client, destination, created_ms FROM alert_subscriptions
+        "SELECT id, token_hash, client, destination, created_ms, lang FROM alert_subscriptions
          WHERE token_hash = $1",
         &[Value::Text(token_hash)],
     )?;
@@ -125,6 +143,7 @@ pub fn subscription(db: &mut dyn Exec, token_hash: &str) -> Result<Option<Subscr
         client: r[2].text(),
         destination: r[3].text(),
         created_ms: r[4].int().max(0) as u64,
+        lang: r[5].text(),
     }))
 }
 
@@ -274,8 +293,9 @@ pub fn settle(
 /// What one firing says.
 pub struct Firing<'a> {
     pub at_ms: u64,
-    /// The payload (an `AlertEvent`'s JSON) made with the key the firing gets.
-    pub payload: &'a dyn Fn(&str) -> String,
+    /// The payload (an `AlertEvent`'s JSON) made with the key the firing gets, in its
+    /// subscription's language: `(key, lang)`.
+    pub payload: &'a dyn Fn(&str, &str) -> String,
 }
 
 /// Writes a rule's next firing to the outbox (and its state, when given).
@@ -286,7 +306,7 @@ pub fn fire_rule(
     fire: &Firing<'_>,
 ) -> Result<bool> {
     let rows = db.rows(
-        "SELECT r.fired, r.subscription, s.destination FROM alert_rules r
+        "SELECT r.fired, r.subscription, s.destination, s.lang FROM alert_rules r
          JOIN alert_subscriptions s ON s.id = r.subscription WHERE r.id = $1",
         &[Value::Text(rule)],
     )?;
@@ -294,7 +314,7 @@ pub fn fire_rule(
         return Ok(false);
     };
     let fired = row[0].int().max(0) as u64 + 1;
-    let (subscription, destination) = (row[1].text(), row[2].text());
+    let (subscription, destination, lang) = (row[1].text(), row[2].text(), row[3].text());
     let key = format!("{rule}-{fired}");
     db.exec(
         "UPDATE alert_rules SET fired = $1, holds = COALESCE($2, holds) WHERE id = $3",
@@ -313,7 +333,7 @@ pub fn fire_rule(
             Value::Text(&subscription),
             Value::Text(rule),
             Value::Text(&destination),
-            Value::Text(&(fire.payload)(&key)),
+            Value::Text(&(fire.payload)(&key, &lang)),
             int(fire.at_ms),
         ],
     )?;

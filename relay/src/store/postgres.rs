@@ -58,6 +58,8 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
     super::alerts::POSTGRES_SCHEMA,
     // Proven owners: their servers' profiles and sessions.
     super::owners::POSTGRES_SCHEMA,
+    // The language each alert subscription speaks.
+    super::alerts::SCHEMA_LANG,
 ];
 
 /// How many schema versions this relay knows.

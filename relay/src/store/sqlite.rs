@@ -47,7 +47,9 @@ super::moments::SQLITE_SCHEMA,
 // Alerts: subscriptions, rules and the outbox.
 super::alerts::SQLITE_SCHEMA,
 // Proven owners: their servers' profiles and sessions.
-super::owners::SQLITE_SCHEMA];
+super::owners::SQLITE_SCHEMA,
+// The language each alert subscription speaks.
+super::alerts::SCHEMA_LANG];
 
 /// How many schema versions this relay knows.
 pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;

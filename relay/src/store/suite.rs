@@ -233,6 +233,7 @@ fn alerts(store: &mut dyn Store, day: u64) {
         client: client.into(),
         destination: format!("{{\"kind\":\"webhook\",\"url\":\"https://ntfy.sh/{id}\"}}"),
         created_ms: day,
+        lang: "de".into(),
     };
     let rule = |id: &str, sub: &str| StoredRule {
         id: id.into(),
@@ -256,7 +257,8 @@ fn alerts(store: &mut dyn Store, day: u64) {
         "10.0.0.9"
     );
     assert_eq!(a::subscription(db, "hash-none").unwrap(), None);
-    let payload = |key: &str| format!("{{\"key\":\"{key}\"}}");
+    // Each firing is written in its subscription's language at the time.
+    let payload = |key: &str, lang: &str| format!("{key} {lang}");
     let firing = Firing {
         at_ms: day + 10,
         payload: &payload,
@@ -264,6 +266,7 @@ fn alerts(store: &mut dyn Store, day: u64) {
     // The first look learns (no firing), the next fires twice over time.
     assert!(!a::settle(db, "r1", false, None).unwrap());
     assert!(a::settle(db, "r1", true, Some(&firing)).unwrap());
+    a::set_lang(db, "s1", "pl").unwrap();
     assert!(a::fire_rule(db, "r1", None, &firing).unwrap());
     assert!(!a::fire_rule(db, "gone", None, &firing).unwrap());
     let r1 = &a::rules(db, "s1").unwrap()[0];
@@ -280,7 +283,9 @@ fn alerts(store: &mut dyn Store, day: u64) {
     let due = a::due(db, day + 10, 10).unwrap();
     let keys: Vec<&str> = due.iter().map(|o| o.key.as_str()).collect();
     assert_eq!(keys, ["r1-1", "r1-2"]);
-    assert_eq!(due[0].payload, "{\"key\":\"r1-1\"}");
+    let payloads: Vec<&str> = due.iter().map(|o| o.payload.as_str()).collect();
+    assert_eq!(payloads, ["r1-1 de", "r1-2 pl"]);
+    assert_eq!(a::subscription(db, "hash-s1").unwrap().unwrap().lang, "pl");
     assert!(a::due(db, day + 9, 10).unwrap().is_empty());
     a::sent(db, "r1-1", day + 11).unwrap();
     a::later(db, "r1-2", day + 5000, true, "503").unwrap();

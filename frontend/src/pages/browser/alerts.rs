@@ -152,6 +152,8 @@ pub fn ServerAlerts(addr: String, full: Memo<bool>) -> impl IntoView {
                 rule,
                 to,
                 token: None,
+                // The alerts speak the page's language.
+                lang: Some(crate::words::lang().tag().to_owned()),
             };
             let Some(json) = to_json(&ask) else { return };
             match crate::net::post_json("/api/alerts", &json).await {

@@ -36,8 +36,10 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
         };
         let started = SessionWorker::start(&request, move |reply: BrowserReply| {
             let (kind, text) = match reply {
-                BrowserReply::Joined { kind, text } => (kind, text),
-                BrowserReply::Failed(e) => ("error".into(), e),
+                BrowserReply::Joined(answer) => {
+                    (answer.kind().to_owned(), crate::words::say(&answer.said()))
+                }
+                BrowserReply::Failed(e) => ("error".into(), tr!("bridge-failed", why = e)),
                 BrowserReply::Refreshed(_) => return,
             };
             joined.set(Some((addr.clone(), (kind, text))));
@@ -47,7 +49,10 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
             // Kept until the next check: the worker closes itself once it has answered.
             Ok(started) => worker.set_value(Some(started)),
             Err(e) => {
-                joined.set(Some((checked.clone(), ("error".into(), e))));
+                joined.set(Some((
+                    checked.clone(),
+                    ("error".into(), tr!("bridge-failed", why = e)),
+                )));
                 joining.set(false);
             }
         }
@@ -121,7 +126,7 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
             let result = match reply {
                 BrowserReply::Refreshed(result) => result,
                 BrowserReply::Failed(e) => Err(e),
-                BrowserReply::Joined { .. } => return,
+                BrowserReply::Joined(_) => return,
             };
             let text = result.as_deref().map(summary).map_err(Clone::clone);
             outcome.set(Some((answered.clone(), text)));
@@ -147,7 +152,9 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
         " "
         {move || shown().map(|o| match o {
             Ok(text) => view! { <span class="refreshed" data-testid="refreshed">{text}</span> }.into_any(),
-            Err(text) => view! { <span class="refresh-failed" data-testid="refresh-failed">{text}</span> }.into_any(),
+            Err(why) => view! {
+                <span class="refresh-failed" data-testid="refresh-failed">{tr!("bridge-failed", why = why)}</span>
+            }.into_any(),
         })}
     }
 }

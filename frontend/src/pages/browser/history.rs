@@ -22,12 +22,7 @@ fn encode(text: &str) -> String {
 /// "2 h ago" from a time in ms since the Unix epoch.
 pub fn ago(t_ms: u64) -> String {
     let secs = ((js_sys::Date::now() - t_ms as f64) / 1000.0).max(0.0) as u64;
-    match secs {
-        0..60 => tr!("ago-now"),
-        60..3600 => tr!("ago-minutes", count = secs / 60),
-        3600..86_400 => tr!("ago-hours", count = secs / 3600),
-        _ => tr!("ago-days", count = secs / 86_400),
-    }
+    crate::words::say(&protocol::said::ago(secs))
 }
 
 /// The selected server's population over 24 h, 7 d, 30 d or a year, and its busiest hours.

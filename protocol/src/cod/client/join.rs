@@ -4,8 +4,11 @@
 
 use alloc::string::String;
 
+use crate::said::Said;
+
 /// The answer to "could I join now?".
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum JoinAnswer {
     /// The server gave a slot (`connectResponse`).
     FreeSlot,
@@ -55,17 +58,22 @@ impl JoinAnswer {
         }
     }
 
-    /// What a player reads.
-    pub fn describe(&self) -> String {
-        let with = |what: &str, text: &str| alloc::format!("{what} (the server said \"{text}\")");
+    /// What a player reads, in their language: what it means, and the server's own words
+    /// (stock's localisation key or its text) as it sent them.
+    pub fn said(&self) -> Said {
+        let with = |what: &'static str, text: &str| {
+            Said::new("join-server-said")
+                .with("what", Said::new(what))
+                .with("text", text)
+        };
         match self {
-            Self::FreeSlot => "a slot is free: you can join".into(),
-            Self::Full(t) => with("the server is full", t),
-            Self::PasswordRequired(t) => with("a password is required", t),
-            Self::WrongProtocol(t) => with("the server runs another protocol", t),
-            Self::Banned(t) => with("you are banned", t),
-            Self::Refused(t) => with("the server refused", t),
-            Self::NoAnswer => "no answer".into(),
+            Self::FreeSlot => Said::new("join-free-slot"),
+            Self::Full(t) => with("join-full", t),
+            Self::PasswordRequired(t) => with("join-password", t),
+            Self::WrongProtocol(t) => with("join-wrong-protocol", t),
+            Self::Banned(t) => with("join-banned", t),
+            Self::Refused(t) => with("join-refused", t),
+            Self::NoAnswer => Said::new("join-no-answer"),
         }
     }
 }
@@ -85,8 +93,10 @@ mod tests {
         assert_eq!(kind("You are banned from this server"), "banned");
         assert_eq!(kind("EXE_BAD_CHALLENGE"), "refused");
         assert_eq!(
-            JoinAnswer::of_refusal("EXE_SERVERISFULL").describe(),
-            "the server is full (the server said \"EXE_SERVERISFULL\")"
+            JoinAnswer::of_refusal("EXE_SERVERISFULL").said(),
+            Said::new("join-server-said")
+                .with("what", Said::new("join-full"))
+                .with("text", "EXE_SERVERISFULL")
         );
     }
 }

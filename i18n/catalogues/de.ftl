@@ -583,4 +583,4 @@ join-wrong-protocol = der Server nutzt ein anderes Protokoll
 join-banned = du bist gebannt
 join-refused = der Server hat abgelehnt
 join-no-answer = keine Antwort
-bridge-failed = Anfrage über die Bridge fehlgeschlagen: { $why }
+ask-failed = Konnte den Server nicht fragen: { $why }

@@ -590,4 +590,4 @@ join-wrong-protocol = the server runs another protocol
 join-banned = you are banned
 join-refused = the server refused
 join-no-answer = no answer
-bridge-failed = Could not ask through the bridge: { $why }
+ask-failed = Could not ask the server: { $why }

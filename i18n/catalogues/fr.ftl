@@ -592,4 +592,4 @@ join-wrong-protocol = le serveur utilise un autre protocole
 join-banned = vous êtes banni
 join-refused = le serveur a refusé
 join-no-answer = pas de réponse
-bridge-failed = Impossible de demander par la passerelle : { $why }
+ask-failed = Impossible d'interroger le serveur : { $why }

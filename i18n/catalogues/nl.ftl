@@ -589,4 +589,4 @@ join-wrong-protocol = de server gebruikt een ander protocol
 join-banned = je bent verbannen
 join-refused = de server weigerde
 join-no-answer = geen antwoord
-bridge-failed = Vragen via de bridge mislukt: { $why }
+ask-failed = Kon de server niet vragen: { $why }

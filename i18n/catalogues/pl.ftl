@@ -597,4 +597,4 @@ join-wrong-protocol = serwer używa innego protokołu
 join-banned = masz bana
 join-refused = serwer odmówił
 join-no-answer = brak odpowiedzi
-bridge-failed = Nie udało się zapytać przez mostek: { $why }
+ask-failed = Nie udało się zapytać serwera: { $why }

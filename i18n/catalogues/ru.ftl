@@ -600,4 +600,4 @@ join-wrong-protocol = сервер использует другой прото�
 join-banned = вы забанены
 join-refused = сервер отказал
 join-no-answer = нет ответа
-bridge-failed = Не удалось спросить через мост: { $why }
+ask-failed = Не удалось спросить сервер: { $why }

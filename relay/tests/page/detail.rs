@@ -259,7 +259,10 @@ async fn join_check_says_so_when_the_session_worker_cannot_load() {
         text_of(&client, "[data-testid=join-answer]").await
     })
     .await;
-    assert!(answer.starts_with("the session worker failed"), "{answer}");
+    assert!(
+        answer.starts_with("Could not ask the server: the session worker failed"),
+        "{answer}"
+    );
     // The button is free again for a second try.
     assert_eq!(
         text_of(&client, "[data-testid=join-check]").await.unwrap(),

@@ -39,7 +39,7 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
                 BrowserReply::Joined(answer) => {
                     (answer.kind().to_owned(), crate::words::say(&answer.said()))
                 }
-                BrowserReply::Failed(e) => ("error".into(), tr!("bridge-failed", why = e)),
+                BrowserReply::Failed(e) => ("error".into(), tr!("ask-failed", why = e)),
                 BrowserReply::Refreshed(_) => return,
             };
             joined.set(Some((addr.clone(), (kind, text))));
@@ -51,7 +51,7 @@ pub fn JoinCheck(addr: String, asked: Asked) -> impl IntoView {
             Err(e) => {
                 joined.set(Some((
                     checked.clone(),
-                    ("error".into(), tr!("bridge-failed", why = e)),
+                    ("error".into(), tr!("ask-failed", why = e)),
                 )));
                 joining.set(false);
             }
@@ -153,7 +153,7 @@ pub fn RefreshNow(addr: String, asked: Asked) -> impl IntoView {
         {move || shown().map(|o| match o {
             Ok(text) => view! { <span class="refreshed" data-testid="refreshed">{text}</span> }.into_any(),
             Err(why) => view! {
-                <span class="refresh-failed" data-testid="refresh-failed">{tr!("bridge-failed", why = why)}</span>
+                <span class="refresh-failed" data-testid="refresh-failed">{tr!("ask-failed", why = why)}</span>
             }.into_any(),
         })}
     }

@@ -7,6 +7,7 @@ mod audit;
 mod bench;
 mod chaos;
 mod deb;
+mod first_paint;
 mod fuzz;
 mod loopback;
 mod nats;

@@ -36,9 +36,11 @@ fn build_subpage(root: &Path, next: &Path, html: &str, url: &str) -> Result<()> 
 
 /// Everything the page is built from: its crates and the protocol crate they use, its styles
 /// and files, the pins of its tools, and xtask's own steps after Trunk.
-const PAGE_INPUTS: [&str; 11] = [
+const PAGE_INPUTS: [&str; 13] = [
     "frontend",
     "session",
+    // The catalogues and the code that says them are compiled into the page.
+    "i18n",
     "protocol/src",
     "protocol/Cargo.toml",
     "assets",
@@ -48,6 +50,7 @@ const PAGE_INPUTS: [&str; 11] = [
     ".cargo/config.toml",
     "xtask/src/page.rs",
     "xtask/src/worker_names.rs",
+    "xtask/src/first_paint.rs",
 ];
 /// The digest of [`PAGE_INPUTS`] the page in `dist/` was built from.
 const PAGE_STAMP: &str = "target/page-built-from";
@@ -129,6 +132,7 @@ pub(crate) fn build_page(root: &Path) -> Result<()> {
     })?;
     worker_names::same_worker_everywhere(&next, SUBPAGES.iter().map(|(_, url)| *url))?;
     worker_names::name_panels(&next)?;
+    crate::first_paint::rewrite(&next)?;
     compress(&next)?;
     // A build stopped between the two leaves no stamp: the next one builds again.
     let _ = std::fs::remove_file(root.join(PAGE_STAMP));

@@ -126,7 +126,7 @@ fn test_build_and_tests(
         )
     })?;
     let deb = phases.time("deb", || {
-        deb::package(root, &root.join("target/debug/muster"))
+        deb::package(root, &root.join("target/debug/muster"), deb::Build::Debug)
     })?;
     let mut tests = Command::new("cargo");
     tests

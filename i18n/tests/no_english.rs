@@ -6,13 +6,17 @@
 
 use std::path::{Path, PathBuf};
 
-/// The code whose strings a visitor reads: the page, and the relay's own pages.
+/// The code whose strings a visitor reads: the page, the relay's own pages, and what the
+/// relay's alerts say (Discord, ntfy, push, a webhook's text; `push.rs` only carries their text).
 const SOURCES: &[&str] = &[
     "frontend/src",
     "relay/src/browse/html.rs",
     "relay/src/matches/html.rs",
     "relay/src/moments/page.rs",
     "relay/src/card.rs",
+    "relay/src/alerts/rules.rs",
+    "relay/src/alerts/message.rs",
+    "relay/src/alerts/mod.rs",
 ];
 
 fn root() -> PathBuf {

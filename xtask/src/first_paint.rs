@@ -12,11 +12,7 @@ use std::path::Path;
 use anyhow::{ensure, Context, Result};
 
 /// The built pages whose first screen the relay fills in.
-pub const FIRST_SCREENS: [&str; 3] = [
-    "index.html",
-    "results/index.html",
-    "playback/index.html",
-];
+pub const FIRST_SCREENS: [&str; 3] = ["index.html", "results/index.html", "playback/index.html"];
 
 /// What Trunk writes to start the app, and what it starts it with.
 const START: &str = "const wasm = await init(";
@@ -74,7 +70,10 @@ const wasm = await init({ module_or_path: '/muster-frontend-1_bg.wasm' });
     fn the_app_starts_after_the_first_paint_and_its_wasm_is_not_preloaded() {
         let out = after_first_paint(BUILT).unwrap();
         assert!(!out.contains("application/wasm"));
-        assert!(out.contains(r#"integrity="sha384-a"><meta name="x">"#), "{out}");
+        assert!(
+            out.contains(r#"integrity="sha384-a"><meta name="x">"#),
+            "{out}"
+        );
         let wait = out.find("requestAnimationFrame").unwrap();
         assert!(wait < out.find(START).unwrap());
         assert!(

@@ -16,9 +16,9 @@ pub const FIRST_SCREENS: [&str; 3] = ["index.html", "results/index.html", "playb
 
 /// What Trunk writes to start the app, and what it starts it with.
 const START: &str = "const wasm = await init(";
-/// The frame after the first paint; a tab in the background paints no frames, so at most
-/// 200 ms after the document is parsed (a hidden tab's timers run late, and it starts then).
-const WAIT: &str = "await new Promise((painted) => { requestAnimationFrame(() => setTimeout(painted, 0)); setTimeout(painted, 200); });\n";
+/// The frame after the first paint; a tab in the background paints no frames (and shows no
+/// first screen to wait for), so there it starts at once.
+const WAIT: &str = "if (document.visibilityState === \"visible\") await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, 0)));\n";
 
 /// `html` with its app started after the first paint and its wasm no longer preloaded.
 pub fn after_first_paint(html: &str) -> Result<String> {

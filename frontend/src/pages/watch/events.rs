@@ -9,6 +9,7 @@ use super::rewind::{Rewinder, KILL_LEAD_US};
 use crate::parts::coloured::Coloured;
 
 /// One kill in the feed: its time, killer and victim, and how they read.
+#[derive(Clone, PartialEq)]
 struct KillLine {
     time: i32,
     by: Option<u8>,
@@ -35,7 +36,9 @@ pub(super) fn Events(
             .find(|p| p.client == c)
             .map_or_else(|| format!("#{c}"), |p| p.name.clone()),
     };
-    let kills = move || {
+    // The view is refreshed four times a second with every position; the lists below change
+    // only with a kill or a line of chat, and are redrawn only then (each a memo).
+    let kills = Memo::new(move |_| {
         let view = shown.get()?;
         let lines: Vec<KillLine> = view
             .feed
@@ -63,8 +66,8 @@ pub(super) fn Events(
             .take(12)
             .collect();
         Some(lines)
-    };
-    let chat = move || {
+    });
+    let chat = Memo::new(move |_| {
         let view = shown.get()?;
         let lines: Vec<(bool, String)> = view
             .feed
@@ -77,8 +80,8 @@ pub(super) fn Events(
             .take(12)
             .collect();
         Some(lines)
-    };
-    let messages = move || {
+    });
+    let messages = Memo::new(move |_| {
         let view = shown.get()?;
         let lines: Vec<String> = view
             .feed
@@ -91,12 +94,12 @@ pub(super) fn Events(
             .take(6)
             .collect();
         Some(lines)
-    };
+    });
     view! {
         <section class="killfeed" aria-label=tr!("kill-feed")>
             <h3>{tr!("kills")}</h3>
             <ul>
-                {move || kills().unwrap_or_default().into_iter().map(|k| {
+                {move || kills.get().unwrap_or_default().into_iter().map(|k| {
                     let KillLine { time, by, victim, attacker_name: a, weapon: w, victim_name: v } = k;
                     // Replays from 3 s before the kill, following its killer, its victim
                     // marked too.
@@ -133,14 +136,14 @@ pub(super) fn Events(
         <section class="chat" aria-label=tr!("chat")>
             <h3>{tr!("chat")}</h3>
             <ul>
-                {move || chat().unwrap_or_default().into_iter().map(|(team, text)| view! {
+                {move || chat.get().unwrap_or_default().into_iter().map(|(team, text)| view! {
                     <li data-testid="chat" class:team=team><Coloured text=text /></li>
                 }).collect_view()}
             </ul>
         </section>
         <section class="messages" aria-label=tr!("server-messages")>
             <ul>
-                {move || messages().unwrap_or_default().into_iter().map(|text| view! {
+                {move || messages.get().unwrap_or_default().into_iter().map(|text| view! {
                     <li data-testid="server-message">{strip(&text)}</li>
                 }).collect_view()}
             </ul>

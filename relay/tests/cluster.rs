@@ -321,10 +321,14 @@ async fn a_recording_asked_of_any_relay_is_made_by_the_hub_and_follows_it() {
         })
         .await;
     }
-    // The hub on relay 0, a mirror on relay 1; the operator asks relay 1.
+    // The hub on relay 0, a mirror on relay 1; the operator asks relay 1. Relay 0 holds the hub
+    // once its viewer is served (no other relay asked for one); only then does relay 1's viewer
+    // come, or relay 1 could win the hub's lease first.
     let first = Viewer::open_at(relays[0].addr, &server).await;
+    let mut viewers = read_until(vec![(0, first)], |v| v.seq >= 1).await;
     let second = Viewer::open_at(relays[1].addr, &server).await;
-    let mut viewers = read_until(vec![(0, first), (1, second)], |v| v.seq >= 5).await;
+    viewers.push((1, second));
+    let mut viewers = read_until(viewers, |v| v.seq >= 5).await;
     let record = |relay: &RelayProcess, on: bool| {
         let url = format!("http://{}/api/spectate/{server}/record", relay.addr);
         let client = reqwest::Client::new();

@@ -14,6 +14,21 @@ pub enum Lang {
     Nl,
 }
 
+/// A tag naming no language Muster speaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownLang(pub String);
+
+impl core::fmt::Display for UnknownLang {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "no language {:?}; these are spoken here: ", self.0)?;
+        for (i, lang) in Lang::ALL.into_iter().enumerate() {
+            let comma = if i == 0 { "" } else { ", " };
+            write!(f, "{comma}{}", lang.tag())?;
+        }
+        Ok(())
+    }
+}
+
 impl Lang {
     /// Every language, in the order the header's chooser lists them.
     pub const ALL: [Lang; 6] = [Lang::En, Lang::De, Lang::Pl, Lang::Ru, Lang::Fr, Lang::Nl];
@@ -50,6 +65,12 @@ impl Lang {
         Lang::ALL
             .into_iter()
             .find(|l| id.language.as_str().eq_ignore_ascii_case(l.tag()))
+    }
+
+    /// The language a tag names, or the refusal a visitor reads when Muster does not speak it
+    /// (the API's `lang=`, the chooser's `to=`, a banner's `lang=` all refuse alike).
+    pub fn parse(tag: &str) -> Result<Lang, UnknownLang> {
+        Lang::from_tag(tag).ok_or_else(|| UnknownLang(tag.to_owned()))
     }
 
     /// The first of `wanted` (most wanted first, as `navigator.languages` lists them) that

@@ -11,4 +11,4 @@ mod catalogue;
 mod lang;
 
 pub use catalogue::{catalogue, Arg, Catalogue};
-pub use lang::Lang;
+pub use lang::{Lang, UnknownLang};

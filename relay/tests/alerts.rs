@@ -301,6 +301,22 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
     assert_eq!(listed.deliveries[0].state, "sent");
     assert_eq!(listed.deliveries[0].attempts, 1);
 
+    // A rule added to ntfy's subscription in Polish makes the whole subscription speak it:
+    // the earlier rule's next message is Polish too.
+    let polish = made(
+        &relay,
+        json!({"rule": {"kind": "name_seen", "name": "nobody.here"},
+               "to": {"kind": "ntfy", "url": format!("{at}/clan-alerts")},
+               "token": tokens[2], "lang": "pl"}),
+    )
+    .await;
+    assert_eq!(
+        polish.token.as_ref(),
+        Some(&tokens[2]),
+        "one subscription, one token"
+    );
+    assert_eq!(list(&relay, &tokens[2]).await.rules.len(), 2);
+
     // The name leaves: with `leaves`, that is said too.
     lab.servers[0]
         .profile
@@ -308,7 +324,7 @@ async fn a_rule_fires_once_when_it_becomes_true_to_a_webhook_discord_and_ntfy() 
         .unwrap()
         .leave_spectator("^1Sgt.^7Fury");
     let published = receiver.wait("/", 2).await;
-    assert_eq!(published[1].body["message"], "sgt.fury покинул сервер");
+    assert_eq!(published[1].body["message"], "sgt.fury opuścił serwer");
 
     // Deleting: the rule goes, and everything about the subscription on request.
     let client = reqwest::Client::new();

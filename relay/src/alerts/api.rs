@@ -140,17 +140,9 @@ pub async fn create(
     // The alerts' language: the one asked for, else the visitor's (their choice on this site,
     // else their browser's).
     let lang = match ask.lang.as_deref() {
-        Some(tag) => match i18n::Lang::from_tag(tag) {
-            Some(lang) => lang,
-            None => {
-                return refused(
-                    StatusCode::BAD_REQUEST,
-                    format!(
-                        "lang: no language {tag:?}; these are spoken here: {}",
-                        i18n::Lang::ALL.map(i18n::Lang::tag).join(", ")
-                    ),
-                )
-            }
+        Some(tag) => match i18n::Lang::parse(tag) {
+            Ok(lang) => lang,
+            Err(unknown) => return refused(StatusCode::BAD_REQUEST, format!("lang: {unknown}")),
         },
         None => crate::site::language::lang_of(&headers),
     };

@@ -178,14 +178,10 @@ async fn banner(
     }
     let lang = match query.lang.as_deref() {
         None => lang_of(&headers),
-        Some(tag) => match Lang::from_tag(tag) {
-            Some(lang) => lang,
-            None => {
-                return (
-                    StatusCode::BAD_REQUEST,
-                    "lang is one of en, de, pl, ru, fr, nl",
-                )
-                    .into_response()
+        Some(tag) => match Lang::parse(tag) {
+            Ok(lang) => lang,
+            Err(unknown) => {
+                return (StatusCode::BAD_REQUEST, format!("lang: {unknown}")).into_response()
             }
         },
     };

@@ -48,16 +48,9 @@ pub struct Choice {
 /// `GET /lang?to=de&back=/matches`: keeps the language for a year and goes back to `back`, a
 /// path on this site only (anything else goes to the list: no open redirect).
 pub async fn choose(Query(choice): Query<Choice>) -> Response {
-    let Some(lang) = Lang::from_tag(&choice.to) else {
-        return (
-            StatusCode::BAD_REQUEST,
-            format!(
-                "no language {:?}; these are spoken here: {}",
-                choice.to,
-                Lang::ALL.map(Lang::tag).join(", ")
-            ),
-        )
-            .into_response();
+    let lang = match Lang::parse(&choice.to) {
+        Ok(lang) => lang,
+        Err(unknown) => return (StatusCode::BAD_REQUEST, unknown.to_string()).into_response(),
     };
     let back = choice
         .back

@@ -52,6 +52,8 @@ const TEMP_LIFETIME_MS: i32 = 300;
 pub const ARENA: f32 = 1800.0;
 const RUN_SPEED: f32 = 190.0;
 const RESPAWN_MS: i32 = 3000;
+/// A run goes on if its next kill comes within this long (under the spree's 3 s).
+const RUN_GAP_MS: i32 = 2500;
 /// Configstring 7: the weapon files of `weapons/mp`, sorted; weapon i is the i-th (1-based).
 pub const WEAPON_FILES: &[&str] = &[
     "bar_mp",
@@ -163,6 +165,8 @@ pub struct Match {
     level_start: i32,
     axis_score: i32,
     allies_score: i32,
+    /// A soldier on a run, and until when their next kill keeps it going.
+    run: Option<(usize, i32)>,
 }
 
 /// What one frame produced for the sessions.
@@ -193,6 +197,7 @@ impl Match {
             level_start: time,
             axis_score: 0,
             allies_score: 0,
+            run: None,
         };
         let (jeep, tank) = (profile.jeeps || !profile.tanks, profile.tanks);
         for (i, is_tank) in [(0, false), (1, true)] {
@@ -364,17 +369,40 @@ impl Match {
         let alive: Vec<usize> = (0..self.soldiers.len())
             .filter(|&i| self.soldiers[i].alive())
             .collect();
-        let Some(&victim) = alive.choose(&mut self.rng) else {
-            return;
+        let foes_of = |i: usize| -> Vec<usize> {
+            alive
+                .iter()
+                .copied()
+                .filter(|&j| self.soldiers[j].team != self.soldiers[i].team)
+                .collect()
         };
-        let foes: Vec<usize> = alive
-            .iter()
-            .copied()
-            .filter(|&i| self.soldiers[i].team != self.soldiers[victim].team)
-            .collect();
-        let Some(&killer) = foes.choose(&mut self.rng) else {
-            return;
+        // A soldier on a run kills again, as players do: sprees happen, as on a stock server.
+        let running = self
+            .run
+            .filter(|&(i, until)| self.time <= until && alive.contains(&i))
+            .map(|(i, _)| i);
+        let (killer, victim) = match running {
+            Some(killer) => {
+                let Some(&victim) = foes_of(killer).choose(&mut self.rng) else {
+                    return;
+                };
+                (killer, victim)
+            }
+            None => {
+                let Some(&victim) = alive.choose(&mut self.rng) else {
+                    return;
+                };
+                let Some(&killer) = foes_of(victim).choose(&mut self.rng) else {
+                    return;
+                };
+                (killer, victim)
+            }
         };
+        let keep_going = if running.is_some() { 0.6 } else { 0.25 };
+        self.run = self
+            .rng
+            .random_bool(keep_going)
+            .then_some((killer, self.time + RUN_GAP_MS));
         let means = match self.rng.random_range(0..20) {
             0..=3 => MOD_HEAD_SHOT,
             4 => MOD_MELEE,
@@ -476,7 +504,7 @@ impl Match {
         );
         ps.set(PlayerStateField::PM_FLAGS, PSF_ACTIVE_PLAYER);
         ps.set(PlayerStateField::CLIENT_NUM, u32::from(number));
-        ps.set_origin(s.origin.map(f32::trunc));
+        ps.set_origin(s.origin.map(snap));
         ps.set_f32(PlayerStateField::VIEW_HEIGHT_CURRENT, VIEW_HEIGHT);
         ps.set(PlayerStateField::VIEWANGLES_1, angle(s.yaw));
         ps.set(
@@ -522,7 +550,7 @@ fn soldier_entity(s: &Soldier, time: i32) -> EntityState {
     e.set(EntityField::POS_TR_TYPE, 1);
     e.set(EntityField::POS_TR_TIME, time as u32);
     // Stock snaps player origins to whole units.
-    e.set_origin(s.origin.map(f32::trunc));
+    e.set_origin(s.origin.map(snap));
     e.set(EntityField::APOS_TR_BASE_1, angle(s.yaw));
     e.set(
         EntityField::WEAPON,
@@ -537,13 +565,19 @@ fn soldier_entity(s: &Soldier, time: i32) -> EntityState {
     e
 }
 
+/// A coordinate snapped as stock's `SnapVector` does, through an integer: -0.3 becomes 0, never
+/// the -0.0 `f32::trunc` gives, which the wire cannot carry (a whole float goes as an integer).
+fn snap(v: f32) -> f32 {
+    v as i32 as f32
+}
+
 fn vehicle_entity(v: &Vehicle) -> EntityState {
     let mut e = EntityState::zero(v.number);
     let radius = if v.tank { 900.0 } else { 1300.0 };
     let (sin, cos) = v.phase.sin_cos();
     e.set(EntityField::E_TYPE, ET_VEHICLE);
     e.set(EntityField::INDEX, if v.tank { 2 } else { 1 });
-    e.set_origin([(radius * cos).trunc(), (radius * sin).trunc(), 0.0]);
+    e.set_origin([snap(radius * cos), snap(radius * sin), 0.0]);
     let heading = (v.phase.to_degrees() + 90.0).rem_euclid(360.0);
     e.set(EntityField::APOS_TR_BASE_1, angle(heading));
     e.vehicle = true;

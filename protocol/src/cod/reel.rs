@@ -280,11 +280,12 @@ impl Reel {
             first: self.frames.front().map(|f| f.server_time),
             last: self.frames.back().map(|f| f.server_time),
         };
-        let start = self
+        let first = self
             .frames
             .iter()
             .position(|f| f.server_time >= from && f.server_time <= to)
             .ok_or_else(outside)?;
+        let start = self.longest_part(first, to);
         let key_at = (0..=start)
             .rev()
             .find(|&i| self.frames[i].key.is_some())
@@ -320,6 +321,27 @@ impl Reel {
         demo.extend_from_slice(&END_MARKER);
         cut.demo = demo;
         Ok(cut)
+    }
+
+    /// Where the cut of a span starting at frame `first` starts: a file holds one gamestate, so
+    /// a span across a map change (or the same map's gamestate sent again, as a server does
+    /// when its first was not acknowledged) is cut to its longest part, the later on a tie.
+    fn longest_part(&self, first: usize, to: i32) -> usize {
+        let mut best = (first, 0usize);
+        let mut part = (first, 0usize);
+        for (i, f) in self.frames.iter().enumerate().skip(first) {
+            if f.server_time > to {
+                break;
+            }
+            if f.map != self.frames[part.0].map {
+                part = (i, 0);
+            }
+            part.1 += 1;
+            if part.1 >= best.1 {
+                best = part;
+            }
+        }
+        best.0
     }
 
     /// Reads the reel from the keyframe at `key_at` to frame `start`: the gamestate as it stood

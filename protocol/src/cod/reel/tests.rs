@@ -164,14 +164,22 @@ fn a_cut_starting_at_a_keyframe_or_the_first_snapshot_reads_back() {
 }
 
 #[test]
-fn a_cut_stops_at_a_map_change_and_outside_the_reel_says_what_it_holds() {
+fn a_cut_across_a_map_change_is_its_longest_part_and_outside_the_reel_says_what_it_holds() {
     let (mut reel, _) = reel(100);
     reel.handle(&gamestate("mp_dawnville", 50));
     for n in 100..140 {
         reel.handle(&Event::Snapshot(Box::new(snapshot(n))));
     }
-    let cut = reel.cut(1_000 + 90 * 50, 1_000 + 120 * 50).unwrap();
-    assert_eq!(cut.last_server_time, 1_000 + 99 * 50);
+    let before = reel.cut(1_000 + 94 * 50, 1_000 + 102 * 50).unwrap();
+    assert_eq!(
+        (before.first_server_time, before.last_server_time),
+        (1_000 + 94 * 50, 1_000 + 99 * 50)
+    );
+    let later = reel.cut(1_000 + 90 * 50, 1_000 + 120 * 50).unwrap();
+    assert_eq!(
+        (later.first_server_time, later.last_server_time),
+        (1_000 + 100 * 50, 1_000 + 120 * 50)
+    );
     let after = reel.cut(1_000 + 110 * 50, 1_000 + 120 * 50).unwrap();
     let (gamestate, snapshots, _) = read_back(&after.demo);
     assert_eq!(snapshots.len(), 11);
@@ -183,6 +191,23 @@ fn a_cut_stops_at_a_map_change_and_outside_the_reel_says_what_it_holds() {
             last: Some(1_000 + 139 * 50)
         }
     );
+}
+
+/// A server sends the gamestate again when its first went unacknowledged: a clip from the
+/// match's first snapshot holds the whole span, not the one snapshot before the resend.
+#[test]
+fn a_gamestate_sent_again_just_after_the_first_does_not_cut_a_span_short() {
+    let mut reel = Reel::new(LIMITS);
+    reel.handle(&gamestate("mp_foy", 10));
+    reel.handle(&Event::Snapshot(Box::new(snapshot(0))));
+    reel.handle(&gamestate("mp_foy", 10));
+    for n in 1..60 {
+        reel.handle(&Event::Snapshot(Box::new(snapshot(n))));
+    }
+    let cut = reel.cut(1_000, 1_000 + 50 * 50).unwrap();
+    let (_, snapshots, _) = read_back(&cut.demo);
+    assert_eq!(snapshots.len(), 50);
+    assert_eq!(cut.last_server_time, 1_000 + 50 * 50);
 }
 
 #[test]

@@ -7,6 +7,7 @@ pub mod bridge;
 mod columns;
 pub mod demos;
 pub mod feed;
+pub mod highlights;
 pub mod history;
 pub mod matches;
 pub mod moments;

@@ -31,6 +31,7 @@ pub mod demos;
 pub mod edge;
 pub mod game_link;
 pub mod geo;
+pub mod highlights;
 pub mod history;
 pub mod http;
 pub mod master;

@@ -132,6 +132,43 @@ pub trait MatchLog: Send + Sync {
     fn part(&self, part: crate::store::matches::MatchPart);
 }
 
+/// Where the plays a followed match's tap finds go (`highlights::Plays` implements it). Must
+/// not block: the tap runs in the hub's loop.
+pub trait PlaysFound: Send + Sync {
+    fn found(&self, play: FoundPlay);
+}
+
+/// A play as its match's tap found it, with where and when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoundPlay {
+    pub server: ServerAddr,
+    pub map: String,
+    pub level_start: i32,
+    pub gametype: String,
+    pub play: protocol::relay_api::highlights::Play,
+    /// The best of its match so far.
+    pub best: bool,
+    /// Its first and last kills by the relay's clock (Unix ms).
+    pub start_ms: u64,
+    pub end_ms: u64,
+    /// When the session first saw the match (Unix ms): its clip starts no earlier, so a play
+    /// at a match's start is not cut across the map change before it.
+    pub match_seen_ms: u64,
+}
+
+/// What highlights ask of moments: a span of a match cut from this relay's reel, read back,
+/// described and kept as a moment, as a viewer's share is. The moment's id, or why not.
+pub trait MomentCutting: Send + Sync {
+    fn cut_moment(
+        &self,
+        server: ServerAddr,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> futures_util::future::BoxFuture<'static, Result<String, String>>;
+    /// The live edge of the server's reel here (Unix µs): nothing later can be cut yet.
+    fn edge_us(&self, server: ServerAddr) -> Option<u64>;
+}
+
 /// Something that follows a hub's game session turn by turn: the demo recorder today, match
 /// statistics and the rewind window next. The hub's task owns its taps and calls them on the
 /// relay holding the game slot only (a cluster's mirrors run no session), so a tap writes

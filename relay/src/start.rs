@@ -13,8 +13,9 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::{
-    alerts, banners, bridge, browse, cluster, demos, edge, geo, history, master, matches, metrics,
-    moments, owners, rcon, rewind, seams, site, spectate, store, wulfram, Directory, ServeConfig,
+    alerts, banners, bridge, browse, cluster, demos, edge, geo, highlights, history, master,
+    matches, metrics, moments, owners, rcon, rewind, seams, site, spectate, store, wulfram,
+    Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -66,6 +67,12 @@ pub(crate) async fn capabilities(
     if let Some(started) = &master {
         tasks.spawn(started.show_on(directory.clone()));
     }
+    // The names given no figures are never highlighted either.
+    let excluded = Arc::new(
+        (config.history.as_ref())
+            .map(|h| h.hidden_names.clone())
+            .unwrap_or_default(),
+    );
     // History first: it puts the persisted directory back before the poller starts.
     let history = history::start(
         config.history.take(),
@@ -129,9 +136,34 @@ pub(crate) async fn capabilities(
             .map(|h| h.log.clone() as Arc<dyn seams::MatchLog>),
         tasks,
     )?;
+    let keep_days = config.moments.moment_days;
+    let moments = moments::start(
+        moments::MomentsStart {
+            config: config.moments,
+            store: history.as_ref().map(|h| h.readers()),
+            clipping,
+            dist: config.dist.clone(),
+            overviews: overview_files,
+            trusted: config.edge.trusted_proxies.clone(),
+        },
+        tasks,
+    );
+    // Each match's plays are found by the tap that keeps its record, and cut as moments.
+    let highlights = highlights::start(
+        highlights::HighlightsStart {
+            store: history.as_ref().map(|h| h.readers()),
+            cutting: moments.as_ref().map(|m| m.cutting.clone()),
+            keep_days,
+        },
+        tasks,
+    );
     // Every followed match is kept when there is a history to keep it in.
     if let Some(log) = alerts.log {
-        config.spectate.taps.0.push(matches::tap(log));
+        let plays = highlights.as_ref().map(|h| matches::PlaysTo {
+            found: h.plays.clone(),
+            excluded,
+        });
+        config.spectate.taps.0.push(matches::tap(log, plays));
     }
     let overviews = (config.spectate.overviews.iter())
         .map(|o| (o.map.clone(), o.corners))
@@ -169,17 +201,6 @@ pub(crate) async fn capabilities(
         },
         tasks,
     )?;
-    let moments_routes = moments::start(
-        moments::MomentsStart {
-            config: config.moments,
-            store: history.as_ref().map(|h| h.readers()),
-            clipping,
-            dist: config.dist.clone(),
-            overviews: overview_files,
-            trusted: config.edge.trusted_proxies.clone(),
-        },
-        tasks,
-    );
     let demos_routes = demos::routes(hubs.clone(), config.recording, config.operator_token);
     let bridge_config = bridge::BridgeConfig {
         masters,
@@ -224,7 +245,8 @@ pub(crate) async fn capabilities(
     ];
     routers.extend(history_routes);
     routers.extend(matches_routes);
-    routers.extend(moments_routes);
+    routers.extend(moments.map(|m| m.routes));
+    routers.extend(highlights.map(|h| h.routes));
     routers.extend(alerts.routes);
     Ok(Started {
         master,

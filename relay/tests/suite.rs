@@ -16,6 +16,7 @@ mod directory;
 mod doctor;
 mod edge;
 mod feed;
+mod highlights;
 mod history;
 mod interop;
 mod master;

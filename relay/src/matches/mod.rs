@@ -28,7 +28,7 @@ use crate::store::worker::Workers;
 
 pub use api::{shown, BoardQuery, ListQuery, MIN_MATCHES};
 pub use chart::{heatmap, score, Backdrop};
-pub use tap::tap;
+pub use tap::{tap, PlaysTo};
 
 /// Which matches are followed with nobody watching.
 #[derive(clap::Args, Debug, Clone, Default)]

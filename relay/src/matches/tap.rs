@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use protocol::cod::client::{Client, Event};
+use protocol::cod::watch::highlights::PlayFinder;
 use protocol::cod::watch::match_log::MatchLog;
 use protocol::relay_api::matches::{MatchEnd, MatchEvent, RosterChange};
 use protocol::relay_api::watch::Team;
 
 use crate::net::ServerAddr;
-use crate::seams::{HubFace, HubTap, TapMaker};
+use crate::seams::{FoundPlay, HubFace, HubTap, PlaysFound, TapMaker};
 use crate::store::matches::record::{Board, Change, Kill, Record, Roster, Stay};
 use crate::store::matches::MatchPart;
 
@@ -21,14 +22,25 @@ use crate::store::matches::MatchPart;
 /// this much of it (the rest is kept, marked unfinished).
 pub const PART_EVERY: Duration = Duration::from_secs(5);
 
-/// Makes each hub session's match follower.
-pub fn tap(log: Arc<dyn crate::seams::MatchLog>) -> TapMaker {
+/// Where a match's plays go, and the names never highlighted (`--stats-exclude`).
+#[derive(Clone)]
+pub struct PlaysTo {
+    pub found: Arc<dyn PlaysFound>,
+    pub excluded: Arc<Vec<String>>,
+}
+
+/// Makes each hub session's match follower; with `plays`, it finds the match's plays too.
+pub fn tap(log: Arc<dyn crate::seams::MatchLog>, plays: Option<PlaysTo>) -> TapMaker {
     Arc::new(move |server| {
         Box::new(MatchTap {
             server,
             log: log.clone(),
             told: MatchLog::new(),
             open: None,
+            plays: plays.clone().map(|to| {
+                let finder = PlayFinder::new(to.excluded.iter().map(String::as_str));
+                (finder, to.found)
+            }),
         })
     })
 }
@@ -39,6 +51,8 @@ pub struct MatchTap {
     log: Arc<dyn crate::seams::MatchLog>,
     told: MatchLog,
     open: Option<Open>,
+    /// The match's plays, found from the same events the record is made of.
+    plays: Option<(PlayFinder, Arc<dyn PlaysFound>)>,
 }
 
 /// The match being followed.
@@ -244,6 +258,10 @@ impl HubTap for MatchTap {
         self.told.handle(event);
         if let (Event::Snapshot(s), Some(open)) = (event, self.open.as_mut()) {
             open.last_t = open.last_t.max(s.server_time);
+            if let Some((finder, _)) = self.plays.as_mut() {
+                finder.elapse(s.server_time);
+            }
+            self.send_plays();
         }
         if matches!(event, Event::Disconnected(_)) {
             self.told.session_ended();
@@ -255,8 +273,33 @@ impl HubTap for MatchTap {
 impl MatchTap {
     fn drain(&mut self, hub: &dyn HubFace) {
         while let Some(event) = self.told.poll_event() {
+            // Plays first: a match's end ends its sprees while its record is still open.
+            if let Some((finder, _)) = self.plays.as_mut() {
+                finder.told(&event);
+            }
+            self.send_plays();
             self.told(event, crate::net::unix_ms());
             self.note_hub(hub);
+        }
+    }
+
+    /// The plays found, dated by the match's clock.
+    fn send_plays(&mut self) {
+        let (Some((finder, to)), Some(open)) = (self.plays.as_mut(), self.open.as_ref()) else {
+            return;
+        };
+        while let Some(found) = finder.poll() {
+            to.found(FoundPlay {
+                server: self.server,
+                map: open.part.map.clone(),
+                level_start: open.part.level_start,
+                gametype: open.part.gametype.clone(),
+                start_ms: open.wall(found.play.start_server_time()),
+                end_ms: open.wall(found.play.end_server_time()),
+                match_seen_ms: open.anchor.0,
+                play: found.play,
+                best: found.best,
+            });
         }
     }
 

@@ -78,58 +78,86 @@ pub async fn create(
         Err(e) => return unavailable(e),
     }
     let (from, to) = (MomentTime::of(ask.from), MomentTime::of(ask.to));
-    let describer = moments.clone();
-    let made = tokio::task::spawn_blocking(move || {
-        let clip = clipping.clip(server, from, to)?;
-        Ok::<_, ClipRefused>(describer.describe(server, clip, now))
-    })
-    .await;
-    let (detail, demo, still) = match made {
-        Ok(Ok(Some(made))) => made,
-        Ok(Ok(None)) => {
-            return refused(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the clip did not read back",
-            )
-        }
-        Ok(Err(refusal)) => return clip_refused(refusal),
-        Err(_) => return refused(StatusCode::INTERNAL_SERVER_ERROR, "cutting the clip failed"),
-    };
-    let created = MomentCreated {
-        id: detail.id.clone(),
-        url: detail.page(),
-    };
-    let saved = SavedMoment {
-        id: detail.id.clone(),
-        server: server.to_string(),
-        client,
-        created_ms: now,
-        detail: serde_json::to_string(&detail).unwrap_or_default(),
-        demo,
-        still,
-    };
-    let store = moments.store.clone();
-    if let Err(e) = store
-        .run(move |store| moments::save(store.exec()?, &saved))
-        .await
-    {
-        return unavailable(e);
+    match moments.cut(clipping, server, from, to, client).await {
+        Ok(created) => (StatusCode::CREATED, Json(created)).into_response(),
+        Err(refusal) => refusal.into_response(),
     }
-    (StatusCode::CREATED, Json(created)).into_response()
 }
 
-fn clip_refused(refusal: ClipRefused) -> Response {
+impl Moments {
+    /// Cuts the span from the reels, reads it back to describe it and draw its still, and
+    /// keeps all three as a moment made by `client`.
+    pub(super) async fn cut(
+        &self,
+        clipping: std::sync::Arc<dyn crate::seams::Clipping>,
+        server: ServerAddr,
+        from: MomentTime,
+        to: MomentTime,
+        client: String,
+    ) -> Result<MomentCreated, (StatusCode, String)> {
+        let now = unix_ms();
+        let describer = self.clone();
+        let made = tokio::task::spawn_blocking(move || {
+            let clip = clipping.clip(server, from, to)?;
+            Ok::<_, ClipRefused>(describer.describe(server, clip, now))
+        })
+        .await;
+        let (detail, demo, still) = match made {
+            Ok(Ok(Some(made))) => made,
+            Ok(Ok(None)) => {
+                return Err((
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "the clip did not read back".to_owned(),
+                ))
+            }
+            Ok(Err(refusal)) => return Err(clip_refused(refusal)),
+            Err(_) => {
+                return Err((
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "cutting the clip failed".to_owned(),
+                ))
+            }
+        };
+        let created = MomentCreated {
+            id: detail.id.clone(),
+            url: detail.page(),
+        };
+        let saved = SavedMoment {
+            id: detail.id.clone(),
+            server: server.to_string(),
+            client,
+            created_ms: now,
+            detail: serde_json::to_string(&detail).unwrap_or_default(),
+            demo,
+            still,
+        };
+        self.store
+            .run(move |store| moments::save(store.exec()?, &saved))
+            .await
+            .map_err(|e| {
+                tracing::warn!("moments: {e}");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "moments are unavailable".to_owned(),
+                )
+            })?;
+        Ok(created)
+    }
+}
+
+fn clip_refused(refusal: ClipRefused) -> (StatusCode, String) {
     match refusal {
-        ClipRefused::NoWindow => refused(
+        ClipRefused::NoWindow => (
             StatusCode::NOT_FOUND,
-            "no rewind window for this server: nobody here has watched it yet",
+            "no rewind window for this server: nobody here has watched it yet".to_owned(),
         ),
-        ClipRefused::Mirrored => refused(
+        ClipRefused::Mirrored => (
             StatusCode::CONFLICT,
-            "this relay mirrors that match; the relay holding its session cuts moments of it",
+            "this relay mirrors that match; the relay holding its session cuts moments of it"
+                .to_owned(),
         ),
-        ClipRefused::Span(why) => refused(StatusCode::BAD_REQUEST, why),
-        ClipRefused::Outside(why) => refused(StatusCode::CONFLICT, why),
+        ClipRefused::Span(why) => (StatusCode::BAD_REQUEST, why),
+        ClipRefused::Outside(why) => (StatusCode::CONFLICT, why),
     }
 }
 

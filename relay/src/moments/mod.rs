@@ -71,8 +71,14 @@ struct Moments {
 /// How often moments past their days are dropped.
 const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 
+/// What moments give the relay: their routes, and their cutting for highlights.
+pub struct MomentsStarted {
+    pub routes: Router,
+    pub cutting: Arc<dyn crate::seams::MomentCutting>,
+}
+
 /// The routes, when there is a store to keep moments in (else none: `/m/...` is not found).
-pub fn start(start: MomentsStart, tasks: &mut JoinSet<()>) -> Option<Router> {
+pub fn start(start: MomentsStart, tasks: &mut JoinSet<()>) -> Option<MomentsStarted> {
     let store = start.store?;
     let moments = Moments {
         config: start.config,
@@ -92,14 +98,49 @@ pub fn start(start: MomentsStart, tasks: &mut JoinSet<()>) -> Option<Router> {
             }
         });
     }
-    Some(
-        Router::new()
+    Some(MomentsStarted {
+        routes: Router::new()
             .route("/api/moments", post(api::create))
             .route("/api/moments/{file}", get(api::read))
             .route("/m/{id}", get(page::page))
             .route("/m/{id}/embed", get(page::embed))
-            .with_state(moments),
-    )
+            .with_state(moments.clone()),
+        cutting: Arc::new(moments),
+    })
+}
+
+/// Highlights' clips are moments cut here, made by no client (so no visitor's hourly
+/// allowance is spent on them).
+pub const HIGHLIGHTS_CLIENT: &str = "highlights";
+
+impl crate::seams::MomentCutting for Moments {
+    fn cut_moment(
+        &self,
+        server: crate::net::ServerAddr,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> futures_util::future::BoxFuture<'static, Result<String, String>> {
+        let moments = self.clone();
+        Box::pin(async move {
+            let clipping = moments
+                .clipping
+                .clone()
+                .ok_or("this relay keeps no rewind window")?;
+            let (from, to) = (
+                protocol::relay_api::moments::MomentTime::UnixMs(from_ms),
+                protocol::relay_api::moments::MomentTime::UnixMs(to_ms),
+            );
+            moments
+                .cut(clipping, server, from, to, HIGHLIGHTS_CLIENT.to_owned())
+                .await
+                .map(|created| created.id)
+                .map_err(|(status, why)| format!("{status}: {why}"))
+        })
+    }
+
+    fn edge_us(&self, server: crate::net::ServerAddr) -> Option<u64> {
+        self.clipping.as_ref()?.edge_us(server)
+    }
 }
 
 impl Moments {

@@ -10,6 +10,7 @@
 pub mod alerts;
 pub mod backup;
 pub(crate) mod compact;
+pub mod highlights;
 pub mod matches;
 pub mod moments;
 pub mod owners;

@@ -60,6 +60,8 @@ CREATE INDEX rcon_audit_server ON rcon_audit (server, at_ms);
     super::owners::POSTGRES_SCHEMA,
     // The language each alert subscription speaks.
     super::alerts::SCHEMA_LANG,
+    // Highlights: the plays each followed match's kills make.
+    super::highlights::POSTGRES_SCHEMA,
 ];
 
 /// How many schema versions this relay knows.

@@ -49,7 +49,9 @@ super::alerts::SQLITE_SCHEMA,
 // Proven owners: their servers' profiles and sessions.
 super::owners::SQLITE_SCHEMA,
 // The language each alert subscription speaks.
-super::alerts::SCHEMA_LANG];
+super::alerts::SCHEMA_LANG,
+// Highlights: the plays each followed match's kills make.
+super::highlights::SQLITE_SCHEMA];
 
 /// How many schema versions this relay knows.
 pub(super) const VERSIONS: i64 = MIGRATIONS.len() as i64;

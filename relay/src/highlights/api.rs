@@ -1,0 +1,167 @@
+//! `GET /api/highlights` and `GET /api/highlights/{id}`.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use protocol::relay_api::highlights::HighlightKind;
+
+use super::Highlights;
+use crate::net::ServerAddr;
+use crate::store::highlights::{self, Wanted};
+
+/// The most one answer lists.
+const MOST: u32 = 200;
+const DEFAULT_LIMIT: u32 = 50;
+
+fn refused(status: StatusCode, text: impl Into<String>) -> Response {
+    (status, text.into()).into_response()
+}
+
+fn unavailable(e: crate::store::StoreError) -> Response {
+    tracing::warn!("highlights: {e}");
+    refused(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "highlights are unavailable",
+    )
+}
+
+/// The query read, or which parameter is wrong and why. Read by hand from the raw pairs so
+/// the refusal names the parameter (serde's would name a type).
+fn wanted(query: &HashMap<String, String>) -> Result<Wanted, String> {
+    let mut wanted = Wanted {
+        limit: DEFAULT_LIMIT,
+        ..Wanted::default()
+    };
+    for (name, value) in query {
+        match name.as_str() {
+            "server" => {
+                value
+                    .parse::<ServerAddr>()
+                    .map_err(|_| format!("server: {value:?} is not an IPv4 address and port"))?;
+                wanted.server = Some(value.clone());
+            }
+            "player" => {
+                let key = crate::store::name_key(value);
+                if key.is_empty() {
+                    return Err("player: a name, with or without its colours".to_owned());
+                }
+                wanted.player = Some(key);
+            }
+            "match" => {
+                wanted.match_id = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("match: {value:?} is not a match id"))?,
+                )
+            }
+            "kind" => {
+                wanted.kind = Some(HighlightKind::from_name(value).ok_or_else(|| {
+                    let kinds: Vec<&str> = HighlightKind::ALL.map(HighlightKind::name).to_vec();
+                    format!("kind: {value:?} is none of {}", kinds.join(", "))
+                })?)
+            }
+            "since" => {
+                wanted.since_ms =
+                    Some(value.parse().map_err(|_| {
+                        format!("since: {value:?} is not a time in Unix milliseconds")
+                    })?)
+            }
+            "best" => {
+                wanted.best = match value.as_str() {
+                    "true" | "1" => true,
+                    "false" | "0" => false,
+                    _ => return Err(format!("best: {value:?} is not true or false")),
+                }
+            }
+            "limit" => {
+                wanted.limit = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MOST).contains(n))
+                    .ok_or_else(|| format!("limit: {value:?} is not from 1 to {MOST}"))?
+            }
+            other => {
+                return Err(format!(
+                "{other}: not a parameter here (server, player, match, kind, since, best, limit)"
+            ))
+            }
+        }
+    }
+    Ok(wanted)
+}
+
+/// `GET /api/highlights?server=&player=&match=&kind=&since=&best=&limit=`: newest first.
+pub(super) async fn list(
+    State(h): State<Highlights>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let wanted = match wanted(&query) {
+        Ok(wanted) => wanted,
+        Err(why) => return refused(StatusCode::BAD_REQUEST, why),
+    };
+    match h
+        .store
+        .run(move |s| highlights::list(s.exec()?, &wanted))
+        .await
+    {
+        Ok(list) => Json(list).into_response(),
+        Err(e) => unavailable(e),
+    }
+}
+
+/// `GET /api/highlights/{id}`.
+pub(super) async fn one(State(h): State<Highlights>, Path(id): Path<String>) -> Response {
+    if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return refused(StatusCode::NOT_FOUND, "no such highlight");
+    }
+    match h.store.run(move |s| highlights::one(s.exec()?, &id)).await {
+        Ok(Some(one)) => Json(one).into_response(),
+        Ok(None) => refused(StatusCode::NOT_FOUND, "no such highlight"),
+        Err(e) => unavailable(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(pairs: &[(&str, &str)]) -> Result<Wanted, String> {
+        wanted(
+            &pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn each_bad_parameter_is_named() {
+        for (pair, said) in [
+            (("server", "nowhere"), "server:"),
+            (("player", "^1 "), "player:"),
+            (("match", "x"), "match:"),
+            (("kind", "ace"), "kind: \"ace\" is none of triple, quad"),
+            (("since", "-1"), "since:"),
+            (("limit", "0"), "limit:"),
+            (("limit", "201"), "limit:"),
+            (("best", "maybe"), "best:"),
+            (("colour", "red"), "colour: not a parameter"),
+        ] {
+            let why = ask(&[pair]).unwrap_err();
+            assert!(why.starts_with(said), "{pair:?}: {why}");
+        }
+        let good = ask(&[
+            ("server", "127.0.0.1:28960"),
+            ("player", "^1Sgt.^7Fury"),
+            ("kind", "long_shot"),
+            ("limit", "200"),
+        ])
+        .unwrap();
+        assert_eq!(good.player.as_deref(), Some("sgt.fury"));
+        assert_eq!(good.kind, Some(HighlightKind::LongShot));
+        assert_eq!(good.limit, 200);
+    }
+}

@@ -1,0 +1,83 @@
+//! Highlights: the plays a followed or watched match's kills make, by the rule
+//! `cod::watch::highlights` applies (docs/using.md, "Highlights"). The matches' tap finds them
+//! from the events it builds the record from (no copy of a frame) and hands each here through
+//! `seams::PlaysFound`; each is kept in the store at once (a relay killed before the clip is
+//! cut loses no highlight), then cut as a moment once the reel's live edge has passed its
+//! last kill by [`AFTER_MS`], while the reel still holds its first.
+//!
+//! Routes: `GET /api/highlights`, `GET /api/highlights/{id}`.
+
+mod api;
+mod cutter;
+
+use std::sync::Arc;
+
+use axum::routing::get;
+use axum::Router;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::seams::{FoundPlay, MomentCutting, PlaysFound};
+use crate::store::worker::Workers;
+
+/// A clip starts this long before a play's first kill…
+pub const BEFORE_MS: u64 = 3000;
+/// …and ends this long after its last.
+pub const AFTER_MS: u64 = 2000;
+/// Plays waiting to be kept; more are dropped (and said) rather than held without bound.
+const QUEUE: usize = 1024;
+
+/// What highlights need from the relay.
+pub struct HighlightsStart {
+    /// The store: highlights are kept only where there is one.
+    pub store: Option<Workers>,
+    /// Moments, to cut each play's clip (`None`: no rewind reel here, plays are kept unclipped).
+    pub cutting: Option<Arc<dyn MomentCutting>>,
+    /// Days a highlight is kept: the moments' (`--moment-days`), as its clip is one.
+    pub keep_days: u32,
+}
+
+/// What highlights give the relay.
+pub struct HighlightsStarted {
+    /// Where the matches' tap sends the plays it finds.
+    pub plays: Arc<dyn PlaysFound>,
+    pub routes: Router,
+}
+
+/// The tap's side: a bounded queue to the keeper, so the hub's loop never waits.
+struct Plays {
+    to: mpsc::Sender<FoundPlay>,
+}
+
+impl PlaysFound for Plays {
+    fn found(&self, play: FoundPlay) {
+        if let Err(e) = self.to.try_send(play) {
+            tracing::warn!("highlights: a play was not kept ({e}): the store is behind");
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Highlights {
+    store: Workers,
+}
+
+/// Starts keeping and cutting plays; `None` without a store.
+pub fn start(start: HighlightsStart, tasks: &mut JoinSet<()>) -> Option<HighlightsStarted> {
+    let store = start.store?;
+    let (to, from) = mpsc::channel(QUEUE);
+    tasks.spawn(cutter::run(
+        from,
+        store.clone(),
+        start.cutting,
+        start.keep_days,
+    ));
+    let routes = Router::new()
+        .route("/api/highlights", get(api::list))
+        .route("/api/highlights/{id}", get(api::one))
+        .with_state(Highlights { store });
+    Some(HighlightsStarted {
+        plays: Arc::new(Plays { to }),
+        routes,
+    })
+}

@@ -12,7 +12,7 @@ use protocol::relay_api::ServerInfo;
 use relay::store::{Store, StoreArgs};
 
 /// Schema versions that shipped; each has a fixture per backend.
-const SHIPPED: i64 = 9;
+const SHIPPED: i64 = 10;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

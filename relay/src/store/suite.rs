@@ -218,7 +218,145 @@ pub fn run(open: impl Fn() -> Box<dyn Store>) {
     audit(store.as_mut(), day);
     super::matches::suite::run(store.as_mut(), day);
     moments(store.as_mut(), day);
+    highlights(store.as_mut(), day);
     alerts(store.as_mut(), day);
+}
+
+/// Highlights: kept once by their match, kind, player and first kill; the best of a match is
+/// the only one marked; listed newest first by any filter, with their match's id once its
+/// record is kept; given their clip; gone with their days.
+fn highlights(store: &mut dyn Store, day: u64) {
+    use super::highlights::{self, Wanted};
+    use protocol::relay_api::highlights::{Highlight, HighlightKill, HighlightKind};
+    let play =
+        |id: &str, kind: HighlightKind, player: &str, t: i32, score: u32, best: bool| Highlight {
+            id: id.into(),
+            server: A.into(),
+            match_id: None,
+            map: "mp_nowhere".into(),
+            gametype: "tdm".into(),
+            kind,
+            player: player.into(),
+            kills: vec![HighlightKill {
+                server_time: t,
+                victim: "^1Victim".into(),
+                weapon: "kar98k_mp".into(),
+                distance: Some(2600),
+            }],
+            start_server_time: t,
+            end_server_time: t,
+            start_ms: day + t as u64,
+            score,
+            round: None,
+            play_of_the_match: best,
+            moment: None,
+            url: None,
+        };
+    let db = store.exec().unwrap();
+    let first = play(
+        "hhhhhhhhh1",
+        HighlightKind::LongShot,
+        "^2Sgt.^7Fury",
+        1_000,
+        46,
+        true,
+    );
+    assert!(highlights::save(db, &first, 500).unwrap());
+    // The same play found again (another relay, a restart) under another id: kept once.
+    let again = Highlight {
+        id: "hhhhhhhhh9".into(),
+        player: "SGT.FURY".into(),
+        ..first.clone()
+    };
+    assert!(!highlights::save(db, &again, 500).unwrap());
+    let better = play(
+        "hhhhhhhhh2",
+        HighlightKind::Triple,
+        "Recruit",
+        2_000,
+        70,
+        true,
+    );
+    assert!(highlights::save(db, &better, 500).unwrap());
+    let other_match = play(
+        "hhhhhhhhh3",
+        HighlightKind::FirstBlood,
+        "Recruit",
+        900,
+        20,
+        true,
+    );
+    assert!(highlights::save(db, &other_match, 700).unwrap());
+    let all = Wanted {
+        limit: 50,
+        ..Wanted::default()
+    };
+    let listed = highlights::list(db, &all).unwrap();
+    let ids: Vec<&str> = listed.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["hhhhhhhhh2", "hhhhhhhhh1", "hhhhhhhhh3"],
+        "newest first"
+    );
+    let best: Vec<&str> = (listed.iter())
+        .filter(|h| h.play_of_the_match)
+        .map(|h| h.id.as_str())
+        .collect();
+    assert_eq!(best, ["hhhhhhhhh2", "hhhhhhhhh3"], "one best a match");
+    assert_eq!(listed[1].kills, first.kills);
+    assert_eq!(listed[1].match_id, None, "no record of the match is kept");
+    for (wanted, expect) in [
+        (
+            Wanted {
+                player: Some(super::name_key("^3sgt.fury")),
+                ..all.clone()
+            },
+            vec!["hhhhhhhhh1"],
+        ),
+        (
+            Wanted {
+                kind: Some(HighlightKind::FirstBlood),
+                ..all.clone()
+            },
+            vec!["hhhhhhhhh3"],
+        ),
+        (
+            Wanted {
+                since_ms: Some(day + 1_500),
+                ..all.clone()
+            },
+            vec!["hhhhhhhhh2"],
+        ),
+        (
+            Wanted {
+                best: true,
+                limit: 1,
+                ..all.clone()
+            },
+            vec!["hhhhhhhhh2"],
+        ),
+        (
+            Wanted {
+                server: Some(B.into()),
+                ..all.clone()
+            },
+            vec![],
+        ),
+    ] {
+        let got: Vec<String> = (highlights::list(db, &wanted).unwrap().into_iter())
+            .map(|h| h.id)
+            .collect();
+        assert_eq!(got, expect, "{wanted:?}");
+    }
+    highlights::set_moment(db, "hhhhhhhhh1", "mmmmmmmmmm").unwrap();
+    let one = highlights::one(db, "hhhhhhhhh1").unwrap().unwrap();
+    assert_eq!(
+        (one.moment.as_deref(), one.url.as_deref()),
+        (Some("mmmmmmmmmm"), Some("/m/mmmmmmmmmm"))
+    );
+    assert_eq!(highlights::one(db, "nothere").unwrap(), None);
+    assert_eq!(highlights::expire(db, day + 1_000).unwrap(), 1);
+    assert_eq!(highlights::list(db, &all).unwrap().len(), 2);
 }
 
 /// Alerts: a firing is written with its rule's state in one transaction under a key that

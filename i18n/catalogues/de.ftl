@@ -7,6 +7,7 @@ nav-servers = Server
 nav-tuning = Netzwerk
 nav-demos = Demos
 nav-matches = Matches
+nav-highlights = Highlights
 language = Sprache
 language-go = Los
 subtitle-servers = Call of Duty: United Offensive 1.51 – Server
@@ -15,6 +16,7 @@ subtitle-watch = Call of Duty: United Offensive 1.51 – Matches
 subtitle-moment = Ein Moment aus einem Match von Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 – Demos
 subtitle-matches = Call of Duty: United Offensive 1.51 – Matches
+subtitle-highlights = Call of Duty: United Offensive 1.51 – Highlights
 
 ## Pieces several pages draw
 
@@ -584,3 +586,27 @@ join-banned = du bist gebannt
 join-refused = der Server hat abgelehnt
 join-no-answer = keine Antwort
 ask-failed = Konnte den Server nicht fragen: { $why }
+
+## Highlights
+
+highlights-title = Highlights
+highlights-description = Die besten Szenen der Matches, denen dieses Relay folgt: Serien, Killstreaks, Weitschüsse, erstes Blut und Clutches, jede als Clip.
+highlights-today = Die Besten von heute
+highlights-week = Die Besten der Woche
+highlights-latest = Neueste
+highlights-none = Noch keine Highlights: Sie entstehen, während verfolgte Matches gespielt werden.
+highlights-all-kinds = Alle Arten
+highlights-on-server = Auf { $server }
+play-of-the-match = Szene des Matches
+player-highlights = Highlights
+highlight-watch = Clip ansehen
+highlight-no-clip = kein Clip
+highlight-score = { $score } Punkte
+highlight-by = { $kind } von { $player }
+highlight-triple = Dreifachkill
+highlight-quad = Vierfachkill
+highlight-rampage = Amoklauf
+highlight-streak = Killstreak
+highlight-long-shot = Weitschuss
+highlight-first-blood = Erstes Blut
+highlight-clutch = Clutch

@@ -8,6 +8,7 @@ nav-servers = Servers
 nav-tuning = Tuning
 nav-demos = Demos
 nav-matches = Matches
+nav-highlights = Highlights
 language = Language
 language-go = Go
 subtitle-servers = Call of Duty: United Offensive 1.51 servers
@@ -16,6 +17,7 @@ subtitle-watch = Call of Duty: United Offensive 1.51 matches
 subtitle-moment = A moment of a Call of Duty: United Offensive match
 subtitle-demos = Call of Duty: United Offensive 1.51 demos
 subtitle-matches = Call of Duty: United Offensive 1.51 matches
+subtitle-highlights = Call of Duty: United Offensive 1.51 highlights
 
 ## Pieces several pages draw
 
@@ -591,3 +593,27 @@ join-banned = you are banned
 join-refused = the server refused
 join-no-answer = no answer
 ask-failed = Could not ask the server: { $why }
+
+## Highlights
+
+highlights-title = Highlights
+highlights-description = The best plays of the matches this relay follows: sprees, streaks, long shots, first bloods and clutches, each a clip.
+highlights-today = Today's best
+highlights-week = This week's best
+highlights-latest = Latest
+highlights-none = No highlights yet: they are found as followed matches are played.
+highlights-all-kinds = All kinds
+highlights-on-server = On { $server }
+play-of-the-match = Play of the match
+player-highlights = Highlights
+highlight-watch = Watch the clip
+highlight-no-clip = no clip
+highlight-score = { $score } points
+highlight-by = { $kind } by { $player }
+highlight-triple = Triple kill
+highlight-quad = Quad kill
+highlight-rampage = Rampage
+highlight-streak = Killing streak
+highlight-long-shot = Long shot
+highlight-first-blood = First blood
+highlight-clutch = Clutch

@@ -7,6 +7,7 @@ nav-servers = Serveurs
 nav-tuning = Réseau
 nav-demos = Démos
 nav-matches = Matchs
+nav-highlights = Temps forts
 language = Langue
 language-go = OK
 subtitle-servers = Call of Duty: United Offensive 1.51 – serveurs
@@ -15,6 +16,7 @@ subtitle-watch = Call of Duty: United Offensive 1.51 – matchs
 subtitle-moment = Un moment d'un match de Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 – démos
 subtitle-matches = Call of Duty: United Offensive 1.51 – matchs
+subtitle-highlights = Call of Duty: United Offensive 1.51 – temps forts
 
 ## Pieces several pages draw
 
@@ -593,3 +595,27 @@ join-banned = vous êtes banni
 join-refused = le serveur a refusé
 join-no-answer = pas de réponse
 ask-failed = Impossible d'interroger le serveur : { $why }
+
+## Highlights
+
+highlights-title = Temps forts
+highlights-description = Les meilleures actions des matchs suivis par ce relais : séries, enchaînements, tirs de loin, premiers sangs et clutchs, chacune en clip.
+highlights-today = Les meilleurs du jour
+highlights-week = Les meilleurs de la semaine
+highlights-latest = Les plus récents
+highlights-none = Pas encore de temps forts : ils apparaissent pendant les matchs suivis.
+highlights-all-kinds = Tous les types
+highlights-on-server = Sur { $server }
+play-of-the-match = Action du match
+player-highlights = Temps forts
+highlight-watch = Voir le clip
+highlight-no-clip = pas de clip
+highlight-score = { $score } points
+highlight-by = { $kind } de { $player }
+highlight-triple = Triplé
+highlight-quad = Quadruplé
+highlight-rampage = Carnage
+highlight-streak = Série
+highlight-long-shot = Tir de loin
+highlight-first-blood = Premier sang
+highlight-clutch = Clutch

@@ -7,6 +7,7 @@ nav-servers = Servers
 nav-tuning = Netwerk
 nav-demos = Demo's
 nav-matches = Wedstrijden
+nav-highlights = Hoogtepunten
 language = Taal
 language-go = OK
 subtitle-servers = Call of Duty: United Offensive 1.51 – servers
@@ -15,6 +16,7 @@ subtitle-watch = Call of Duty: United Offensive 1.51 – wedstrijden
 subtitle-moment = Een moment uit een wedstrijd van Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 – demo's
 subtitle-matches = Call of Duty: United Offensive 1.51 – wedstrijden
+subtitle-highlights = Call of Duty: United Offensive 1.51 – hoogtepunten
 
 ## Pieces several pages draw
 
@@ -590,3 +592,27 @@ join-banned = je bent verbannen
 join-refused = de server weigerde
 join-no-answer = geen antwoord
 ask-failed = Kon de server niet vragen: { $why }
+
+## Highlights
+
+highlights-title = Hoogtepunten
+highlights-description = De beste acties uit de matches die deze relay volgt: reeksen, killstreaks, verre schoten, eerste bloed en clutches, elk als clip.
+highlights-today = Beste van vandaag
+highlights-week = Beste van deze week
+highlights-latest = Nieuwste
+highlights-none = Nog geen hoogtepunten: ze ontstaan terwijl gevolgde matches worden gespeeld.
+highlights-all-kinds = Alle soorten
+highlights-on-server = Op { $server }
+play-of-the-match = Actie van de match
+player-highlights = Hoogtepunten
+highlight-watch = Bekijk de clip
+highlight-no-clip = geen clip
+highlight-score = { $score } punten
+highlight-by = { $kind } door { $player }
+highlight-triple = Drievoudige kill
+highlight-quad = Viervoudige kill
+highlight-rampage = Razernij
+highlight-streak = Killstreak
+highlight-long-shot = Verre treffer
+highlight-first-blood = Eerste bloed
+highlight-clutch = Clutch

@@ -7,6 +7,7 @@ nav-servers = Serwery
 nav-tuning = Sieć
 nav-demos = Dema
 nav-matches = Mecze
+nav-highlights = Najlepsze akcje
 language = Język
 language-go = Zmień
 subtitle-servers = Call of Duty: United Offensive 1.51 – serwery
@@ -15,6 +16,7 @@ subtitle-watch = Call of Duty: United Offensive 1.51 – mecze
 subtitle-moment = Moment z meczu Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 – dema
 subtitle-matches = Call of Duty: United Offensive 1.51 – mecze
+subtitle-highlights = Call of Duty: United Offensive 1.51 – najlepsze akcje
 
 ## Pieces several pages draw
 
@@ -598,3 +600,27 @@ join-banned = masz bana
 join-refused = serwer odmówił
 join-no-answer = brak odpowiedzi
 ask-failed = Nie udało się zapytać serwera: { $why }
+
+## Highlights
+
+highlights-title = Najlepsze akcje
+highlights-description = Najlepsze akcje meczów śledzonych przez ten przekaźnik: serie, passy, strzały z daleka, pierwsza krew i clutche, każda jako klip.
+highlights-today = Najlepsze dzisiaj
+highlights-week = Najlepsze w tym tygodniu
+highlights-latest = Najnowsze
+highlights-none = Jeszcze brak najlepszych akcji: powstają w trakcie śledzonych meczów.
+highlights-all-kinds = Wszystkie rodzaje
+highlights-on-server = Na { $server }
+play-of-the-match = Akcja meczu
+player-highlights = Najlepsze akcje
+highlight-watch = Obejrzyj klip
+highlight-no-clip = brak klipu
+highlight-score = { $score } pkt
+highlight-by = { $kind }: { $player }
+highlight-triple = Potrójne zabójstwo
+highlight-quad = Poczwórne zabójstwo
+highlight-rampage = Szał
+highlight-streak = Seria zabójstw
+highlight-long-shot = Strzał z daleka
+highlight-first-blood = Pierwsza krew
+highlight-clutch = Clutch

@@ -7,6 +7,7 @@ nav-servers = Серверы
 nav-tuning = Сеть
 nav-demos = Демо
 nav-matches = Матчи
+nav-highlights = Лучшее
 language = Язык
 language-go = Сменить
 subtitle-servers = Call of Duty: United Offensive 1.51 — серверы
@@ -15,6 +16,7 @@ subtitle-watch = Call of Duty: United Offensive 1.51 — матчи
 subtitle-moment = Момент матча Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 — демо
 subtitle-matches = Call of Duty: United Offensive 1.51 — матчи
+subtitle-highlights = Call of Duty: United Offensive 1.51 — лучшие моменты
 
 ## Pieces several pages draw
 
@@ -601,3 +603,27 @@ join-banned = вы забанены
 join-refused = сервер отказал
 join-no-answer = нет ответа
 ask-failed = Не удалось спросить сервер: { $why }
+
+## Highlights
+
+highlights-title = Лучшие моменты
+highlights-description = Лучшие моменты матчей, за которыми следит этот ретранслятор: серии, стрики, дальние выстрелы, первая кровь и клатчи, каждый — клип.
+highlights-today = Лучшее за сегодня
+highlights-week = Лучшее за неделю
+highlights-latest = Новые
+highlights-none = Лучших моментов пока нет: они появляются по ходу отслеживаемых матчей.
+highlights-all-kinds = Все виды
+highlights-on-server = На { $server }
+play-of-the-match = Момент матча
+player-highlights = Лучшие моменты
+highlight-watch = Смотреть клип
+highlight-no-clip = без клипа
+highlight-score = { $score } очк.
+highlight-by = { $kind }: { $player }
+highlight-triple = Тройное убийство
+highlight-quad = Четверное убийство
+highlight-rampage = Неистовство
+highlight-streak = Серия убийств
+highlight-long-shot = Дальний выстрел
+highlight-first-blood = Первая кровь
+highlight-clutch = Клатч

@@ -31,6 +31,7 @@ pub fn stylesheet(dist: &Path) -> Markup {
 pub enum Current {
     Servers,
     Matches,
+    Highlights,
     /// A page of its own (a moment): no link marked.
     None,
 }
@@ -57,6 +58,7 @@ pub fn page_header(
                 a href="/tuning/" { (words.text("nav-tuning")) }
                 a href="/playback/#/demos" { (words.text("nav-demos")) }
                 a href="/matches" class=[marked(Current::Matches)] aria-current=[marked(Current::Matches).map(|_| "page")] { (words.text("nav-matches")) }
+                a href="/highlights" class=[marked(Current::Highlights)] aria-current=[marked(Current::Highlights).map(|_| "page")] { (words.text("nav-highlights")) }
             }
             (language_chooser(words, back))
         }
@@ -128,5 +130,43 @@ pub fn picture(picture: &Picture) -> Markup {
         meta name="twitter:card" content="summary_large_image";
         meta name="twitter:title" content=(picture.title);
         meta name="twitter:image" content=(picture.image);
+    }
+}
+
+/// A highlight as every relay page shows it: its still (a link to its clip, `/m/ID`), what it
+/// was, by whom, where, its score and when. The still is square (`moments::still::SIDE`), so
+/// its box is known before it loads.
+pub fn highlight(words: &Catalogue, h: &protocol::relay_api::highlights::Highlight) -> Markup {
+    use protocol::cod::text::{spans, strip};
+    let kind = words.text(&format!("highlight-{}", h.kind.name().replace('_', "-")));
+    let alt = words.with(
+        "highlight-by",
+        &[
+            ("kind", kind.as_str().into()),
+            ("player", strip(&h.player).into()),
+        ],
+    );
+    let player = protocol::relay_api::matches::segment(&crate::store::name_key(&h.player));
+    html! {
+        figure class="highlight" data-testid="highlight" data-kind=(h.kind.name()) {
+            @if let Some(moment) = &h.moment {
+                a href=(format!("/m/{moment}")) {
+                    img src=(format!("/api/moments/{moment}.png")) alt=(alt) width="160" height="160" loading="lazy";
+                }
+            } @else {
+                div class="no-clip" { (words.text("highlight-no-clip")) }
+            }
+            figcaption {
+                strong { (kind) } " · "
+                a href=(format!("/players/{player}")) { @for s in spans(&h.player) { span class=(format!("c{}", s.colour)) { (s.text) } } }
+                br;
+                (h.map) " · " (words.with("highlight-score", &[("score", h.score.into())]))
+                br;
+                span class="sub" { (words.date_time_utc(h.start_ms)) }
+                @if let Some(moment) = &h.moment {
+                    " · " a href=(format!("/m/{moment}")) { (words.text("highlight-watch")) }
+                }
+            }
+        }
     }
 }

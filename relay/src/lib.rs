@@ -102,6 +102,7 @@ pub struct ServeConfig {
     pub rewind: rewind::RewindConfig,
     /// Shared moments' retention and creation limit.
     pub moments: moments::MomentsArgs,
+    pub highlights: highlights::HighlightsArgs,
     /// Alerts' allow-list, per-client cap and timeout.
     pub alerts: alerts::AlertsArgs,
     /// The country database.
@@ -131,6 +132,7 @@ impl Default for ServeConfig {
             matches: matches::MatchesConfig::default(),
             rewind: rewind::RewindArgs::default().config(),
             moments: moments::MomentsArgs::default(),
+            highlights: highlights::HighlightsArgs::default(),
             alerts: alerts::AlertsArgs::default(),
             geo: geo::GeoArgs::default(),
             owners: owners::OwnersArgs::default(),

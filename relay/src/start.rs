@@ -154,15 +154,16 @@ pub(crate) async fn capabilities(
             store: history.as_ref().map(|h| h.readers()),
             cutting: moments.as_ref().map(|m| m.cutting.clone()),
             keep_days,
+            dist: config.dist.clone(),
+            config: config.highlights.clone(),
         },
         tasks,
     );
     // Every followed match is kept when there is a history to keep it in.
     if let Some(log) = alerts.log {
-        let plays = highlights.as_ref().map(|h| matches::PlaysTo {
-            found: h.plays.clone(),
-            excluded,
-        });
+        let plays = (highlights.as_ref())
+            .and_then(|h| h.plays.clone())
+            .map(|found| matches::PlaysTo { found, excluded });
         config.spectate.taps.0.push(matches::tap(log, plays));
     }
     let overviews = (config.spectate.overviews.iter())

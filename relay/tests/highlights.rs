@@ -410,6 +410,35 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
         assert_eq!(&one, h);
     }
 
+    // The pages without code: the Highlights page, the match's play of the match first, the
+    // player's highlights.
+    let best = (reported.iter())
+        .find(|h| h.play_of_the_match)
+        .expect("the play of the match, clipped")
+        .clone();
+    let clip = format!("href=\"/m/{}\"", best.moment.as_ref().unwrap());
+    let page = common::body(format!("{url}/highlights")).await;
+    assert!(
+        page.contains("data-testid=\"highlight\"") && page.contains(&clip),
+        "{page}"
+    );
+    let page = common::body(format!("{url}/matches/{}", whole.summary.id)).await;
+    let section = page
+        .find("data-testid=\"play-of-the-match\"")
+        .expect("a play of the match");
+    assert!(page[section..].contains(&clip));
+    assert!(
+        section < page.find("data-testid=\"scoreboard\"").unwrap(),
+        "it comes first"
+    );
+    let key = relay::store::name_key(&best.player);
+    let page = common::body(format!(
+        "{url}/players/{}",
+        protocol::relay_api::matches::segment(&key)
+    ))
+    .await;
+    assert!(page.contains("data-testid=\"player-highlights\"") && page.contains(&clip));
+
     // The relay is SIGKILLed in a match and started again on the same store: no play found
     // before is lost, none is kept twice, and none is one the lab did not make.
     let before = highlights(&url, &format!("server={server}")).await;

@@ -18,6 +18,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some("feed") => example(root, "feed_bench", &args[1..]),
         Some("rewind") => example(root, "rewind_bench", &args[1..]),
         Some("alerts") => example(root, "alerts_bench", &args[1..]),
+        Some("highlights") => example(root, "highlights_bench", &args[1..]),
         Some("demo") => demo(root, &args[1..]),
         Some("history") => {
             tools::ensure(root, tools::Needs::Test)?;
@@ -45,7 +46,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             example(root, "master_bench", &args[1..])
         }
         other => {
-            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|rewind|alerts|demo|master|history|matches|cluster (got {other:?})")
+            bail!("usage: cargo xtask bench wire|query|page|spectate|feed|rewind|alerts|highlights|demo|master|history|matches|cluster (got {other:?})")
         }
     }
 }

@@ -38,6 +38,8 @@ pub fn PageHeader(
                 <a href="/playback/#/demos" class:current=link(Page::Demos) aria-current=said(Page::Demos)>{tr!("nav-demos")}</a>
                 // The relay's own pages: matches followed, players, leaderboards.
                 <a href="/matches">{tr!("nav-matches")}</a>
+                // The best plays of the followed matches, each a clip.
+                <a href="/highlights">{tr!("nav-highlights")}</a>
             </nav>
             <LanguageChooser />
         </header>

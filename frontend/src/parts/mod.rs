@@ -2,4 +2,5 @@
 
 pub mod coloured;
 pub mod header;
+pub mod highlight;
 pub mod star;

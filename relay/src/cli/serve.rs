@@ -12,6 +12,7 @@ use crate::cluster::ClusterArgs;
 use crate::demos::DemosArgs;
 use crate::edge::{EdgeArgs, EdgeConfig};
 use crate::geo::GeoArgs;
+use crate::highlights::HighlightsArgs;
 use crate::history::HistoryArgs;
 use crate::master::MasterArgs;
 use crate::matches::MatchesArgs;
@@ -83,6 +84,8 @@ pub struct Args {
     #[command(flatten)]
     moments: MomentsArgs,
     #[command(flatten)]
+    highlights: HighlightsArgs,
+    #[command(flatten)]
     alerts: AlertsArgs,
     #[command(flatten)]
     geo: GeoArgs,
@@ -122,6 +125,7 @@ impl Args {
             matches: self.matches.config(),
             rewind: self.rewind.config(),
             moments: self.moments,
+            highlights: self.highlights,
             alerts: self.alerts,
             geo: self.geo,
             owners: self.owners,

@@ -5,10 +5,11 @@
 //! cut loses no highlight), then cut as a moment once the reel's live edge has passed its
 //! last kill by [`AFTER_MS`], while the reel still holds its first.
 //!
-//! Routes: `GET /api/highlights`, `GET /api/highlights/{id}`.
+//! Routes: `GET /api/highlights`, `GET /api/highlights/{id}`, `GET /highlights`.
 
 mod api;
 mod cutter;
+mod page;
 
 use std::sync::Arc;
 
@@ -27,6 +28,14 @@ pub const AFTER_MS: u64 = 2000;
 /// Plays waiting to be kept; more are dropped (and said) rather than held without bound.
 const QUEUE: usize = 1024;
 
+/// The highlights' settings for `muster serve`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct HighlightsArgs {
+    /// Finds no plays in the matches followed or watched (their records are kept as before).
+    #[arg(long = "no-highlights")]
+    pub no_highlights: bool,
+}
+
 /// What highlights need from the relay.
 pub struct HighlightsStart {
     /// The store: highlights are kept only where there is one.
@@ -35,12 +44,16 @@ pub struct HighlightsStart {
     pub cutting: Option<Arc<dyn MomentCutting>>,
     /// Days a highlight is kept: the moments' (`--moment-days`), as its clip is one.
     pub keep_days: u32,
+    /// The page's build, whose stylesheet the Highlights page wears.
+    pub dist: std::path::PathBuf,
+    pub config: HighlightsArgs,
 }
 
 /// What highlights give the relay.
 pub struct HighlightsStarted {
-    /// Where the matches' tap sends the plays it finds.
-    pub plays: Arc<dyn PlaysFound>,
+    /// Where the matches' tap sends the plays it finds (`None` with `--no-highlights`: the
+    /// tap finds none; the pages still show those kept).
+    pub plays: Option<Arc<dyn PlaysFound>>,
     pub routes: Router,
 }
 
@@ -60,6 +73,7 @@ impl PlaysFound for Plays {
 #[derive(Clone)]
 struct Highlights {
     store: Workers,
+    dist: std::path::PathBuf,
 }
 
 /// Starts keeping and cutting plays; `None` without a store.
@@ -75,9 +89,13 @@ pub fn start(start: HighlightsStart, tasks: &mut JoinSet<()>) -> Option<Highligh
     let routes = Router::new()
         .route("/api/highlights", get(api::list))
         .route("/api/highlights/{id}", get(api::one))
-        .with_state(Highlights { store });
+        .route("/highlights", get(page::page))
+        .with_state(Highlights {
+            store,
+            dist: start.dist,
+        });
     Some(HighlightsStarted {
-        plays: Arc::new(Plays { to }),
+        plays: (!start.config.no_highlights).then(|| Arc::new(Plays { to }) as Arc<dyn PlaysFound>),
         routes,
     })
 }

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use i18n::Catalogue;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use protocol::cod::text::{spans, strip};
+use protocol::relay_api::highlights::Highlight;
 use protocol::relay_api::matches::{
     demo_link, moment, most_played, played, segment, Count, KillKind, LeaderRow, MatchDetail,
     MatchSummary, PlayerStats,
@@ -275,9 +276,13 @@ pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>, headers: Heade
     let back = format!("/matches/{id}");
     let readers = pages.readers.clone();
     let found = readers
-        .run(move |store| matches::detail(store.exec()?, id))
+        .run(move |store| {
+            let db = store.exec()?;
+            let best = crate::store::highlights::list(db, &best_of_match(id))?;
+            Ok(matches::detail(db, id)?.map(|m| (m, best)))
+        })
         .await;
-    let mut m = match found {
+    let (mut m, best) = match found {
         Ok(Some(m)) => m,
         Ok(None) => return not_found(&pages, words, "match-missing", &back),
         Err(e) => return unavailable(words, e),
@@ -303,11 +308,40 @@ pub async fn one(State(pages): State<Pages>, Path(id): Path<u64>, headers: Heade
         ],
     );
     let backdrop = pages.backdrop(&m.summary.map);
-    let body = match_body(words, &m, backdrop);
+    let body = html! {
+        (match_body(words, &m, backdrop, &best))
+    };
     page(&pages, words, (&title, &description), body, true, &back)
 }
 
-fn match_body(words: &Catalogue, m: &MatchDetail, backdrop: Option<&chart::Backdrop>) -> Markup {
+/// The match's play of the match, as `GET /api/highlights?match=ID&best=true&limit=1` asks.
+fn best_of_match(id: u64) -> crate::store::highlights::Wanted {
+    crate::store::highlights::Wanted {
+        match_id: Some(id),
+        best: true,
+        limit: 1,
+        ..Default::default()
+    }
+}
+
+/// Its play of the match, first, as the page's code draws it too.
+fn play_of_the_match(words: &Catalogue, best: &[Highlight]) -> Markup {
+    html! {
+        @if !best.is_empty() {
+            section data-testid="play-of-the-match" {
+                h2 { (words.text("play-of-the-match")) }
+                div class="highlights" { @for h in best { (crate::card::highlight(words, h)) } }
+            }
+        }
+    }
+}
+
+fn match_body(
+    words: &Catalogue,
+    m: &MatchDetail,
+    backdrop: Option<&chart::Backdrop>,
+    best: &[Highlight],
+) -> Markup {
     let s = &m.summary;
     let names: Vec<&str> = m.scoreboard.iter().map(|p| p.name.as_str()).collect();
     let (matrix, weapons) = (m.matrix(), m.weapons());
@@ -318,6 +352,7 @@ fn match_body(words: &Catalogue, m: &MatchDetail, backdrop: Option<&chart::Backd
             (words.date_time_utc(s.start_ms)) " · " (s.server) " · " (words.say(&s.result())) " · " (words.say(&s.ended_text()))
             @if let Some(demo) = &s.demo { " · " a data-testid="match-demo" href=(demo_link(demo)) { (words.text("match-demo")) } }
         }
+        (play_of_the_match(words, best))
         h2 { (words.text("scoreboard")) }
         table data-testid="scoreboard" {
             thead { tr {
@@ -417,9 +452,13 @@ pub async fn player(
     let readers = pages.readers.clone();
     let key = name_key(&name);
     let found = readers
-        .run(move |store| matches::player(store.exec()?, &key, 20))
+        .run(move |store| {
+            let db = store.exec()?;
+            let plays = crate::store::highlights::list(db, &plays_of(&key))?;
+            Ok(matches::player(db, &key, 20)?.map(|p| (p, plays)))
+        })
         .await;
-    let p = match found {
+    let (p, plays) = match found {
         Ok(Some(p)) => p,
         Ok(None) => return not_found(&pages, words, "player-missing", &back),
         Err(e) => return unavailable(words, e),
@@ -449,11 +488,20 @@ pub async fn player(
             ("won", t.wins.into()),
         ],
     ) + &rating;
-    let body = player_body(words, &p);
+    let body = player_body(words, &p, &plays);
     page(&pages, words, (&title, &description), body, true, &back)
 }
 
-fn player_body(words: &Catalogue, p: &PlayerStats) -> Markup {
+/// A player's latest highlights, as `GET /api/highlights?player=NAME&limit=12` asks.
+fn plays_of(key: &str) -> crate::store::highlights::Wanted {
+    crate::store::highlights::Wanted {
+        player: Some(key.to_owned()),
+        limit: 12,
+        ..Default::default()
+    }
+}
+
+fn player_body(words: &Catalogue, p: &PlayerStats, plays: &[Highlight]) -> Markup {
     let t = &p.totals;
     let now = unix_ms();
     let recent: Vec<MatchSummary> = p
@@ -495,6 +543,12 @@ fn player_body(words: &Catalogue, p: &PlayerStats) -> Markup {
             (counts(words, "match-weapons", &p.weapons))
             (counts(words, "player-maps", &p.maps))
             (counts(words, "nav-servers", &p.servers))
+        }
+        @if !plays.is_empty() {
+            section data-testid="player-highlights" {
+                h2 { (words.text("player-highlights")) }
+                div class="highlights" { @for h in plays { (crate::card::highlight(words, h)) } }
+            }
         }
         h2 { (words.text("matches-recent")) }
         (match_rows(words, &recent))

@@ -78,6 +78,7 @@ async fn sitemap(State(site): State<Site>, headers: HeaderMap) -> Response {
     }
     if site.store.is_some() {
         pages.push(("/matches".into(), None));
+        pages.push(("/highlights".into(), None));
     }
     pages.extend(
         stored

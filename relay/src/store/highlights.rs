@@ -46,6 +46,8 @@ pub struct Wanted {
     pub since_ms: Option<u64>,
     /// Only the best of each match (the plays of the match).
     pub best: bool,
+    /// Best scored first (else newest first).
+    pub by_score: bool,
     pub limit: u32,
 }
 
@@ -108,7 +110,7 @@ pub fn set_moment(db: &mut dyn Exec, id: &str, moment: &str) -> Result<()> {
     Ok(())
 }
 
-/// The highlights wanted, newest first.
+/// The highlights wanted, newest (or best) first.
 pub fn list(db: &mut dyn Exec, wanted: &Wanted) -> Result<Vec<Highlight>> {
     let kind = wanted.kind.map(HighlightKind::name);
     let asked: [(&str, Option<Value>); 5] = [
@@ -135,8 +137,13 @@ pub fn list(db: &mut dyn Exec, wanted: &Wanted) -> Result<Vec<Highlight>> {
     } else {
         format!("WHERE {}", clauses.join(" AND "))
     };
+    let order = if wanted.by_score {
+        "h.score DESC, h.start_ms DESC"
+    } else {
+        "h.start_ms DESC"
+    };
     let sql = format!(
-        "SELECT {COLUMNS} {FROM} {filter} ORDER BY h.start_ms DESC, h.id LIMIT {}",
+        "SELECT {COLUMNS} {FROM} {filter} ORDER BY {order}, h.id LIMIT {}",
         wanted.limit
     );
     Ok(db.rows(&sql, &params)?.iter().map(|r| row(r)).collect())

@@ -127,7 +127,8 @@ async fn the_list_a_server_tuning_the_demos_the_widget_and_the_watch_view_pass_a
 
 #[tokio::test]
 #[ignore = "needs the built page, Chromium and axe-core; run by cargo xtask test"]
-async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_and_are_mapped() {
+async fn the_matches_highlights_a_match_a_player_a_moment_and_the_admin_console_pass_axe_and_are_mapped(
+) {
     use protocol::relay_api::matches::{segment, MatchDetail};
     let dir = tempfile::tempdir().unwrap();
     let (lab, relay) = super::matches::followed(dir.path(), 5, false).await;
@@ -165,6 +166,7 @@ async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_an
     for page in [
         "/".to_owned(),
         "/matches".to_owned(),
+        "/highlights".to_owned(),
         format!("/server/{addr}"),
         format!("/matches/{}", finished.id),
         player_page.clone(),
@@ -179,6 +181,11 @@ async fn the_matches_a_match_a_player_a_moment_and_the_admin_console_pass_axe_an
         Audited {
             name: "matches",
             path: "/matches".into(),
+            ready: "header nav",
+        },
+        Audited {
+            name: "highlights",
+            path: "/highlights".into(),
             ready: "header nav",
         },
         Audited {

@@ -16,6 +16,7 @@ mod countries;
 mod demos;
 mod detail;
 mod first_screen;
+mod highlights;
 mod history;
 mod keyboard;
 mod languages;

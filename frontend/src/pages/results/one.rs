@@ -12,7 +12,9 @@ use protocol::relay_api::matches::{demo_link, moment, played, MatchDetail, Match
 use super::{fetch_json, shown_now, when, Chart, PlayerLink};
 use crate::net::{fetch_text, sleep};
 use crate::parts::coloured::Coloured;
+use crate::parts::highlight::HighlightCard;
 use crate::words::say;
+use protocol::relay_api::highlights::Highlight;
 
 /// How often a match still followed is fetched again (the relay writes it every 5 s).
 const LIVE_EVERY: Duration = Duration::from_secs(5);
@@ -73,11 +75,13 @@ pub fn MatchPage(id: u64) -> impl IntoView {
     }
 }
 
-/// A match's charts as the relay draws them, fetched with its record.
+/// A match's charts as the relay draws them, and its play of the match, fetched with its
+/// record.
 #[derive(Clone)]
 struct Charts {
     score: (String, Option<String>),
     heat: (String, Option<String>),
+    best: Vec<Highlight>,
 }
 
 impl Charts {
@@ -86,10 +90,16 @@ impl Charts {
         let (id, version) = (m.summary.id, m.kill_feed.len());
         let score = format!("/api/matches/{id}/score.svg?v={version}");
         let heat = format!("/api/matches/{id}/heatmap.svg?v={version}");
-        let (drawn_score, drawn_heat) = futures::join!(fetch_text(&score), fetch_text(&heat));
+        let best = format!("/api/highlights?match={id}&best=true&limit=1");
+        let (drawn_score, drawn_heat, best) = futures::join!(
+            fetch_text(&score),
+            fetch_text(&heat),
+            fetch_json::<Vec<Highlight>>(&best)
+        );
         Self {
             score: (score, drawn_score),
             heat: (heat, drawn_heat),
+            best: best.unwrap_or_default(),
         }
     }
 }
@@ -108,6 +118,14 @@ fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
             {s.demo.clone().map(|d| view! { " · " <a data-testid="match-demo" href=demo_link(&d)>{tr!("match-demo")}</a> })}
             {live.then(|| view! { " · " <span data-testid="live">{tr!("match-live")}</span> })}
         </p>
+        {(!charts.best.is_empty()).then(|| view! {
+            <section data-testid="play-of-the-match">
+                <h2>{tr!("play-of-the-match")}</h2>
+                <div class="highlights">
+                    {charts.best.clone().into_iter().map(|h| view! { <HighlightCard h=h /> }).collect_view()}
+                </div>
+            </section>
+        })}
         <h2>{tr!("scoreboard")}</h2>
         <Scoreboard board=m.scoreboard.clone() only=only />
         {has_rounds.then(|| view! {

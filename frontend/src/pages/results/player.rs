@@ -9,22 +9,33 @@ use protocol::relay_api::matches::{played, segment, Count, PlayerStats};
 use super::{fetch_json, shown_now, when, Chart};
 use crate::net::fetch_text;
 use crate::parts::coloured::Coloured;
+use crate::parts::highlight::HighlightCard;
 use crate::words::say;
+use protocol::relay_api::highlights::Highlight;
 
 #[component]
 pub fn PlayerPage(name: String) -> impl IntoView {
-    let stats = RwSignal::new(None::<(PlayerStats, String)>);
+    let stats = RwSignal::new(None::<(PlayerStats, String, Vec<Highlight>)>);
     let missing = RwSignal::new(false);
     let url = format!("/api/players/{}/stats", segment(&name));
+    // Their latest highlights, as the relay's first screen lists them.
+    let plays = format!("/api/highlights?player={}&limit=12", segment(&name));
     spawn_local(async move {
         match fetch_json::<PlayerStats>(&url).await {
             Some(found) => {
                 // The first gametype's chart comes with the page.
-                let first = match found.ratings.first() {
-                    Some(r) => fetch_text(&rating_chart(&found.key, &r.gametype)).await,
-                    None => None,
+                let chart = async {
+                    match found.ratings.first() {
+                        Some(r) => fetch_text(&rating_chart(&found.key, &r.gametype)).await,
+                        None => None,
+                    }
                 };
-                stats.set(Some((found, first.unwrap_or_default())));
+                let (first, plays) = futures::join!(chart, fetch_json::<Vec<Highlight>>(&plays));
+                stats.set(Some((
+                    found,
+                    first.unwrap_or_default(),
+                    plays.unwrap_or_default(),
+                )));
             }
             None => missing.set(true),
         }
@@ -35,7 +46,9 @@ pub fn PlayerPage(name: String) -> impl IntoView {
             return view! { <h1>{tr!("player-missing")}</h1> }.into_any();
         }
         match stats.get() {
-            Some((p, chart)) => view! { <Player p=p first_chart=chart /> }.into_any(),
+            Some((p, chart, plays)) => {
+                view! { <Player p=p first_chart=chart plays=plays /> }.into_any()
+            }
             None => ().into_any(),
         }
     }
@@ -59,7 +72,7 @@ fn rating_chart(key: &str, gametype: &str) -> String {
 }
 
 #[component]
-fn Player(p: PlayerStats, first_chart: String) -> impl IntoView {
+fn Player(p: PlayerStats, first_chart: String, plays: Vec<Highlight>) -> impl IntoView {
     let t = p.totals.clone();
     let kd = format!("{:.2}", t.kills as f64 / t.deaths.max(1) as f64);
     let key = p.key.clone();
@@ -163,6 +176,14 @@ fn Player(p: PlayerStats, first_chart: String) -> impl IntoView {
             {counts("player-maps", &p.maps)}
             {counts("nav-servers", &p.servers)}
         </div>
+        {(!plays.is_empty()).then(|| view! {
+            <section data-testid="player-highlights">
+                <h2>{tr!("player-highlights")}</h2>
+                <div class="highlights">
+                    {plays.into_iter().map(|h| view! { <HighlightCard h=h /> }).collect_view()}
+                </div>
+            </section>
+        })}
         <h2>{tr!("matches-recent")}</h2>
         <table data-testid="recent">
             <thead><tr><th>{tr!("col-when")}</th><th>{tr!("col-map")}</th><th>{tr!("col-mode")}</th><th>{tr!("col-server")}</th><th>{tr!("col-result")}</th><th class="n">{tr!("col-kills")}</th><th class="n">{tr!("col-deaths")}</th><th class="n">{tr!("col-place")}</th><th></th></tr></thead>

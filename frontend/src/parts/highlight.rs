@@ -1,0 +1,53 @@
+//! A highlight as every page shows it (`highlight` in `relay/src/card.rs` draws the same for
+//! the relay's first screens): its still, a link to its clip, what it was, by whom, where, its
+//! score and when.
+
+use leptos::prelude::*;
+use protocol::cod::text::strip;
+use protocol::relay_api::highlights::Highlight;
+
+use crate::parts::coloured::Coloured;
+
+/// The kind's name in the visitor's language.
+pub fn kind_name(h: &Highlight) -> String {
+    crate::words::t(&format!("highlight-{}", h.kind.name().replace('_', "-")))
+}
+
+#[component]
+pub fn HighlightCard(h: Highlight) -> impl IntoView {
+    let kind = kind_name(&h);
+    let alt = tr!(
+        "highlight-by",
+        kind = kind.as_str(),
+        player = strip(&h.player).as_str()
+    );
+    let key = protocol::browse::plain_lower(&h.player).trim().to_owned();
+    let player = format!("/players/{}", protocol::relay_api::matches::segment(&key));
+    let when = i18n::catalogue(crate::words::lang()).date_time_utc(h.start_ms);
+    let still = match &h.moment {
+        Some(moment) => view! {
+            <a href=format!("/m/{moment}")>
+                <img src=format!("/api/moments/{moment}.png") alt=alt width="160" height="160" loading="lazy" />
+            </a>
+        }
+        .into_any(),
+        None => view! { <div class="no-clip">{tr!("highlight-no-clip")}</div> }.into_any(),
+    };
+    let watch = h.moment.clone().map(|moment| {
+        view! { " · " <a href=format!("/m/{moment}")>{tr!("highlight-watch")}</a> }
+    });
+    view! {
+        <figure class="highlight" data-testid="highlight" data-kind=h.kind.name()>
+            {still}
+            <figcaption>
+                <strong>{kind}</strong> " · "
+                <a href=player><Coloured text=h.player.clone() /></a>
+                <br />
+                {h.map.clone()} " · " {tr!("highlight-score", score = h.score)}
+                <br />
+                <span class="sub">{when}</span>
+                {watch}
+            </figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,258 @@
+//! `cargo xtask bench highlights`: what finding and cutting plays costs.
+//!
+//! First in process: the rule (`cod::watch::highlights::PlayFinder`) told a long generated
+//! match (24 names, a kill a second, runs as a lab soldier makes them, 20 snapshots a second
+//! each an `elapse`): nanoseconds per kill and per snapshot, and plays found per 1,000 kills.
+//!
+//! Then live, side by side: the relay (its own process, SQLite history) following MATCHES lab
+//! matches at once (the lab its own process, 12 players a server, 2-minute maps, the default
+//! 30 s broadcast delay), with highlights on and with `--no-highlights`: the relay's CPU and
+//! resident memory each way, per followed match, and with them on the plays found and the
+//! clips cut per second. Goal: highlights cost at most 10% more CPU than following alone.
+//!
+//! Usage: highlights_bench [MATCHES] [KILLS]  (50, 1,000,000; MUSTER_BIN_DIR names the release
+//! binaries). Last line: JSON.
+
+use std::time::{Duration, Instant};
+
+use protocol::cod::watch::highlights::PlayFinder;
+use protocol::relay_api::matches::{KillKind, MatchEvent, MatchKey, MatchKill, MatchStart};
+use protocol::relay_api::watch::Team;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+use bench_util::{cpu_seconds, free_port, free_tcp_port, relay_args, rss_kib, start, start_fleet};
+
+mod bench_util;
+
+/// The rule over `kills` generated kills: (ns per kill, ns per snapshot, plays per 1,000 kills).
+fn detection(kills: usize) -> (f64, f64, f64) {
+    let mut rng = SmallRng::seed_from_u64(7);
+    let names: Vec<String> = (0..24).map(|i| format!("^{}Player{i}", i % 8)).collect();
+    let team = |i: usize| {
+        if i.is_multiple_of(2) {
+            Team::Axis
+        } else {
+            Team::Allies
+        }
+    };
+    // The events first, so only the rule is timed.
+    let mut events: Vec<(i32, Option<MatchEvent>)> = Vec::with_capacity(kills * 21);
+    let (mut t, mut run): (i32, Option<usize>) = (10_000, None);
+    for _ in 0..kills {
+        // A kill a second: twenty snapshots, the kill in the last.
+        for _ in 0..19 {
+            t += 50;
+            events.push((t, None));
+        }
+        t += 50;
+        let killer = match run {
+            Some(k) => k,
+            None => rng.random_range(0..names.len()),
+        };
+        let victim = loop {
+            let v = rng.random_range(0..names.len());
+            if team(v) != team(killer) {
+                break v;
+            }
+        };
+        run = rng.random_bool(0.4).then_some(killer);
+        let apart = rng.random_range(0..4000);
+        events.push((
+            t,
+            Some(MatchEvent::Kill(MatchKill {
+                server_time: t,
+                attacker: Some(names[killer].clone()),
+                attacker_team: team(killer),
+                victim: names[victim].clone(),
+                victim_team: team(victim),
+                weapon: "kar98k_mp".into(),
+                kind: KillKind::Kill,
+                attacker_origin: Some([0, 0, 0]),
+                victim_origin: Some([apart, 0, 0]),
+            })),
+        ));
+    }
+    let mut finder = PlayFinder::new([]);
+    finder.told(&MatchEvent::Began(MatchStart {
+        key: MatchKey {
+            map: "mp_bench".into(),
+            level_start: 10_000,
+        },
+        gametype: "tdm".into(),
+        hostname: "bench".into(),
+        joined_at: 10_000,
+    }));
+    let began = Instant::now();
+    let mut plays = 0usize;
+    for (t, event) in &events {
+        finder.elapse(*t);
+        if let Some(event) = event {
+            finder.told(event);
+        }
+        while finder.poll().is_some() {
+            plays += 1;
+        }
+    }
+    let total_ns = began.elapsed().as_nanos() as f64;
+    // Snapshots alone, to tell the two costs apart.
+    let mut idle = PlayFinder::new([]);
+    let snapshots = events.iter().filter(|(_, e)| e.is_none()).count();
+    let began = Instant::now();
+    for (t, _) in events.iter().filter(|(_, e)| e.is_none()) {
+        idle.elapse(*t);
+    }
+    let snapshot_ns = began.elapsed().as_nanos() as f64 / snapshots as f64;
+    let kill_ns = (total_ns - snapshot_ns * snapshots as f64) / kills as f64;
+    (kill_ns, snapshot_ns, plays as f64 * 1000.0 / kills as f64)
+}
+
+/// Seconds each relay is measured for.
+const WINDOW: Duration = Duration::from_secs(90);
+
+async fn json_of(url: String) -> anyhow::Result<Value> {
+    Ok(reqwest::get(url).await?.json().await?)
+}
+
+/// Plays kept since `since_ms`, and those of them clipped.
+async fn plays_since(http: &str, since_ms: u64) -> anyhow::Result<(usize, usize)> {
+    let list = json_of(format!(
+        "http://{http}/api/highlights?since={since_ms}&limit=200"
+    ))
+    .await?;
+    let list = list.as_array().cloned().unwrap_or_default();
+    let clipped = list.iter().filter(|h| !h["moment"].is_null()).count();
+    Ok((list.len(), clipped))
+}
+
+/// The relay's hubs that have their match's picture.
+async fn hubs(http: &str) -> anyhow::Result<usize> {
+    let v = json_of(format!("http://{http}/api/spectate")).await?;
+    Ok(v.as_array()
+        .into_iter()
+        .flatten()
+        .filter(|h| !h["server_time"].is_null())
+        .count())
+}
+
+/// One relay on the lab for [`WINDOW`]: CPU (cores), resident KiB, hubs, plays and clips a
+/// second (counted from the window's start, when only plays found in it are listed).
+async fn measure(
+    bin: &std::path::Path,
+    master_port: u16,
+    extra: &[String],
+) -> anyhow::Result<(f64, f64, usize, f64, f64)> {
+    let data = tempfile::tempdir()?;
+    let http_port = free_tcp_port();
+    let http = format!("127.0.0.1:{http_port}");
+    let mut args = relay_args(http_port, master_port, data.path());
+    args.extend(["--data-dir".to_owned(), data.path().display().to_string()]);
+    args.extend(extra.iter().cloned());
+    let relay = start(bin.join("muster"), &args, "muster: serving")?;
+    let pid = relay.0.id();
+    // Joined, the delay filled, before the window opens.
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    let cpu_before = cpu_seconds(pid);
+    let from_ms = relay::net::unix_ms();
+    let began = Instant::now();
+    tokio::time::sleep(WINDOW).await;
+    let elapsed = began.elapsed().as_secs_f64();
+    let cpu = (cpu_seconds(pid) - cpu_before) / elapsed;
+    let (plays, clipped) = plays_since(&http, from_ms).await?;
+    Ok((
+        cpu,
+        rss_kib(pid),
+        hubs(&http).await?,
+        plays as f64 / elapsed,
+        clipped as f64 / elapsed,
+    ))
+}
+
+async fn live(matches: usize) -> anyhow::Result<Value> {
+    let bin = std::path::PathBuf::from(
+        std::env::var("MUSTER_BIN_DIR").unwrap_or_else(|_| "target/release".into()),
+    );
+    let (base, master_port) = (48_960, free_port());
+    let _lab = start_fleet(
+        &bin,
+        matches,
+        base,
+        master_port,
+        &[
+            "--players",
+            "12",
+            "--churn",
+            "0",
+            "--map-time",
+            "120",
+            "--seed",
+            "5",
+        ],
+    )?;
+    let dir = tempfile::tempdir()?;
+    let password = dir.path().join("password");
+    std::fs::write(&password, "lab")?;
+    let mut follow = vec!["--max-hubs".to_owned(), (matches + 4).to_string()];
+    for port in base..base + matches as u16 {
+        follow.extend([
+            "--follow".to_owned(),
+            format!("127.0.0.1:{port}"),
+            "--server-password".to_owned(),
+            format!("127.0.0.1:{port}={}", password.display()),
+        ]);
+    }
+    let mut off = follow.clone();
+    off.push("--no-highlights".to_owned());
+    let (off_cpu, off_rss, off_hubs, _, _) = measure(&bin, master_port, &off).await?;
+    let (on_cpu, on_rss, on_hubs, plays, clips) = measure(&bin, master_port, &follow).await?;
+    let per = |v: f64, n: usize| v / n.max(1) as f64;
+    Ok(json!({
+        "matches_asked": matches,
+        "matches_followed": on_hubs.min(off_hubs),
+        "relay_cpu_cores_highlights_off": (off_cpu * 1000.0).round() / 1000.0,
+        "relay_cpu_cores_highlights_on": (on_cpu * 1000.0).round() / 1000.0,
+        "cpu_share_of_a_core_per_match_on": (per(on_cpu, on_hubs) * 10000.0).round() / 10000.0,
+        "relay_rss_mib_highlights_off": (off_rss / 1024.0 * 10.0).round() / 10.0,
+        "relay_rss_mib_highlights_on": (on_rss / 1024.0 * 10.0).round() / 10.0,
+        "plays_found_per_s": (plays * 100.0).round() / 100.0,
+        "clips_cut_per_s": (clips * 100.0).round() / 100.0,
+        "cpu_ratio_on_to_off": if off_cpu > 0.0 { (on_cpu / off_cpu * 100.0).round() / 100.0 } else { f64::NAN },
+    }))
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let matches = args.first().copied().unwrap_or(50);
+    let kills = args.get(1).copied().unwrap_or(1_000_000);
+    let (kill_ns, snapshot_ns, plays) = detection(kills);
+    let detection = json!({
+        "kills": kills,
+        "ns_per_kill": kill_ns.round(),
+        "ns_per_snapshot": (snapshot_ns * 10.0).round() / 10.0,
+        "plays_per_1000_kills": (plays * 10.0).round() / 10.0,
+    });
+    eprintln!("highlights_bench: detection {detection}");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let live = match runtime.block_on(live(matches)) {
+        Ok(live) => live,
+        Err(e) => json!({"error": e.to_string()}),
+    };
+    eprintln!("highlights_bench: live {live}");
+    let met = live["cpu_ratio_on_to_off"]
+        .as_f64()
+        .is_some_and(|r| r <= 1.10);
+    println!(
+        "{}",
+        json!({
+            "bench": "highlights",
+            "detection": detection,
+            "live": live,
+            "goal": "highlights cost at most 10% more relay CPU than following alone",
+            "met": met,
+        })
+    );
+}

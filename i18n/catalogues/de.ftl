@@ -214,6 +214,9 @@ rule-server-down = { $server } fällt aus
 rule-slot-free = { $server } hat einen freien Platz
 rule-name-seen = { $name } taucht auf
 rule-match-end = ein Match auf { $server } endet
+rule-highlight-of = ein Highlight von { $name }
+rule-highlight-on = ein Highlight auf { $server }
+rule-play-of-the-match = die Szene jedes Matches auf { $server }
 by-this-browser = dieser Browser
 by-webhook-short = Webhook
 alert-no-subscription = Dieser Browser konnte nicht abonnieren: { $why }
@@ -264,6 +267,7 @@ owner-accent = Akzent
 owner-discord = Discord-Webhook für Start, Ausfall, volle Belegung und Matchergebnisse dieses Servers
 owner-discord-set = gesetzt (leer lassen, um ihn zu behalten)
 owner-follow = { " " }Matches dieses Servers für Statistiken verfolgen
+owner-play-of-the-match = { " " }Auch die Szene jedes verfolgten Matches (eine Karte mit Standbild und Clip)
 save = Speichern
 owner-give-up = Betreiberschaft aufgeben
 
@@ -569,6 +573,8 @@ alert-name-left = { $name } hat den Server verlassen
 alert-other = { $server }: Alarm
 alert-last-seen = { $seen } (zuletzt gesehen { $ago })
 alert-match-over = Match beendet auf { $server }: { $map } { $mode }
+alert-highlight = { $kind } von { $player } auf { $map } ({ $server }): { $score } Punkte
+alert-play-of-the-match = Szene des Matches auf { $map } ({ $server }): { $kind } von { $player }, { $score } Punkte
 alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
 alert-bots = { " " }(+{ $count } { $count ->
     [one] Bot

@@ -215,6 +215,9 @@ rule-server-down = { $server } goes down
 rule-slot-free = { $server } has a free slot
 rule-name-seen = { $name } appears
 rule-match-end = a match on { $server } ends
+rule-highlight-of = a highlight by { $name }
+rule-highlight-on = a highlight on { $server }
+rule-play-of-the-match = each match's play of the match on { $server }
 by-this-browser = this browser
 by-webhook-short = webhook
 alert-no-subscription = This browser could not subscribe: { $why }
@@ -265,6 +268,7 @@ owner-accent = accent
 owner-discord = Discord webhook for this server's up, down, full and match results
 owner-discord-set = set (leave empty to keep)
 owner-follow = { " " }Follow this server's matches for statistics
+owner-play-of-the-match = { " " }Also each followed match's play of the match (a card with its still and clip)
 save = Save
 owner-give-up = Give up ownership
 
@@ -576,6 +580,8 @@ alert-name-left = { $name } left
 alert-other = { $server }: alert
 alert-last-seen = { $seen } (last seen { $ago })
 alert-match-over = Match over on { $server }: { $map } { $mode }
+alert-highlight = { $kind } by { $player } on { $map } ({ $server }): { $score } points
+alert-play-of-the-match = Play of the match on { $map } ({ $server }): { $kind } by { $player }, { $score } points
 alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
 alert-bots = { " " }(+{ $count } { $count ->
     [one] bot

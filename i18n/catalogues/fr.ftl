@@ -217,6 +217,9 @@ rule-server-down = { $server } tombe
 rule-slot-free = une place se libère sur { $server }
 rule-name-seen = { $name } apparaît
 rule-match-end = un match se termine sur { $server }
+rule-highlight-of = un temps fort de { $name }
+rule-highlight-on = un temps fort sur { $server }
+rule-play-of-the-match = l'action de chaque match sur { $server }
 by-this-browser = ce navigateur
 by-webhook-short = webhook
 alert-no-subscription = Ce navigateur n'a pas pu s'abonner : { $why }
@@ -267,6 +270,7 @@ owner-accent = accent
 owner-discord = Webhook Discord pour le démarrage, la panne, le serveur plein et les résultats des matchs
 owner-discord-set = défini (laisser vide pour le garder)
 owner-follow = { " " }Suivre les matchs de ce serveur pour les statistiques
+owner-play-of-the-match = { " " }Aussi l'action de chaque match suivi (une carte avec son image et son clip)
 save = Enregistrer
 owner-give-up = Renoncer à la propriété
 
@@ -578,6 +582,8 @@ alert-name-left = { $name } a quitté le serveur
 alert-other = { $server } : alerte
 alert-last-seen = { $seen } (vu pour la dernière fois { $ago })
 alert-match-over = Match terminé sur { $server } : { $map } { $mode }
+alert-highlight = { $kind } de { $player } sur { $map } ({ $server }) : { $score } points
+alert-play-of-the-match = Action du match sur { $map } ({ $server }) : { $kind } de { $player }, { $score } points
 alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
 alert-bots = { " " }(+{ $count } { $count ->
     [one] bot

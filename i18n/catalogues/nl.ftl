@@ -214,6 +214,9 @@ rule-server-down = { $server } valt uit
 rule-slot-free = er komt een plek vrij op { $server }
 rule-name-seen = { $name } duikt op
 rule-match-end = een wedstrijd op { $server } eindigt
+rule-highlight-of = een hoogtepunt van { $name }
+rule-highlight-on = een hoogtepunt op { $server }
+rule-play-of-the-match = de actie van elke match op { $server }
 by-this-browser = deze browser
 by-webhook-short = webhook
 alert-no-subscription = Deze browser kon zich niet abonneren: { $why }
@@ -264,6 +267,7 @@ owner-accent = accent
 owner-discord = Discord-webhook voor het opkomen, uitvallen en vollopen van deze server en wedstrijduitslagen
 owner-discord-set = ingesteld (laat leeg om te behouden)
 owner-follow = { " " }Wedstrijden van deze server volgen voor statistieken
+owner-play-of-the-match = { " " }Ook de actie van elke gevolgde match (een kaart met still en clip)
 save = Opslaan
 owner-give-up = Eigendom opgeven
 
@@ -575,6 +579,8 @@ alert-name-left = { $name } heeft de server verlaten
 alert-other = { $server }: alarm
 alert-last-seen = { $seen } (laatst gezien { $ago })
 alert-match-over = Match afgelopen op { $server }: { $map } { $mode }
+alert-highlight = { $kind } door { $player } op { $map } ({ $server }): { $score } punten
+alert-play-of-the-match = Actie van de match op { $map } ({ $server }): { $kind } door { $player }, { $score } punten
 alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
 alert-bots = { " " }(+{ $count } { $count ->
     [one] bot

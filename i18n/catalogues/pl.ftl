@@ -216,6 +216,9 @@ rule-server-down = { $server } pada
 rule-slot-free = na { $server } zwalnia się miejsce
 rule-name-seen = pojawia się { $name }
 rule-match-end = kończy się mecz na { $server }
+rule-highlight-of = najlepsza akcja gracza { $name }
+rule-highlight-on = najlepsza akcja na { $server }
+rule-play-of-the-match = akcja każdego meczu na { $server }
 by-this-browser = ta przeglądarka
 by-webhook-short = webhook
 alert-no-subscription = Ta przeglądarka nie mogła się zasubskrybować: { $why }
@@ -266,6 +269,7 @@ owner-accent = akcent
 owner-discord = Webhook Discorda dla startu, awarii, pełnego serwera i wyników meczów
 owner-discord-set = ustawiony (zostaw puste, aby zachować)
 owner-follow = { " " }Śledź mecze tego serwera do statystyk
+owner-play-of-the-match = { " " }Także akcja każdego śledzonego meczu (karta z kadrem i klipem)
 save = Zapisz
 owner-give-up = Zrezygnuj z własności
 
@@ -582,6 +586,8 @@ alert-name-left = { $name } opuścił serwer
 alert-other = { $server }: alert
 alert-last-seen = { $seen } (ostatnio widziany { $ago })
 alert-match-over = Koniec meczu na { $server }: { $map } { $mode }
+alert-highlight = { $kind }: { $player } na { $map } ({ $server }), { $score } pkt
+alert-play-of-the-match = Akcja meczu na { $map } ({ $server }): { $kind }, { $player }, { $score } pkt
 alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
 alert-bots = { " " }(+{ $count } { $count ->
     [one] bot

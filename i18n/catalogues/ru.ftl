@@ -217,6 +217,9 @@ rule-server-down = { $server } падает
 rule-slot-free = на { $server } освобождается место
 rule-name-seen = появляется { $name }
 rule-match-end = заканчивается матч на { $server }
+rule-highlight-of = лучший момент игрока { $name }
+rule-highlight-on = лучший момент на { $server }
+rule-play-of-the-match = момент каждого матча на { $server }
 by-this-browser = этот браузер
 by-webhook-short = вебхук
 alert-no-subscription = Этот браузер не смог подписаться: { $why }
@@ -268,6 +271,7 @@ owner-accent = акцент
 owner-discord = Вебхук Discord для запуска, падения, заполнения и итогов матчей этого сервера
 owner-discord-set = задан (оставьте пустым, чтобы сохранить)
 owner-follow = { " " }Следить за матчами этого сервера для статистики
+owner-play-of-the-match = { " " }Также момент каждого отслеживаемого матча (карточка с кадром и клипом)
 save = Сохранить
 owner-give-up = Отказаться от владения
 
@@ -585,6 +589,8 @@ alert-name-left = { $name } покинул сервер
 alert-other = { $server }: оповещение
 alert-last-seen = { $seen } (последний раз: { $ago })
 alert-match-over = Матч окончен на { $server }: { $map } { $mode }
+alert-highlight = { $kind }: { $player } на { $map } ({ $server }), { $score } очк.
+alert-play-of-the-match = Момент матча на { $map } ({ $server }): { $kind }, { $player }, { $score } очк.
 alert-match-score = { $over }, { team-axis } { $axis } : { team-allies } { $allies }
 alert-bots = { " " }(+{ $count } { $count ->
     [one] бот

@@ -63,17 +63,18 @@ pub trait OwnerProfiles: Send + Sync {
 }
 
 /// Where a proven owner's Discord webhook becomes the server's own alerts (up, down, full,
-/// each followed match's end); alerts implement it.
+/// each followed match's end, and when opted in its play of the match); alerts implement it.
 pub trait ServerWebhooks: Send + Sync {
     /// Replaces `addr`'s owner alerts with ones to `url` (`None` removes them), written in
     /// `lang` (the owner's language as they set it); `full_at` is the player count that makes
-    /// it full. `Err` says why the URL is refused.
+    /// it full; `play_of_the_match` adds each match's best. `Err` says why the URL is refused.
     fn set_webhook(
         &self,
         addr: String,
         url: Option<String>,
         full_at: u32,
         lang: i18n::Lang,
+        play_of_the_match: bool,
     ) -> futures_util::future::BoxFuture<'static, Result<(), String>>;
 }
 
@@ -136,6 +137,15 @@ pub trait MatchLog: Send + Sync {
 /// not block: the tap runs in the hub's loop.
 pub trait PlaysFound: Send + Sync {
     fn found(&self, play: FoundPlay);
+    /// The match is over (a new map, a restart, its intermission): no play of it will come.
+    fn match_over(&self, server: ServerAddr, map: String, level_start: i32);
+}
+
+/// What the highlights' keeper tells alerts: a play has its clip, and a match's play of the
+/// match is known (the match is over and its plays are all cut). Must not block.
+pub trait HighlightsTold: Send + Sync {
+    fn clipped(&self, highlight: protocol::relay_api::highlights::Highlight);
+    fn play_of_the_match(&self, highlight: protocol::relay_api::highlights::Highlight);
 }
 
 /// A play as its match's tap found it, with where and when.

@@ -156,6 +156,7 @@ pub(crate) async fn capabilities(
             keep_days,
             dist: config.dist.clone(),
             config: config.highlights.clone(),
+            told: alerts.highlights.clone(),
         },
         tasks,
     );

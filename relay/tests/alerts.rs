@@ -814,3 +814,94 @@ async fn a_followed_match_s_end_fires_its_rule_with_the_result() {
         assert_eq!(event.join, Some(format!("coduo://{server}")));
     }
 }
+
+/// `highlight` rules: one on a followed server's plays goes to Discord as a card with the clip's
+/// still and link on the relay's public address; one with `best` tells each match's play of
+/// the match once the match is over and its plays are cut; a rule naming neither a player nor
+/// a server is refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_highlight_rule_sends_the_clip_and_best_sends_the_play_of_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(lab::LabConfig {
+        players: Some(10),
+        map_time: Some(Duration::from_secs(8)),
+        intermission: Duration::from_secs(1),
+        ..lab_config(1, 10)
+    })
+    .await
+    .unwrap();
+    lab.wait_registered(LIMIT).await.unwrap();
+    let (receiver, at) = receiver().await;
+    let server = lab.servers[0].addr.to_string();
+    let flags = [
+        "--follow".to_owned(),
+        server.clone(),
+        "--spectate-delay".into(),
+        "1".into(),
+        "--data-dir".into(),
+        dir.path().display().to_string(),
+        "--alert-allow-host".into(),
+        "127.0.0.1".into(),
+        "--public-url".into(),
+        "https://muster.example/".into(),
+    ];
+    let (_relay, url) = common::serve_muster(&lab.master.to_string(), &flags).await;
+    let refused = reqwest::Client::new()
+        .post(format!("{url}/api/alerts"))
+        .json(&json!({"rule": {"kind": "highlight"}, "to": {"kind": "webhook", "url": format!("{at}/x")}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    assert!(refused
+        .text()
+        .await
+        .unwrap()
+        .contains("names a player, a server or both"));
+    made_once_listed(
+        &url,
+        json!({"rule": {"kind": "highlight", "server": server},
+               "to": {"kind": "discord", "url": format!("{at}/api/webhooks/2/highlights")}}),
+    )
+    .await;
+    made_once_listed(
+        &url,
+        json!({"rule": {"kind": "highlight", "server": server, "best": true},
+               "to": {"kind": "webhook", "url": format!("{at}/best")}}),
+    )
+    .await;
+
+    // Discord: a card with the still as its image and the clip as its link (after one 429).
+    let tries = receiver.wait("/api/webhooks/2/highlights", 2).await;
+    let embed = &tries[1].body["embeds"][0];
+    let image = embed["image"]["url"].as_str().unwrap_or_default();
+    let link = embed["url"].as_str().unwrap_or_default();
+    assert!(
+        image.starts_with("https://muster.example/api/moments/") && image.ends_with(".png"),
+        "{embed}"
+    );
+    assert!(link.starts_with("https://muster.example/m/"), "{embed}");
+    assert!(
+        embed["description"].as_str().unwrap().ends_with(" points"),
+        "{embed}"
+    );
+
+    // The play of the match, told once the match is over: the match's best, clipped.
+    let took = receiver.wait("/best", 1).await;
+    let event: AlertEvent = serde_json::from_value(took[0].body.clone()).unwrap();
+    let told = event.highlight.expect("the highlight");
+    assert!(told.play_of_the_match && event.text.starts_with("Play of the match on "));
+    let kept: protocol::relay_api::highlights::Highlight =
+        reqwest::get(format!("{url}/api/highlights/{}", told.id))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    assert!(kept.play_of_the_match, "{kept:?}");
+    let moment = kept.moment.expect("its clip");
+    assert_eq!(
+        told.still.as_deref(),
+        Some(format!("https://muster.example/api/moments/{moment}.png").as_str())
+    );
+}

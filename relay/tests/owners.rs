@@ -232,6 +232,21 @@ async fn claims_and_edits(history: relay::history::HistoryConfig) {
     );
     assert_eq!(event.1["allowed_mentions"]["parse"], json!([]));
 
+    // Opting in to each match's play of the match keeps the webhook as it was.
+    let (status, said) = edit(
+        &base,
+        &addr,
+        Some(token),
+        json!({"discord_play_of_the_match": true}),
+    )
+    .await;
+    assert_eq!(status, 200, "{said}");
+    let profile: OwnerProfile = serde_json::from_str(&said).unwrap();
+    assert!(
+        profile.discord && profile.discord_play_of_the_match,
+        "{said}"
+    );
+
     // Disowned: the profile and the session are gone.
     let gone = reqwest::Client::new()
         .delete(format!("{base}/api/servers/{addr}/owner"))

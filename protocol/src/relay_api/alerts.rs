@@ -31,6 +31,23 @@ pub enum Rule {
     },
     /// A match the relay followed on the server ended (with its result).
     MatchEnd { server: String },
+    /// A highlight (`/api/highlights`) by this player (colours and case ignored) and/or on
+    /// this server, once its clip is cut; with `best`, only each match's play of the match,
+    /// once the match is over and its plays are all cut. Names a player or a server.
+    Highlight {
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
+        player: Option<String>,
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
+        server: Option<String>,
+        #[cfg_attr(feature = "serde", serde(default))]
+        best: bool,
+    },
 }
 
 impl Rule {
@@ -42,7 +59,7 @@ impl Rule {
             | Self::ServerDown { server }
             | Self::SlotFree { server }
             | Self::MatchEnd { server } => Some(server),
-            Self::NameSeen { server, .. } => server.as_deref(),
+            Self::NameSeen { server, .. } | Self::Highlight { server, .. } => server.as_deref(),
         }
     }
 }
@@ -181,6 +198,29 @@ pub struct AlertEvent {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub last_seen_ms: Option<u64>,
+    /// For a highlight: the highlight, its clip's page and still (absolute when the operator
+    /// gave the relay's `--public-url`, else paths on the relay).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub highlight: Option<AlertHighlight>,
+}
+
+/// What an alert says of a highlight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct AlertHighlight {
+    pub id: String,
+    /// `triple`, `long_shot` …, as `/api/highlights` names them.
+    pub kind: String,
+    pub player: String,
+    pub score: u32,
+    pub play_of_the_match: bool,
+    /// The clip's page (`/m/ID`).
+    pub clip: Option<String>,
+    /// The clip's still (PNG).
+    pub still: Option<String>,
 }
 
 #[cfg(feature = "serde")]

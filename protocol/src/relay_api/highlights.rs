@@ -51,6 +51,19 @@ impl HighlightKind {
         }
     }
 
+    /// The catalogues' message naming the kind.
+    pub fn said(self) -> crate::said::Said {
+        crate::said::Said::new(match self {
+            HighlightKind::Triple => "highlight-triple",
+            HighlightKind::Quad => "highlight-quad",
+            HighlightKind::Rampage => "highlight-rampage",
+            HighlightKind::Streak => "highlight-streak",
+            HighlightKind::LongShot => "highlight-long-shot",
+            HighlightKind::FirstBlood => "highlight-first-blood",
+            HighlightKind::Clutch => "highlight-clutch",
+        })
+    }
+
     pub fn from_name(name: &str) -> Option<HighlightKind> {
         HighlightKind::ALL.into_iter().find(|k| k.name() == name)
     }

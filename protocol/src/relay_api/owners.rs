@@ -43,6 +43,10 @@ pub struct OwnerProfile {
     pub follow: bool,
     /// The server's own events go to a Discord webhook.
     pub discord: bool,
+    /// Each followed match's play of the match goes to that webhook too (a card with its
+    /// still and its clip).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub discord_play_of_the_match: bool,
     /// Unix ms of the latest claim with a working password.
     pub proven_ms: u64,
 }
@@ -77,6 +81,9 @@ pub struct OwnerEdit {
     /// A Discord webhook URL for up/down, full and match results; empty removes it.
     #[cfg_attr(feature = "serde", serde(default))]
     pub discord_webhook: Option<String>,
+    /// Also each followed match's play of the match to that webhook.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub discord_play_of_the_match: Option<bool>,
     #[cfg_attr(feature = "serde", serde(default))]
     pub follow: Option<bool>,
 }

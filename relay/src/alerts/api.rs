@@ -71,6 +71,20 @@ impl Alerts {
                     format!("rule.name: a player's name, 1 to {NAME_MOST} characters"),
                 ))
             }
+            Rule::Highlight {
+                player: None,
+                server: None,
+                ..
+            } => Err(refusal(
+                StatusCode::BAD_REQUEST,
+                "rule: a highlight rule names a player, a server or both",
+            )),
+            Rule::Highlight {
+                player: Some(name), ..
+            } if super::rules::name_key(name).is_empty() || name.len() > NAME_MOST => Err(refusal(
+                StatusCode::BAD_REQUEST,
+                format!("rule.player: a player's name, 1 to {NAME_MOST} characters"),
+            )),
             _ => Ok(()),
         }
     }

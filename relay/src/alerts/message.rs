@@ -82,17 +82,33 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
                 t.format(&time::format_description::well_known::Rfc3339)
                     .ok()
             });
+    let mut embed = json!({
+        "title": cut(&title, TITLE),
+        "description": cut(&event.text, DESCRIPTION),
+        "color": if event.server.as_ref().is_some_and(|s| s.up) { 0x4c_af50 } else { 0xe5_3935 },
+        "fields": fields,
+        "footer": {"text": words.with("alert-footer", &[("key", event.key.as_str().into())])},
+        "timestamp": timestamp,
+    });
+    // A highlight's card: its still as the image and its clip as the link, when the relay
+    // knows its public address (Discord fetches images itself and takes absolute URLs only).
+    if let Some(h) = &event.highlight {
+        let absolute = |u: &Option<String>| {
+            u.clone()
+                .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+        };
+        if let Some(clip) = absolute(&h.clip) {
+            embed["url"] = json!(clip);
+        }
+        if let Some(still) = absolute(&h.still) {
+            embed["image"] = json!({"url": still});
+        }
+        embed["color"] = json!(0xd9_a441);
+    }
     json!({
         "username": "Muster",
         "allowed_mentions": {"parse": []},
-        "embeds": [{
-            "title": cut(&title, TITLE),
-            "description": cut(&event.text, DESCRIPTION),
-            "color": if event.server.as_ref().is_some_and(|s| s.up) { 0x4c_af50 } else { 0xe5_3935 },
-            "fields": fields,
-            "footer": {"text": words.with("alert-footer", &[("key", event.key.as_str().into())])},
-            "timestamp": timestamp,
-        }],
+        "embeds": [embed],
     })
 }
 
@@ -117,8 +133,12 @@ fn ntfy(url: Url, event: &AlertEvent) -> Request {
         "message": event.text,
         "tags": ["video_game"],
     });
-    if let Some(join) = &event.join {
-        body["click"] = json!(join);
+    // A highlight's clip when it has an address to open, else the game's join link.
+    let clip = (event.highlight.as_ref())
+        .and_then(|h| h.clip.clone())
+        .filter(|c| c.starts_with("https://") || c.starts_with("http://"));
+    if let Some(click) = clip.or_else(|| event.join.clone()) {
+        body["click"] = json!(click);
     }
     Request {
         url: root,
@@ -154,6 +174,7 @@ mod tests {
             }),
             join: Some("coduo://1.2.3.4:28960".into()),
             last_seen_ms: None,
+            highlight: None,
         }
     }
 

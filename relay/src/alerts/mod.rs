@@ -12,6 +12,7 @@
 
 mod api;
 pub mod guard;
+mod highlights;
 pub mod message;
 pub mod outbox;
 mod owned;
@@ -63,6 +64,11 @@ pub struct AlertsArgs {
         value_name = "URL"
     )]
     pub alert_contact: String,
+    /// The address visitors reach this relay at (`https://muster.example`): alerts link a
+    /// highlight's clip and show its still there (Discord fetches the image from it). Without
+    /// it they carry paths on the relay.
+    #[arg(long = "public-url", value_name = "URL")]
+    pub public_url: Option<String>,
 }
 
 impl Default for AlertsArgs {
@@ -72,6 +78,7 @@ impl Default for AlertsArgs {
             alert_rules_per_client: 20,
             alert_timeout: 10,
             alert_contact: "mailto:webpush@muster.invalid".into(),
+            public_url: None,
         }
     }
 }
@@ -123,6 +130,9 @@ pub struct AlertsStarted {
     pub webhooks: Option<Arc<dyn crate::seams::ServerWebhooks>>,
     /// What `/metrics` reads of the judge; None without a store.
     pub scrape: Option<Arc<dyn crate::metrics::Scrape>>,
+    /// Where the highlights' keeper tells of clips and plays of the match; None without a
+    /// store.
+    pub highlights: Option<Arc<dyn crate::seams::HighlightsTold>>,
 }
 
 /// Starts judging and sending when there is a store (else no routes, and `log` unchanged).
@@ -137,6 +147,7 @@ pub fn start(
             log,
             webhooks: None,
             scrape: None,
+            highlights: None,
         });
     };
     let allow = Arc::new(guard::Allow::new(&start.config.alert_allow_host));
@@ -169,6 +180,7 @@ pub fn start(
         }) as Arc<dyn MatchLog>
     });
     let webhooks = Some(Arc::new(alerts.clone()) as Arc<dyn crate::seams::ServerWebhooks>);
+    let highlights = Some(Arc::new(alerts.clone()) as Arc<dyn crate::seams::HighlightsTold>);
     let scrape =
         Some(Arc::new(scrape::Looks(alerts.looks.clone())) as Arc<dyn crate::metrics::Scrape>);
     let routes = Router::new()
@@ -184,6 +196,7 @@ pub fn start(
         log,
         webhooks,
         scrape,
+        highlights,
     })
 }
 
@@ -350,7 +363,8 @@ impl Judge {
         self.rules = (rows.into_iter())
             .filter_map(|(r, _)| {
                 let rule = serde_json::from_str::<Rule>(&r.rule).ok()?;
-                (!matches!(rule, Rule::MatchEnd { .. }))
+                // Fired by what happens in matches, not judged on refreshes.
+                (!matches!(rule, Rule::MatchEnd { .. } | Rule::Highlight { .. }))
                     .then(|| rules::Held::new(r.id, rule, r.holds))
             })
             .collect();
@@ -403,6 +417,7 @@ fn match_event(part: &MatchPart) -> rules::Fire {
             server: None,
             join: Some(rules::join_link(&part.server)),
             last_seen_ms: None,
+            highlight: None,
         },
         said,
     }

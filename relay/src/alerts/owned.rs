@@ -1,6 +1,7 @@
 //! A proven owner's Discord webhook as the server's own alerts: one subscription per server
 //! (its client is `owner:ADDR`, so the per-client cap is the server's own), with rules for it
-//! coming up, going down, filling up and each followed match's end. Setting another webhook
+//! coming up, going down, filling up and each followed match's end, and when the owner opts in
+//! each match's play of the match. Setting another webhook
 //! replaces them; none removes them. The URL passes the same guard as anyone's.
 
 use futures_util::future::BoxFuture;
@@ -16,6 +17,7 @@ impl crate::seams::ServerWebhooks for Alerts {
         url: Option<String>,
         full_at: u32,
         lang: i18n::Lang,
+        play_of_the_match: bool,
     ) -> BoxFuture<'static, Result<(), String>> {
         let alerts = self.clone();
         Box::pin(async move {
@@ -36,7 +38,7 @@ impl crate::seams::ServerWebhooks for Alerts {
                     lang: lang.tag().to_owned(),
                 };
                 let server = addr.clone();
-                let rules = [
+                let mut rules = vec![
                     Rule::ServerUp {
                         server: server.clone(),
                     },
@@ -47,17 +49,29 @@ impl crate::seams::ServerWebhooks for Alerts {
                         server: server.clone(),
                         n: full_at.clamp(1, 64),
                     },
-                    Rule::MatchEnd { server },
-                ]
-                .map(|rule| StoredRule {
-                    id: crate::secrets::random_id(10),
-                    subscription: subscription.id.clone(),
-                    rule: serde_json::to_string(&rule).unwrap_or_default(),
-                    paused: false,
-                    holds: UNKNOWN,
-                    fired: 0,
-                    created_ms: now,
-                });
+                    Rule::MatchEnd {
+                        server: server.clone(),
+                    },
+                ];
+                if play_of_the_match {
+                    rules.push(Rule::Highlight {
+                        player: None,
+                        server: Some(server),
+                        best: true,
+                    });
+                }
+                let rules: Vec<StoredRule> = rules
+                    .into_iter()
+                    .map(|rule| StoredRule {
+                        id: crate::secrets::random_id(10),
+                        subscription: subscription.id.clone(),
+                        rule: serde_json::to_string(&rule).unwrap_or_default(),
+                        paused: false,
+                        holds: UNKNOWN,
+                        fired: 0,
+                        created_ms: now,
+                    })
+                    .collect();
                 (subscription, rules)
             });
             alerts

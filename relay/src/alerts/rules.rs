@@ -158,7 +158,7 @@ fn verdict<'a>(
                 .get(s.info.addr.as_str())
                 .is_some_and(|keys| keys.contains(&held.key))
         }
-        Rule::MatchEnd { .. } => return None,
+        Rule::MatchEnd { .. } | Rule::Highlight { .. } => return None,
     };
     Some((holds, Some(s)))
 }
@@ -208,6 +208,7 @@ fn event(id: &str, rule: &Rule, holds: bool, on: Option<&ServerState>, at_ms: u6
             lang: String::new(),
             join: server.as_ref().map(|s| join_link(&s.addr)),
             last_seen_ms: None,
+            highlight: None,
             server,
         },
         said,

@@ -18,7 +18,8 @@ use axum::Router;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::seams::{FoundPlay, MomentCutting, PlaysFound};
+use crate::net::ServerAddr;
+use crate::seams::{FoundPlay, HighlightsTold, MomentCutting, PlaysFound};
 use crate::store::worker::Workers;
 
 /// A clip starts this long before a play's first kill…
@@ -47,6 +48,8 @@ pub struct HighlightsStart {
     /// The page's build, whose stylesheet the Highlights page wears.
     pub dist: std::path::PathBuf,
     pub config: HighlightsArgs,
+    /// Alerts, told of each clip and each match's play of the match.
+    pub told: Option<Arc<dyn HighlightsTold>>,
 }
 
 /// What highlights give the relay.
@@ -57,16 +60,41 @@ pub struct HighlightsStarted {
     pub routes: Router,
 }
 
+/// What the tap tells the keeper.
+enum Told {
+    Play(FoundPlay),
+    /// A match is over: once its plays are cut, its play of the match is known.
+    Over {
+        server: ServerAddr,
+        map: String,
+        level_start: i32,
+    },
+}
+
 /// The tap's side: a bounded queue to the keeper, so the hub's loop never waits.
 struct Plays {
-    to: mpsc::Sender<FoundPlay>,
+    to: mpsc::Sender<Told>,
+}
+
+impl Plays {
+    fn send(&self, told: Told) {
+        if let Err(e) = self.to.try_send(told) {
+            tracing::warn!("highlights: a play was not kept ({e}): the store is behind");
+        }
+    }
 }
 
 impl PlaysFound for Plays {
     fn found(&self, play: FoundPlay) {
-        if let Err(e) = self.to.try_send(play) {
-            tracing::warn!("highlights: a play was not kept ({e}): the store is behind");
-        }
+        self.send(Told::Play(play));
+    }
+
+    fn match_over(&self, server: ServerAddr, map: String, level_start: i32) {
+        self.send(Told::Over {
+            server,
+            map,
+            level_start,
+        });
     }
 }
 
@@ -82,9 +110,12 @@ pub fn start(start: HighlightsStart, tasks: &mut JoinSet<()>) -> Option<Highligh
     let (to, from) = mpsc::channel(QUEUE);
     tasks.spawn(cutter::run(
         from,
-        store.clone(),
-        start.cutting,
-        start.keep_days,
+        cutter::Keeper {
+            store: store.clone(),
+            cutting: start.cutting,
+            told: start.told,
+            keep_days: start.keep_days,
+        },
     ));
     let routes = Router::new()
         .route("/api/highlights", get(api::list))

@@ -278,8 +278,19 @@ impl MatchTap {
                 finder.told(&event);
             }
             self.send_plays();
+            self.tell_over(&event);
             self.told(event, crate::net::unix_ms());
             self.note_hub(hub);
+        }
+    }
+
+    /// A match over (not a session lost: a later one may continue it) has no more plays.
+    fn tell_over(&self, event: &MatchEvent) {
+        let (Some((_, to)), Some(open)) = (self.plays.as_ref(), self.open.as_ref()) else {
+            return;
+        };
+        if matches!(event, MatchEvent::Ended { why, .. } if *why != MatchEnd::SessionLost) {
+            to.match_over(self.server, open.part.map.clone(), open.part.level_start);
         }
     }
 

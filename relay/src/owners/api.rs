@@ -242,8 +242,15 @@ pub async fn edit(
     if let Some(follow) = edit.follow {
         profile.follow = follow;
     }
-    if let Some(url) = edit.discord_webhook {
-        let url = (!url.trim().is_empty()).then(|| url.trim().to_owned());
+    // A new webhook, or the play of the match opted in or out: the owner's alerts anew.
+    if edit.discord_webhook.is_some() || edit.discord_play_of_the_match.is_some() {
+        let url = match edit.discord_webhook {
+            Some(url) => (!url.trim().is_empty()).then(|| url.trim().to_owned()),
+            None => owner.discord_webhook.clone(),
+        };
+        let plays = edit
+            .discord_play_of_the_match
+            .unwrap_or(profile.discord_play_of_the_match);
         let Some(webhooks) = &owners.webhooks else {
             return refused(StatusCode::SERVICE_UNAVAILABLE, "alerts are unavailable");
         };
@@ -255,12 +262,14 @@ pub async fn edit(
                 url.clone(),
                 full_at,
                 crate::site::language::lang_of(&headers),
+                plays,
             )
             .await
         {
             return refused(StatusCode::FORBIDDEN, format!("discord_webhook: {why}"));
         }
         profile.discord = url.is_some();
+        profile.discord_play_of_the_match = plays && url.is_some();
         owner.discord_webhook = url;
     }
     owner.profile = serde_json::to_string(&profile).unwrap_or_default();
@@ -289,7 +298,7 @@ pub async fn disown(
     }
     if let Some(webhooks) = &owners.webhooks {
         if let Err(why) = webhooks
-            .set_webhook(addr.clone(), None, 1, i18n::Lang::En)
+            .set_webhook(addr.clone(), None, 1, i18n::Lang::En, false)
             .await
         {
             return unavailable(why);

@@ -158,6 +158,27 @@ pub fn one(db: &mut dyn Exec, id: &str) -> Result<Option<Highlight>> {
     Ok(rows.first().map(|r| row(r)))
 }
 
+/// A match's play of the match, by its server, map and level start.
+pub fn best_of(
+    db: &mut dyn Exec,
+    server: &str,
+    map: &str,
+    level_start: i32,
+) -> Result<Option<Highlight>> {
+    let rows = db.rows(
+        &format!(
+            "SELECT {COLUMNS} {FROM} WHERE h.server = $1 AND h.map = $2 AND h.level_start = $3 \
+             AND h.best <> 0 ORDER BY h.score DESC LIMIT 1"
+        ),
+        &[
+            Value::Text(server),
+            Value::Text(map),
+            Value::Int(level_start.into()),
+        ],
+    )?;
+    Ok(rows.first().map(|r| row(r)))
+}
+
 /// The highlights found before `before_ms` go (with the moments' retention).
 pub fn expire(db: &mut dyn Exec, before_ms: u64) -> Result<u64> {
     db.exec(

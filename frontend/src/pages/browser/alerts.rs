@@ -93,6 +93,21 @@ fn describe(rule: &Rule) -> String {
         Rule::SlotFree { server } => tr!("rule-slot-free", server = server.as_str()),
         Rule::NameSeen { name, .. } => tr!("rule-name-seen", name = name.as_str()),
         Rule::MatchEnd { server } => tr!("rule-match-end", server = server.as_str()),
+        Rule::Highlight {
+            player: Some(name), ..
+        } => tr!("rule-highlight-of", name = name.as_str()),
+        Rule::Highlight {
+            server, best: true, ..
+        } => tr!(
+            "rule-play-of-the-match",
+            server = server.as_deref().unwrap_or_default()
+        ),
+        Rule::Highlight { server, .. } => {
+            tr!(
+                "rule-highlight-on",
+                server = server.as_deref().unwrap_or_default()
+            )
+        }
     }
 }
 

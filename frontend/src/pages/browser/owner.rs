@@ -145,6 +145,7 @@ fn OwnerForm(
     let accent = RwSignal::new(colours.accent);
     let webhook = RwSignal::new(String::new());
     let follow = RwSignal::new(now.follow);
+    let plays = RwSignal::new(now.discord_play_of_the_match);
     let send_edit = {
         let addr = addr.clone();
         move |method: &'static str| {
@@ -160,6 +161,7 @@ fn OwnerForm(
                 // Left empty: the webhook stays as it is.
                 discord_webhook: Some(webhook.get_untracked()).filter(|w| !w.trim().is_empty()),
                 follow: Some(follow.get_untracked()),
+                discord_play_of_the_match: Some(plays.get_untracked()),
             };
             let body = (method == "PUT").then(|| to_json(&edit).unwrap_or_default());
             let bearer = token.get_untracked();
@@ -216,6 +218,9 @@ fn OwnerForm(
             <label><input type="checkbox" data-testid="owner-follow" prop:checked=move || follow.get()
                 on:change=move |ev| follow.set(event_target_checked(&ev)) />
                 {tr!("owner-follow")}</label>
+            <label><input type="checkbox" data-testid="owner-play-of-the-match" prop:checked=move || plays.get()
+                on:change=move |ev| plays.set(event_target_checked(&ev)) />
+                {tr!("owner-play-of-the-match")}</label>
             <p>
                 <button type="button" data-testid="owner-save" on:click=move |_| save("PUT")>{tr!("save")}</button>
                 " "

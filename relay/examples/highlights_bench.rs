@@ -191,17 +191,7 @@ async fn live(matches: usize) -> anyhow::Result<Value> {
         ],
     )?;
     let dir = tempfile::tempdir()?;
-    let password = dir.path().join("password");
-    std::fs::write(&password, "lab")?;
-    let mut follow = vec!["--max-hubs".to_owned(), (matches + 4).to_string()];
-    for port in base..base + matches as u16 {
-        follow.extend([
-            "--follow".to_owned(),
-            format!("127.0.0.1:{port}"),
-            "--server-password".to_owned(),
-            format!("127.0.0.1:{port}={}", password.display()),
-        ]);
-    }
+    let follow = bench_util::follow_fleet(base, matches, dir.path())?;
     let mut off = follow.clone();
     off.push("--no-highlights".to_owned());
     let (off_cpu, off_rss, off_hubs, _, _) = measure(&bin, master_port, &off).await?;

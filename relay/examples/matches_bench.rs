@@ -330,19 +330,7 @@ async fn live(matches: usize) -> anyhow::Result<Value> {
         ],
     )?;
     let dir = tempfile::tempdir()?;
-    // Some of the lab's servers are passworded; the operator gives the lab's password.
-    let password = dir.path().join("password");
-    std::fs::write(&password, "lab")?;
-    // A hub per followed match, beyond the default cap of 16.
-    let mut follow = vec!["--max-hubs".to_owned(), (matches + 4).to_string()];
-    for port in base..base + matches as u16 {
-        follow.extend([
-            "--follow".to_owned(),
-            format!("127.0.0.1:{port}"),
-            "--server-password".to_owned(),
-            format!("127.0.0.1:{port}={}", password.display()),
-        ]);
-    }
+    let follow = bench_util::follow_fleet(base, matches, dir.path())?;
     let (idle_cpu, idle_rss, _, _) = measure_relay(&bin, master_port, &[]).await?;
     let (cpu, rss, followed, kills_per_s) = measure_relay(&bin, master_port, &follow).await?;
     let per = |v: f64| v / followed.max(1) as f64;

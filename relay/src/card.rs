@@ -170,3 +170,51 @@ pub fn highlight(words: &Catalogue, h: &protocol::relay_api::highlights::Highlig
         }
     }
 }
+
+/// What a relay-made page in the app's design is: its title and description, what the
+/// header says it is about (`subtitle`, a catalogue id) and marks, where the language chooser
+/// comes back to, and the tags of the page's code that takes it over (empty for none).
+pub struct Sheet<'a> {
+    pub title: &'a str,
+    pub description: &'a str,
+    pub subtitle: &'a str,
+    pub current: Current,
+    pub back: &'a str,
+    pub code: String,
+}
+
+/// A relay-made page: the head, the header, and `body` as its first screen (shown until its
+/// code, if any, takes over, and to whatever runs no code), cached ten seconds.
+pub fn sheet(
+    words: &Catalogue,
+    dist: &Path,
+    sheet: Sheet<'_>,
+    body: Markup,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let page = html! {
+        (maud::DOCTYPE)
+        html lang=(words.lang().tag()) {
+            head {
+                (head(words, sheet.title, sheet.description))
+                meta property="og:type" content="website";
+                meta name="twitter:card" content="summary";
+                (stylesheet(dist))
+                (PreEscaped(sheet.code))
+            }
+            body class="sheet" {
+                (page_header(words, sheet.subtitle, sheet.current, html! {}, sheet.back))
+                div id="first-screen" { (body) }
+            }
+        }
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "max-age=10"),
+            (header::VARY, crate::site::language::VARY),
+        ],
+        page.into_string(),
+    )
+        .into_response()
+}

@@ -193,6 +193,24 @@ pub fn start_fleet(
     start(bin.join("muster-lab"), &args, "muster-lab:")
 }
 
+/// The relay's flags to follow the `count` lab servers from `base` at once: a hub for each
+/// (beyond the default cap), and the lab's password (some of its servers ask for one) from a
+/// file in `dir`.
+pub fn follow_fleet(base: u16, count: usize, dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let password = dir.join("password");
+    std::fs::write(&password, "lab")?;
+    let mut follow = vec!["--max-hubs".to_owned(), (count + 4).to_string()];
+    for port in base..base + count as u16 {
+        follow.extend([
+            "--follow".to_owned(),
+            format!("127.0.0.1:{port}"),
+            "--server-password".to_owned(),
+            format!("127.0.0.1:{port}={}", password.display()),
+        ]);
+    }
+    Ok(follow)
+}
+
 /// Waits until the relay at `http` lists `count` servers online.
 pub async fn wait_online(
     http: &str,

@@ -6,16 +6,16 @@
 use std::collections::HashMap;
 
 use axum::extract::{Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use i18n::Catalogue;
-use maud::{html, Markup, DOCTYPE};
+use maud::{html, Markup};
 use protocol::relay_api::highlights::{Highlight, HighlightKind};
 
 use super::Highlights;
 use crate::card::{self, Current};
 use crate::net::{unix_ms, ServerAddr};
-use crate::site::language::{words_for, VARY};
+use crate::site::language::words_for;
 use crate::store::highlights::{self, Wanted};
 
 /// Plays a section shows.
@@ -116,28 +116,13 @@ pub(super) async fn page(
         (section(words, &words.text("highlights-week"), &sections[1]))
         (section(words, &words.text("highlights-latest"), &sections[2]))
     };
-    let page = html! {
-        (DOCTYPE)
-        html lang=(words.lang().tag()) {
-            head {
-                (card::head(words, &title, &words.text("highlights-description")))
-                meta property="og:type" content="website";
-                meta name="twitter:card" content="summary";
-                (card::stylesheet(&h.dist))
-            }
-            body class="sheet" {
-                (card::page_header(words, "subtitle-highlights", Current::Highlights, html! {}, &back))
-                div id="first-screen" { (body) }
-            }
-        }
+    let sheet = card::Sheet {
+        title: &title,
+        description: &words.text("highlights-description"),
+        subtitle: "subtitle-highlights",
+        current: Current::Highlights,
+        back: &back,
+        code: String::new(),
     };
-    (
-        [
-            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-            (header::CACHE_CONTROL, "max-age=10"),
-            (header::VARY, VARY),
-        ],
-        page.into_string(),
-    )
-        .into_response()
+    card::sheet(words, &h.dist, sheet, body)
 }

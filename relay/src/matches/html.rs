@@ -5,10 +5,10 @@
 //! and their Open Graph tags make a card of a link pasted into a chat.
 
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use i18n::Catalogue;
-use maud::{html, Markup, PreEscaped, DOCTYPE};
+use maud::{html, Markup, PreEscaped};
 use protocol::cod::text::{spans, strip};
 use protocol::relay_api::highlights::Highlight;
 use protocol::relay_api::matches::{
@@ -19,7 +19,7 @@ use protocol::relay_api::matches::{
 use super::api::{shown, Pages};
 use super::chart;
 use crate::net::unix_ms;
-use crate::site::language::{words_for, VARY};
+use crate::site::language::words_for;
 use crate::store::matches::{self, MatchFilter};
 use crate::store::name_key;
 
@@ -49,37 +49,15 @@ fn page(
     } else {
         String::new()
     };
-    let page = html! {
-        (DOCTYPE)
-        html lang=(words.lang().tag()) {
-            head {
-                (crate::card::head(words, title, description))
-                meta property="og:type" content="website";
-                meta name="twitter:card" content="summary";
-                (crate::card::stylesheet(&pages.dist))
-                (PreEscaped(code))
-            }
-            body class="sheet" {
-                (crate::card::page_header(
-                    words,
-                    "subtitle-matches",
-                    crate::card::Current::Matches,
-                    html! {},
-                    back,
-                ))
-                div id="first-screen" { (body) }
-            }
-        }
+    let sheet = crate::card::Sheet {
+        title,
+        description,
+        subtitle: "subtitle-matches",
+        current: crate::card::Current::Matches,
+        back,
+        code,
     };
-    (
-        [
-            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-            (header::CACHE_CONTROL, "max-age=10"),
-            (header::VARY, VARY),
-        ],
-        page.into_string(),
-    )
-        .into_response()
+    crate::card::sheet(words, &pages.dist, sheet, body)
 }
 
 fn unavailable(words: &Catalogue, e: crate::store::StoreError) -> Response {

@@ -1,4 +1,4 @@
-//! Highlights in Chromium: the Highlights page lists the followed match's plays, each with its
+//! Highlights in Chromium: a server's detail names its latest; the Highlights page lists the followed match's plays, each with its
 //! still; a click plays its clip; a finished match's page opens with its play of the match and
 //! a player's page lists theirs, as the relay's first screen and as their own code draw them.
 //! Screenshots to look at.
@@ -11,7 +11,8 @@ use protocol::relay_api::highlights::Highlight;
 async fn the_highlights_page_lists_the_plays_and_a_click_plays_the_clip() {
     let dir = tempfile::tempdir().unwrap();
     // No broadcast delay: a play is cut 2 s after its last kill.
-    let (_lab, relay) = super::matches::followed_live(dir.path(), 8).await;
+    let (lab, relay) = super::matches::followed_live(dir.path(), 8).await;
+    let server = lab.servers[0].addr;
     let finished = super::matches::finished_match(&relay).await;
     let best: Highlight = eventually(
         "the finished match's play of the match, clipped",
@@ -29,8 +30,18 @@ async fn the_highlights_page_lists_the_plays_and_a_click_plays_the_clip() {
     .await;
     let moment = best.moment.clone().unwrap();
 
-    // The Highlights page, marked in the header, with the play's still linked to its clip.
+    // A server's detail on the list names its latest highlights.
     let (_driver, client) = open_page(&relay, 390, 844).await;
+    click(&client, &format!("tr[data-addr=\"{server}\"]")).await;
+    eventually("the detail's latest highlights", async || {
+        (count(&client, "[data-testid=server-highlights] li a").await > 0)
+            .then_some(())
+            .ok_or("none".to_owned())
+    })
+    .await;
+    screenshot(&client, "detail-highlights-390.png").await;
+
+    // The Highlights page, marked in the header, with the play's still linked to its clip.
     client
         .goto(&format!("http://{}/highlights", relay.addr))
         .await

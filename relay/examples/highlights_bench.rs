@@ -22,7 +22,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 
-use bench_util::{cpu_seconds, free_port, free_tcp_port, relay_args, rss_kib, start, start_fleet};
+use bench_util::{cpu_seconds, free_tcp_port, relay_args, rss_kib, start};
 
 mod bench_util;
 
@@ -170,28 +170,8 @@ async fn measure(
 }
 
 async fn live(matches: usize) -> anyhow::Result<Value> {
-    let bin = std::path::PathBuf::from(
-        std::env::var("MUSTER_BIN_DIR").unwrap_or_else(|_| "target/release".into()),
-    );
-    let (base, master_port) = (48_960, free_port());
-    let _lab = start_fleet(
-        &bin,
-        matches,
-        base,
-        master_port,
-        &[
-            "--players",
-            "12",
-            "--churn",
-            "0",
-            "--map-time",
-            "120",
-            "--seed",
-            "5",
-        ],
-    )?;
     let dir = tempfile::tempdir()?;
-    let follow = bench_util::follow_fleet(base, matches, dir.path())?;
+    let (_lab, bin, master_port, follow) = bench_util::followed_fleet(matches, 48_960, dir.path())?;
     let mut off = follow.clone();
     off.push("--no-highlights".to_owned());
     let (off_cpu, off_rss, off_hubs, _, _) = measure(&bin, master_port, &off).await?;

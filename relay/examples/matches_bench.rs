@@ -29,9 +29,7 @@ use relay::store::matches::{self, MatchFilter, MatchPart};
 use relay::store::{Store, StoreArgs, DAY_MS};
 use serde_json::{json, Value};
 
-use bench_util::{
-    cpu_seconds, free_port, free_tcp_port, percentile, relay_args, rss_kib, start, start_fleet,
-};
+use bench_util::{cpu_seconds, free_tcp_port, percentile, relay_args, rss_kib, start};
 
 mod bench_util;
 
@@ -309,28 +307,8 @@ async fn measure_relay(
 
 /// The live half: LIVE lab matches followed at once, against the same relay following none.
 async fn live(matches: usize) -> anyhow::Result<Value> {
-    let bin = std::path::PathBuf::from(
-        std::env::var("MUSTER_BIN_DIR").unwrap_or_else(|_| "target/release".into()),
-    );
-    let (base, master_port) = (47_960, free_port());
-    let _lab = start_fleet(
-        &bin,
-        matches,
-        base,
-        master_port,
-        &[
-            "--players",
-            "12",
-            "--churn",
-            "0",
-            "--map-time",
-            "120",
-            "--seed",
-            "5",
-        ],
-    )?;
     let dir = tempfile::tempdir()?;
-    let follow = bench_util::follow_fleet(base, matches, dir.path())?;
+    let (_lab, bin, master_port, follow) = bench_util::followed_fleet(matches, 47_960, dir.path())?;
     let (idle_cpu, idle_rss, _, _) = measure_relay(&bin, master_port, &[]).await?;
     let (cpu, rss, followed, kills_per_s) = measure_relay(&bin, master_port, &follow).await?;
     let per = |v: f64| v / followed.max(1) as f64;

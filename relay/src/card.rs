@@ -138,7 +138,7 @@ pub fn picture(picture: &Picture) -> Markup {
 /// its box is known before it loads.
 pub fn highlight(words: &Catalogue, h: &protocol::relay_api::highlights::Highlight) -> Markup {
     use protocol::cod::text::{spans, strip};
-    let kind = words.text(&format!("highlight-{}", h.kind.name().replace('_', "-")));
+    let kind = words.text(h.kind.message_id());
     let alt = words.with(
         "highlight-by",
         &[

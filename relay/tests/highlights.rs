@@ -5,6 +5,7 @@
 //! none twice; each clip, read back by the project's demo reader, holds its kills.
 
 use crate::common;
+use crate::matches::{finished, stored, until_stored};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -16,8 +17,7 @@ use protocol::cod::watch::highlights::{PlayFinder, SPREE_GAP_MS};
 use protocol::cod::watch::timeline::Timeline;
 use protocol::relay_api::highlights::{Highlight, HighlightKind};
 use protocol::relay_api::matches::{
-    KillKind, MatchDetail, MatchEnd, MatchEvent, MatchKey, MatchKill, MatchStart, MatchSummary,
-    RosterChange,
+    KillKind, MatchDetail, MatchEnd, MatchEvent, MatchKey, MatchKill, MatchStart, RosterChange,
 };
 use protocol::relay_api::watch::Team;
 use serde_json::Value;
@@ -230,36 +230,8 @@ async fn json<T: serde::de::DeserializeOwned>(url: String) -> T {
     response.json().await.unwrap()
 }
 
-async fn matches(url: &str) -> Vec<MatchSummary> {
-    json(format!("{url}/api/matches?limit=100")).await
-}
-
 async fn highlights(url: &str, query: &str) -> Vec<Highlight> {
     json(format!("{url}/api/highlights?limit=200&{query}")).await
-}
-
-/// Polls until `done` holds of the matches kept.
-async fn until_matches(
-    url: &str,
-    what: &str,
-    done: impl Fn(&[MatchSummary]) -> bool,
-) -> Vec<MatchSummary> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        let found = matches(url).await;
-        if done(&found) {
-            return found;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{what}: never: {found:#?}"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-}
-
-fn finished(m: &MatchSummary) -> bool {
-    m.ended == Some(MatchEnd::Intermission)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -288,7 +260,7 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
     let (mut relay, url) = common::serve_muster(&master, &flags).await;
 
     // A match followed from its level start (the first was joined in its course), finished.
-    let seen = until_matches(&url, "two finished matches", |m| {
+    let seen = until_stored(&url, "two finished matches", |m| {
         m.iter().filter(|m| finished(m)).count() >= 2
     })
     .await;
@@ -300,7 +272,7 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
         .clone();
     let whole: MatchDetail = json(format!("{url}/api/matches/{}", whole.id)).await;
     let next_start = {
-        let later = until_matches(&url, "the next match begun", |m| {
+        let later = until_stored(&url, "the next match begun", |m| {
             m.iter().any(|m| m.id > whole.summary.id && m.kills >= 3)
         })
         .await;
@@ -476,8 +448,8 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
     let before = highlights(&url, &format!("server={server}")).await;
     relay.kill().await.unwrap();
     let (mut relay, url) = common::serve_muster(&master, &flags).await;
-    let killed_in = matches(&url).await.into_iter().map(|m| m.id).max().unwrap();
-    let after = until_matches(&url, "a match finished after the restart", |m| {
+    let killed_in = stored(&url).await.into_iter().map(|m| m.id).max().unwrap();
+    let after = until_stored(&url, "a match finished after the restart", |m| {
         m.iter().any(|m| m.id > killed_in && finished(m))
     })
     .await;

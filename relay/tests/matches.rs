@@ -214,7 +214,7 @@ async fn a_followed_lab_match_is_told_kill_for_kill_as_the_lab_made_it() {
 }
 
 /// The relay's match records (`GET /api/matches`, newest first).
-async fn stored(url: &str) -> Vec<protocol::relay_api::matches::MatchSummary> {
+pub(crate) async fn stored(url: &str) -> Vec<protocol::relay_api::matches::MatchSummary> {
     reqwest::get(format!("{url}/api/matches?limit=100"))
         .await
         .unwrap()
@@ -233,7 +233,7 @@ async fn detail(url: &str, id: u64) -> protocol::relay_api::matches::MatchDetail
 }
 
 /// Polls the relay's records until `done` holds of them.
-async fn until_stored(
+pub(crate) async fn until_stored(
     url: &str,
     what: &str,
     done: impl Fn(&[protocol::relay_api::matches::MatchSummary]) -> bool,
@@ -252,7 +252,7 @@ async fn until_stored(
     }
 }
 
-fn finished(m: &protocol::relay_api::matches::MatchSummary) -> bool {
+pub(crate) fn finished(m: &protocol::relay_api::matches::MatchSummary) -> bool {
     m.ended == Some(MatchEnd::Intermission)
 }
 

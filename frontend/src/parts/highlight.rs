@@ -10,7 +10,7 @@ use crate::parts::coloured::Coloured;
 
 /// The kind's name in the visitor's language.
 pub fn kind_name(h: &Highlight) -> String {
-    crate::words::t(&format!("highlight-{}", h.kind.name().replace('_', "-")))
+    crate::words::t(h.kind.message_id())
 }
 
 #[component]

@@ -51,9 +51,9 @@ impl HighlightKind {
         }
     }
 
-    /// The catalogues' message naming the kind.
-    pub fn said(self) -> crate::said::Said {
-        crate::said::Said::new(match self {
+    /// The catalogues' message naming the kind (`highlight-long-shot`).
+    pub fn message_id(self) -> &'static str {
+        match self {
             HighlightKind::Triple => "highlight-triple",
             HighlightKind::Quad => "highlight-quad",
             HighlightKind::Rampage => "highlight-rampage",
@@ -61,7 +61,12 @@ impl HighlightKind {
             HighlightKind::LongShot => "highlight-long-shot",
             HighlightKind::FirstBlood => "highlight-first-blood",
             HighlightKind::Clutch => "highlight-clutch",
-        })
+        }
+    }
+
+    /// The kind as said in a message the relay sends.
+    pub fn said(self) -> crate::said::Said {
+        crate::said::Said::new(self.message_id())
     }
 
     pub fn from_name(name: &str) -> Option<HighlightKind> {

@@ -211,6 +211,37 @@ pub fn follow_fleet(base: u16, count: usize, dir: &std::path::Path) -> anyhow::R
     Ok(follow)
 }
 
+/// A lab fleet of `matches` servers from `base` as the live benches follow it (12 players a
+/// server, no churn, 2-minute maps), the release binaries' folder, its master's port, and the
+/// relay's flags to follow every one (`dir` keeps the lab's password).
+pub fn followed_fleet(
+    matches: usize,
+    base: u16,
+    dir: &std::path::Path,
+) -> anyhow::Result<(Process, PathBuf, u16, Vec<String>)> {
+    let bin =
+        PathBuf::from(std::env::var("MUSTER_BIN_DIR").unwrap_or_else(|_| "target/release".into()));
+    let master_port = free_port();
+    let lab = start_fleet(
+        &bin,
+        matches,
+        base,
+        master_port,
+        &[
+            "--players",
+            "12",
+            "--churn",
+            "0",
+            "--map-time",
+            "120",
+            "--seed",
+            "5",
+        ],
+    )?;
+    let follow = follow_fleet(base, matches, dir)?;
+    Ok((lab, bin, master_port, follow))
+}
+
 /// Waits until the relay at `http` lists `count` servers online.
 pub async fn wait_online(
     http: &str,

@@ -97,7 +97,7 @@ impl Alerts {
             .store
             .run(move |s| {
                 s.transact(&mut |db| {
-                    for (r, _) in stored::active_rules(db)? {
+                    for r in stored::active_rules_of_kind(db, "highlight")? {
                         let Ok(rule) = serde_json::from_str::<Rule>(&r.rule) else {
                             continue;
                         };

@@ -22,10 +22,6 @@ use crate::store::highlights::{self, Wanted};
 const SHOWN: u32 = 12;
 const DAY_MS: u64 = 86_400_000;
 
-fn kind_name(words: &Catalogue, kind: HighlightKind) -> String {
-    words.text(&format!("highlight-{}", kind.name().replace('_', "-")))
-}
-
 fn section(words: &Catalogue, title: &str, plays: &[Highlight]) -> Markup {
     html! {
         h2 { (title) }
@@ -110,7 +106,7 @@ pub(super) async fn page(
         @if let Some(s) = &server { p class="sub" { (words.with("highlights-on-server", &[("server", s.as_str().into())])) } }
         nav class="kinds" aria-label=(words.text("highlights-all-kinds")) {
             a href=(link(None)) aria-current=[current(None)] { (words.text("highlights-all-kinds")) }
-            @for k in HighlightKind::ALL { a href=(link(Some(k))) aria-current=[current(Some(k))] { (kind_name(words, k)) } }
+            @for k in HighlightKind::ALL { a href=(link(Some(k))) aria-current=[current(Some(k))] { (words.text(k.message_id())) } }
         }
         (section(words, &words.text("highlights-today"), &sections[0]))
         (section(words, &words.text("highlights-week"), &sections[1]))

@@ -212,6 +212,18 @@ pub fn active_rules(db: &mut dyn Exec) -> Result<Vec<(StoredRule, String)>> {
     Ok(rows.iter().map(|r| (rule_of(r), r[7].text())).collect())
 }
 
+/// The rules (not paused) of one kind (`highlight`): their JSON begins with their kind, as
+/// serde writes an internally tagged enum's tag first.
+pub fn active_rules_of_kind(db: &mut dyn Exec, kind: &str) -> Result<Vec<StoredRule>> {
+    let prefix = format!("{{\"kind\":\"{kind}\"%");
+    let rows = db.rows(
+        "SELECT r.id, r.subscription, r.rule, r.paused, r.holds, r.fired, r.created_ms
+         FROM alert_rules r WHERE r.paused = 0 AND r.rule LIKE $1",
+        &[Value::Text(&prefix)],
+    )?;
+    Ok(rows.iter().map(|r| rule_of(r)).collect())
+}
+
 /// The ids of the rules (not paused) stored as exactly `rule` (its JSON): a server's
 /// `match_end` rules.
 pub fn rules_matching(db: &mut dyn Exec, rule: &str) -> Result<Vec<String>> {

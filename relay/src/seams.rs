@@ -341,7 +341,8 @@ pub struct Slots {
     pub password: bool,
 }
 
-/// The servers answering now, for choosing which to follow (`browse::Directory`).
+/// The servers answering now (or at the refresh before, one being lost), for choosing which
+/// to follow (`browse::Directory`).
 pub trait ServerSlots: Send + Sync {
     fn slots(&self) -> Vec<Slots>;
 }

@@ -301,6 +301,8 @@ async fn a_server_its_owner_opts_in_is_followed() {
     let addr = server.addr.to_string();
     let mut config = relay_config(&lab, vec![], Duration::from_secs(1));
     config.history = Some(sqlite_history(dir.path()));
+    // A grace period longer than the test: the hub must leave for being let go, not idle.
+    config.spectate.grace = Duration::from_secs(3600);
     let relay = relay::Relay::start(config).await.unwrap();
     wait_listed(&relay, &lab).await;
     let base = format!("http://{}", relay.addr);
@@ -327,8 +329,8 @@ async fn a_server_its_owner_opts_in_is_followed() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    // Disowned, the follower lets the hub go (it retires after the hubs' grace period, as
-    // any unwatched one; the follower's leaving is its unit test's).
+    // Disowned, the follower lets the hub go, and with nobody watching it leaves the server
+    // at once: the grace period is for viewers coming back.
     let gone = reqwest::Client::new()
         .delete(format!("{base}/api/servers/{addr}/owner"))
         .bearer_auth(&session.token)
@@ -336,4 +338,11 @@ async fn a_server_its_owner_opts_in_is_followed() {
         .await
         .unwrap();
     assert_eq!(gone.status(), 204);
+    while followed().await {
+        assert!(
+            Instant::now() < deadline + LIMIT,
+            "the unwatched hub stayed on the server after it was let go"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }

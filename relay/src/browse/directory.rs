@@ -592,7 +592,9 @@ impl crate::seams::OwnMasterBoard for Directory {
 impl crate::seams::ServerSlots for Directory {
     fn slots(&self) -> Vec<crate::seams::Slots> {
         self.with_servers(|all| {
-            all.filter(|s| s.reachability == protocol::relay_api::Reachability::Online)
+            // One refresh lost is not a server gone (the poller keeps what it last said,
+            // marked stale): a followed match is not dropped for it.
+            all.filter(|s| matches!(s.reachability, Reachability::Online | Reachability::Stale))
                 .filter_map(|s| {
                     Some(crate::seams::Slots {
                         addr: s.addr.parse().ok()?,
@@ -695,6 +697,23 @@ mod tests {
             reachability(&directory, "10.0.0.1:28960"),
             Reachability::Online
         );
+    }
+
+    #[test]
+    fn one_refresh_lost_keeps_a_server_s_slots_for_the_follower_and_two_drop_them() {
+        use crate::seams::ServerSlots;
+        let directory = Directory::new(&[]);
+        let addr = "10.0.0.5:28960";
+        directory.upsert(answered(addr, crate::net::unix_ms()));
+        let listed = |d: &Directory| d.slots().iter().any(|s| s.addr.to_string() == addr);
+        assert!(listed(&directory));
+        directory.mark(addr.parse().unwrap(), Reachability::Stale);
+        assert!(
+            listed(&directory),
+            "one refresh lost dropped a followed match"
+        );
+        directory.mark(addr.parse().unwrap(), Reachability::Unreachable);
+        assert!(!listed(&directory));
     }
 
     #[test]

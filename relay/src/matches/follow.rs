@@ -99,12 +99,20 @@ impl Follower {
         if let Some(least) = self.config.busy {
             let mut busy: Vec<&Slots> = table
                 .iter()
-                .filter(|s| s.humans >= least && !self.config.follow.contains(&s.addr))
+                .filter(|s| s.humans >= least && !wanted.contains(&s.addr))
                 .filter(|s| !s.password || has_password(s.addr))
                 .filter(|s| !self.paused.contains_key(&s.addr))
                 .filter(|s| self.following.contains(&s.addr) || room(s, false))
                 .collect();
-            busy.sort_by_key(|s| (std::cmp::Reverse(s.humans), s.addr));
+            // A followed server keeps its place while it qualifies: a server that grew one
+            // player busier does not cut the match being followed short.
+            busy.sort_by_key(|s| {
+                (
+                    !self.following.contains(&s.addr),
+                    std::cmp::Reverse(s.humans),
+                    s.addr,
+                )
+            });
             wanted.extend(busy.iter().take(self.config.busy_max).map(|s| s.addr));
         }
         for &addr in &wanted {
@@ -226,6 +234,28 @@ mod tests {
         assert!(plan.follow.is_empty());
         let plan = f.plan(&table[1..], |_| None, |_| false, now + PAUSE * 2);
         assert_eq!(plan.follow, [kicked]);
+    }
+
+    #[test]
+    fn a_followed_server_keeps_its_place_while_it_qualifies() {
+        let mut f = Follower::new(FollowConfig {
+            busy: Some(4),
+            busy_max: 1,
+            ..FollowConfig::default()
+        });
+        let now = Instant::now();
+        let plan = f.plan(&[slots(1, 6, 6, 20, false)], |_| None, |_| false, now);
+        assert_eq!(plan.follow, [slots(1, 0, 0, 0, false).addr]);
+        f.followed(plan.follow[0]);
+        // Another server grows busier: the match being followed is not cut short for it.
+        let table = [slots(1, 6, 7, 20, false), slots(2, 12, 12, 20, false)];
+        assert_eq!(f.plan(&table, |_| None, |_| false, now), Plan::default());
+        // Once the followed one empties below the threshold, the busier one takes its place.
+        let table = [slots(1, 3, 4, 20, false), slots(2, 12, 12, 20, false)];
+        let plan = f.plan(&table, |_| None, |_| false, now);
+        assert_eq!(plan.follow, [table[1].addr]);
+        assert_eq!(plan.leave.len(), 1, "{plan:?}");
+        assert_eq!(plan.leave[0].0, table[0].addr);
     }
 
     #[test]

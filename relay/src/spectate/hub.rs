@@ -293,13 +293,21 @@ impl Hub {
         self.lock().record_wanted
     }
 
-    /// Keeps the hub joined without viewers, or lets it retire after the grace period.
-    pub fn set_followed(&self, on: bool) {
+    /// Keeps the hub joined without viewers.
+    pub fn follow(&self) {
+        self.lock().followed = true;
+    }
+
+    /// Lets a followed hub go: with viewers, after the last one's grace period; with nobody
+    /// watching, at once, since the grace period is for viewers coming back and there are
+    /// none (and a full server's players want the slot back now).
+    pub fn unfollow(&self, grace: Duration) {
         let mut shared = self.lock();
-        if shared.followed && !on && self.viewers() == 0 {
-            shared.idle_since = Some(Instant::now());
+        if shared.followed && self.audience() == 0 {
+            let now = Instant::now();
+            shared.idle_since = Some(now.checked_sub(grace).unwrap_or(now));
         }
-        shared.followed = on;
+        shared.followed = false;
     }
 
     /// The demo file being written, which is not to be served yet.

@@ -84,7 +84,7 @@ impl Hubs {
     /// Follows a server's matches with nobody watching, starting its hub if need be.
     pub fn follow(self: &Arc<Self>, addr: ServerAddr) -> Result<Arc<Hub>, JoinError> {
         let (hub, _hubs) = self.hub_for(addr)?;
-        hub.set_followed(true);
+        hub.follow();
         Ok(hub)
     }
 
@@ -164,7 +164,7 @@ impl FollowHubs for Hubs {
 
     fn unfollow(&self, server: ServerAddr) {
         if let Some(hub) = self.get(&server) {
-            hub.set_followed(false);
+            hub.unfollow(self.config.grace);
         }
     }
 

@@ -13,6 +13,7 @@
 //! Usage: highlights_bench [MATCHES] [KILLS]  (50, 1,000,000; MUSTER_BIN_DIR names the release
 //! binaries). Last line: JSON.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use protocol::cod::watch::highlights::PlayFinder;
@@ -115,15 +116,25 @@ async fn json_of(url: String) -> anyhow::Result<Value> {
     Ok(reqwest::get(url).await?.json().await?)
 }
 
-/// Plays kept since `since_ms`, and those of them clipped.
-async fn plays_since(http: &str, since_ms: u64) -> anyhow::Result<(usize, usize)> {
-    let list = json_of(format!(
-        "http://{http}/api/highlights?since={since_ms}&limit=200"
-    ))
-    .await?;
-    let list = list.as_array().cloned().unwrap_or_default();
-    let clipped = list.iter().filter(|h| !h["moment"].is_null()).count();
-    Ok((list.len(), clipped))
+/// The relay's highlights figures from its `/metrics`: plays kept, clips by outcome
+/// (`clipped`, `failed`, `reel_gone`) and plays waiting for the reel. The API's list is no
+/// count: it is a page of the newest.
+async fn highlight_counts(http: &str) -> anyhow::Result<BTreeMap<String, f64>> {
+    let text = reqwest::get(format!("http://{http}/metrics"))
+        .await?
+        .text()
+        .await?;
+    let mut out = BTreeMap::new();
+    for s in relay::metrics::parse_exposition(&text) {
+        let key = match (s.name.as_str(), s.label("outcome")) {
+            ("muster_highlights_plays_total", Some(outcome)) => format!("plays_{outcome}"),
+            ("muster_highlights_clips_total", Some(outcome)) => format!("clips_{outcome}"),
+            ("muster_highlights_waiting", _) => "waiting".to_owned(),
+            _ => continue,
+        };
+        *out.entry(key).or_default() += s.value;
+    }
+    Ok(out)
 }
 
 /// The relay's hubs that have their match's picture.
@@ -136,13 +147,13 @@ async fn hubs(http: &str) -> anyhow::Result<usize> {
         .count())
 }
 
-/// One relay on the lab for [`WINDOW`]: CPU (cores), resident KiB, hubs, plays and clips a
-/// second (counted from the window's start, when only plays found in it are listed).
+/// One relay on the lab for [`WINDOW`]: CPU (cores), resident KiB, hubs, and its highlights'
+/// counts over the window (`waiting` as at its end).
 async fn measure(
     bin: &std::path::Path,
     master_port: u16,
     extra: &[String],
-) -> anyhow::Result<(f64, f64, usize, f64, f64)> {
+) -> anyhow::Result<(f64, f64, usize, BTreeMap<String, f64>)> {
     let data = tempfile::tempdir()?;
     let http_port = free_tcp_port();
     let http = format!("127.0.0.1:{http_port}");
@@ -154,19 +165,18 @@ async fn measure(
     // Joined, the delay filled, before the window opens.
     tokio::time::sleep(Duration::from_secs(40)).await;
     let cpu_before = cpu_seconds(pid);
-    let from_ms = relay::net::unix_ms();
+    let counts_before = highlight_counts(&http).await?;
     let began = Instant::now();
     tokio::time::sleep(WINDOW).await;
     let elapsed = began.elapsed().as_secs_f64();
     let cpu = (cpu_seconds(pid) - cpu_before) / elapsed;
-    let (plays, clipped) = plays_since(&http, from_ms).await?;
-    Ok((
-        cpu,
-        rss_kib(pid),
-        hubs(&http).await?,
-        plays as f64 / elapsed,
-        clipped as f64 / elapsed,
-    ))
+    let mut counts = highlight_counts(&http).await?;
+    for (key, value) in counts.iter_mut() {
+        if key != "waiting" {
+            *value -= counts_before.get(key).copied().unwrap_or(0.0);
+        }
+    }
+    Ok((cpu, rss_kib(pid), hubs(&http).await?, counts))
 }
 
 async fn live(matches: usize) -> anyhow::Result<Value> {
@@ -174,19 +184,29 @@ async fn live(matches: usize) -> anyhow::Result<Value> {
     let (_lab, bin, master_port, follow) = bench_util::followed_fleet(matches, 48_960, dir.path())?;
     let mut off = follow.clone();
     off.push("--no-highlights".to_owned());
-    let (off_cpu, off_rss, off_hubs, _, _) = measure(&bin, master_port, &off).await?;
-    let (on_cpu, on_rss, on_hubs, plays, clips) = measure(&bin, master_port, &follow).await?;
+    let (off_cpu, off_rss, off_hubs, _) = measure(&bin, master_port, &off).await?;
+    let (on_cpu, on_rss, on_hubs, counts) = measure(&bin, master_port, &follow).await?;
     let per = |v: f64, n: usize| v / n.max(1) as f64;
+    let window = WINDOW.as_secs_f64();
+    let count = |key: &str| counts.get(key).copied().unwrap_or(0.0);
+    let clipped = count("clips_clipped");
+    let round = |v: f64, places: i32| (v * 10f64.powi(places)).round() / 10f64.powi(places);
     Ok(json!({
         "matches_asked": matches,
         "matches_followed": on_hubs.min(off_hubs),
-        "relay_cpu_cores_highlights_off": (off_cpu * 1000.0).round() / 1000.0,
-        "relay_cpu_cores_highlights_on": (on_cpu * 1000.0).round() / 1000.0,
-        "cpu_share_of_a_core_per_match_on": (per(on_cpu, on_hubs) * 10000.0).round() / 10000.0,
-        "relay_rss_mib_highlights_off": (off_rss / 1024.0 * 10.0).round() / 10.0,
-        "relay_rss_mib_highlights_on": (on_rss / 1024.0 * 10.0).round() / 10.0,
-        "plays_found_per_s": (plays * 100.0).round() / 100.0,
-        "clips_cut_per_s": (clips * 100.0).round() / 100.0,
+        "relay_cpu_cores_highlights_off": round(off_cpu, 3),
+        "relay_cpu_cores_highlights_on": round(on_cpu, 3),
+        "cpu_share_of_a_core_per_match_on": round(per(on_cpu, on_hubs), 4),
+        "relay_rss_mib_highlights_off": round(off_rss / 1024.0, 1),
+        "relay_rss_mib_highlights_on": round(on_rss / 1024.0, 1),
+        "plays_kept_per_s": round(count("plays_kept") / window, 2),
+        "plays_dropped": count("plays_dropped"),
+        "clips_cut_per_s": round(clipped / window, 2),
+        "clips_failed": count("clips_failed"),
+        "clips_reel_gone": count("clips_reel_gone"),
+        "waiting_at_the_end": count("waiting"),
+        // What highlights add, spread over the clips cut (detection included).
+        "cpu_ms_per_clip": if clipped > 0.0 { round((on_cpu - off_cpu) * window * 1000.0 / clipped, 2) } else { f64::NAN },
         "cpu_ratio_on_to_off": if off_cpu > 0.0 { (on_cpu / off_cpu * 100.0).round() / 100.0 } else { f64::NAN },
     }))
 }

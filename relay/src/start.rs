@@ -224,6 +224,7 @@ pub(crate) async fn capabilities(
         scrapes.push(rewinds);
     }
     scrapes.extend(alerts.scrape.clone());
+    scrapes.extend(highlights.as_ref().map(|h| h.scrape.clone()));
     let mut routers = vec![
         browse_routes,
         spectate_routes,

@@ -745,7 +745,15 @@ async fn a_followed_match_is_written_by_the_hub_holder_and_continued_by_its_succ
         &lab,
         &nats,
         &database,
-        &["--follow", &server, "--spectate-grace", "2"],
+        &[
+            "--follow",
+            &server,
+            "--spectate-grace",
+            "2",
+            // A short delay, so the holder cuts the clips of plays before it is killed.
+            "--spectate-delay",
+            "2",
+        ],
     );
     let mut relays = relays(2, &args).await;
     let lease = format!("hub.{}", server.replace(['.', ':'], "-"));
@@ -779,6 +787,12 @@ async fn a_followed_match_is_written_by_the_hub_holder_and_continued_by_its_succ
     );
     let first_token = fence_of(&database, &format!("hub.{server}")).await;
     assert!(first_token > 0, "the holder's parts carry no lease token");
+    // The match's plays, found and clipped by the holder, read on the other relay.
+    let found_before = found(Duration::from_secs(60), "a play clipped", || async {
+        let plays = highlights(&relays[other], &server).await;
+        plays.iter().any(|h| h.moment.is_some()).then_some(plays)
+    })
+    .await;
 
     relays[owner].kill().await;
     let survivor = &relays[other];
@@ -832,6 +846,71 @@ async fn a_followed_match_is_written_by_the_hub_holder_and_continued_by_its_succ
         let most = lab_pairs.get(&pair).copied().unwrap_or(0);
         assert!(n <= most, "{pair:?} stored {n} times, the lab made {most}");
     }
+    // The highlights: none found before the SIGKILL lost (nor its clip), none twice, each of
+    // kills the lab made, and each clip cut once in the cluster (one moment per clipped play,
+    // once the survivor has none left waiting).
+    found(LIMIT, "the survivor's clips all cut", || async {
+        let waiting = common::metric(
+            &format!("http://{}", survivor.addr),
+            "muster_highlights_waiting",
+        )
+        .await;
+        (waiting == 0.0).then_some(())
+    })
+    .await;
+    let after = highlights(survivor, &server).await;
+    for h in &found_before {
+        let kept = after.iter().find(|a| a.id == h.id);
+        assert!(kept.is_some(), "{} lost in the SIGKILL", h.id);
+        if h.moment.is_some() {
+            assert_eq!(kept.unwrap().moment, h.moment, "{} cut again", h.id);
+        }
+    }
+    let plays: std::collections::BTreeSet<_> = (after.iter())
+        .map(|h| (h.kind, h.player.clone(), h.start_server_time))
+        .collect();
+    assert_eq!(plays.len(), after.len(), "a play kept twice: {after:#?}");
+    for h in after.iter().filter(|h| h.match_id == Some(running.id)) {
+        for k in &h.kills {
+            let pair = (h.player.clone(), k.victim.clone());
+            assert!(
+                lab_pairs.contains_key(&pair),
+                "{pair:?} is no kill of the lab's"
+            );
+        }
+    }
+    let clipped: std::collections::BTreeSet<&str> =
+        (after.iter()).filter_map(|h| h.moment.as_deref()).collect();
+    assert_eq!(
+        clipped.len(),
+        after.iter().filter(|h| h.moment.is_some()).count()
+    );
+    let cut = {
+        let url = database.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+            let row = (client.query_one(
+                "SELECT count(*) FROM moments WHERE client = 'highlights'",
+                &[],
+            ))
+            .unwrap();
+            row.get::<_, i64>(0)
+        })
+        .await
+        .unwrap()
+    };
+    assert_eq!(cut, clipped.len() as i64, "a clip cut twice in the cluster");
+}
+
+async fn highlights(
+    relay: &RelayProcess,
+    server: &str,
+) -> Vec<protocol::relay_api::highlights::Highlight> {
+    let url = format!(
+        "http://{}/api/highlights?server={server}&limit=200",
+        relay.addr
+    );
+    reqwest::get(url).await.unwrap().json().await.unwrap()
 }
 
 async fn rewind_window(relay: &RelayProcess, server: &str) -> Option<RewindWindow> {

@@ -380,6 +380,16 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
     };
+    // `/metrics` counts them: every play kept, every clip cut.
+    let samples = relay::metrics::parse_exposition(&common::body(format!("{url}/metrics")).await);
+    let counted = |name: &str, outcome: &str| -> f64 {
+        (samples.iter())
+            .filter(|s| s.name == name && s.label("outcome") == Some(outcome))
+            .map(|s| s.value)
+            .sum()
+    };
+    assert!(counted("muster_highlights_plays_total", "kept") >= reported.len() as f64);
+    assert!(counted("muster_highlights_clips_total", "clipped") >= reported.len() as f64);
     let clipped: Vec<&Highlight> = reported.iter().collect();
     for h in clipped {
         let moment = h.moment.as_ref().unwrap();

@@ -13,14 +13,31 @@ pub fn kind_name(h: &Highlight) -> String {
     crate::words::t(h.kind.message_id())
 }
 
+/// What it was and by whom, in words: its still's text alternative and its clip's title.
+pub fn described(h: &Highlight) -> String {
+    tr!(
+        "highlight-by",
+        kind = kind_name(h).as_str(),
+        player = strip(&h.player).as_str()
+    )
+}
+
+/// The highlight's clip playing in a loop (the moment's own player, `/m/ID/embed`), where a
+/// page opens with it: a match's play of the match.
+#[component]
+pub fn HighlightClip(h: Highlight) -> impl IntoView {
+    h.moment.clone().map(|moment| {
+        view! {
+            <iframe class="clip" data-testid="highlight-clip" title=described(&h)
+                src=format!("/m/{moment}/embed")></iframe>
+        }
+    })
+}
+
 #[component]
 pub fn HighlightCard(h: Highlight) -> impl IntoView {
     let kind = kind_name(&h);
-    let alt = tr!(
-        "highlight-by",
-        kind = kind.as_str(),
-        player = strip(&h.player).as_str()
-    );
+    let alt = described(&h);
     let key = protocol::browse::plain_lower(&h.player).trim().to_owned();
     let player = format!("/players/{}", protocol::relay_api::matches::segment(&key));
     let when = i18n::catalogue(crate::words::lang()).date_time_utc(h.start_ms);

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use protocol::relay_api::highlights::Highlight;
 use tokio::sync::mpsc;
 
+use super::scrape::Counts;
 use super::{Told, AFTER_MS, BEFORE_MS};
 use crate::net::ServerAddr;
 use crate::seams::{FoundPlay, HighlightsTold, MomentCutting};
@@ -27,6 +28,7 @@ pub(super) struct Keeper {
     pub cutting: Option<Arc<dyn MomentCutting>>,
     pub told: Option<Arc<dyn HighlightsTold>>,
     pub keep_days: u32,
+    pub counts: Arc<Counts>,
 }
 
 /// A match, as its plays are kept: server, map, level start.
@@ -72,6 +74,7 @@ pub(super) async fn run(mut plays: mpsc::Receiver<Told>, keeper: Keeper) {
             }
             _ = sweep.tick(), if keeper.keep_days > 0 => keeper.sweep().await,
         }
+        (keeper.counts.waiting).store(waiting.len() as u64, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -104,17 +107,20 @@ impl Keeper {
             .run(move |s| highlights::save(s.exec()?, &highlight, level_start))
             .await;
         match kept {
-            Ok(true) if self.cutting.is_some() => Some(Waiting {
-                id,
-                of: (found.server, found.map, found.level_start),
-                from_ms: found
-                    .start_ms
-                    .saturating_sub(BEFORE_MS)
-                    .max(found.match_seen_ms),
-                to_ms: found.end_ms.saturating_add(AFTER_MS),
-                since: Instant::now(),
-            }),
-            Ok(_) => None,
+            Ok(true) => {
+                Counts::add(&self.counts.kept);
+                self.cutting.is_some().then(|| Waiting {
+                    id,
+                    of: (found.server, found.map, found.level_start),
+                    from_ms: found
+                        .start_ms
+                        .saturating_sub(BEFORE_MS)
+                        .max(found.match_seen_ms),
+                    to_ms: found.end_ms.saturating_add(AFTER_MS),
+                    since: Instant::now(),
+                })
+            }
+            Ok(false) => None,
             Err(e) => {
                 tracing::warn!("highlights: keeping a play: {e}");
                 None
@@ -138,6 +144,7 @@ impl Keeper {
                 if w.since.elapsed() < GIVE_UP {
                     still.push_back(w);
                 } else {
+                    Counts::add(&self.counts.reel_gone);
                     tracing::info!(
                         "highlights: {} of {server} kept without a clip: its match's reel went",
                         w.id
@@ -147,6 +154,7 @@ impl Keeper {
             }
             match cutting.cut_moment(server, w.from_ms, w.to_ms).await {
                 Ok(moment) => {
+                    Counts::add(&self.counts.clipped);
                     let id = w.id.clone();
                     let set = self
                         .store
@@ -162,7 +170,10 @@ impl Keeper {
                         (Err(e), _) => tracing::warn!("highlights: giving {} its clip: {e}", w.id),
                     }
                 }
-                Err(why) => tracing::warn!("highlights: cutting {} of {server}: {why}", w.id),
+                Err(why) => {
+                    Counts::add(&self.counts.failed);
+                    tracing::warn!("highlights: cutting {} of {server}: {why}", w.id);
+                }
             }
         }
         *waiting = still;

@@ -10,6 +10,7 @@
 mod api;
 mod cutter;
 mod page;
+mod scrape;
 
 use std::sync::Arc;
 
@@ -58,6 +59,8 @@ pub struct HighlightsStarted {
     /// tap finds none; the pages still show those kept).
     pub plays: Option<Arc<dyn PlaysFound>>,
     pub routes: Router,
+    /// The plays and clips counted for `/metrics`.
+    pub scrape: Arc<dyn crate::metrics::Scrape>,
 }
 
 /// What the tap tells the keeper.
@@ -74,11 +77,13 @@ enum Told {
 /// The tap's side: a bounded queue to the keeper, so the hub's loop never waits.
 struct Plays {
     to: mpsc::Sender<Told>,
+    counts: Arc<scrape::Counts>,
 }
 
 impl Plays {
     fn send(&self, told: Told) {
         if let Err(e) = self.to.try_send(told) {
+            scrape::Counts::add(&self.counts.dropped);
             tracing::warn!("highlights: a play was not kept ({e}): the store is behind");
         }
     }
@@ -108,6 +113,7 @@ struct Highlights {
 pub fn start(start: HighlightsStart, tasks: &mut JoinSet<()>) -> Option<HighlightsStarted> {
     let store = start.store?;
     let (to, from) = mpsc::channel(QUEUE);
+    let counts = Arc::new(scrape::Counts::default());
     tasks.spawn(cutter::run(
         from,
         cutter::Keeper {
@@ -115,6 +121,7 @@ pub fn start(start: HighlightsStart, tasks: &mut JoinSet<()>) -> Option<Highligh
             cutting: start.cutting,
             told: start.told,
             keep_days: start.keep_days,
+            counts: counts.clone(),
         },
     ));
     let routes = Router::new()
@@ -126,7 +133,13 @@ pub fn start(start: HighlightsStart, tasks: &mut JoinSet<()>) -> Option<Highligh
             dist: start.dist,
         });
     Some(HighlightsStarted {
-        plays: (!start.config.no_highlights).then(|| Arc::new(Plays { to }) as Arc<dyn PlaysFound>),
+        plays: (!start.config.no_highlights).then(|| {
+            Arc::new(Plays {
+                to,
+                counts: counts.clone(),
+            }) as Arc<dyn PlaysFound>
+        }),
         routes,
+        scrape: counts,
     })
 }

@@ -86,6 +86,23 @@ async fn the_highlights_page_lists_the_plays_and_a_click_plays_the_clip() {
             .ok_or("not shown".to_owned())
     })
     .await;
+    // It plays there, in a loop: the moment's own player in a frame, drawing the match.
+    let clip = format!(
+        "#app [data-testid=play-of-the-match] iframe[data-testid=highlight-clip][src=\"/m/{moment}/embed\"]"
+    );
+    let frame = client
+        .find(fantoccini::Locator::Css(&clip))
+        .await
+        .expect("the play of the match's clip, playing");
+    frame.enter_frame().await.unwrap();
+    eventually("the clip plays in the match's page", async || {
+        let players = count(&client, "[data-testid=watch-player]").await;
+        (players > 0)
+            .then_some(())
+            .ok_or(format!("{players} players drawn"))
+    })
+    .await;
+    client.enter_parent_frame().await.unwrap();
     screenshot(&client, "match-play-of-the-match-390.png").await;
 
     // And the player's page lists their highlights.

@@ -12,7 +12,7 @@ use protocol::relay_api::matches::{demo_link, moment, played, MatchDetail, Match
 use super::{fetch_json, shown_now, when, Chart, PlayerLink};
 use crate::net::{fetch_text, sleep};
 use crate::parts::coloured::Coloured;
-use crate::parts::highlight::HighlightCard;
+use crate::parts::highlight::{HighlightCard, HighlightClip};
 use crate::words::say;
 use protocol::relay_api::highlights::Highlight;
 
@@ -121,8 +121,11 @@ fn Match(m: MatchDetail, charts: Charts) -> impl IntoView {
         {(!charts.best.is_empty()).then(|| view! {
             <section data-testid="play-of-the-match">
                 <h2>{tr!("play-of-the-match")}</h2>
-                <div class="highlights">
-                    {charts.best.clone().into_iter().map(|h| view! { <HighlightCard h=h /> }).collect_view()}
+                <div class="play-of-the-match">
+                    {charts.best.clone().into_iter().map(|h| view! {
+                        <HighlightClip h=h.clone() />
+                        <HighlightCard h=h />
+                    }).collect_view()}
                 </div>
             </section>
         })}

@@ -23,12 +23,14 @@ pub fn described(h: &Highlight) -> String {
 }
 
 /// The highlight's clip playing in a loop (the moment's own player, `/m/ID/embed`), where a
-/// page opens with it: a match's play of the match.
+/// page opens with it: a match's play of the match. The frame is a picture to the keyboard,
+/// out of the Tab order (its player would hold the focus in a second page of controls): the
+/// card beside it links the clip's own page, where its player is at the keyboard's command.
 #[component]
 pub fn HighlightClip(h: Highlight) -> impl IntoView {
     h.moment.clone().map(|moment| {
         view! {
-            <iframe class="clip" data-testid="highlight-clip" title=described(&h)
+            <iframe class="clip" data-testid="highlight-clip" title=described(&h) tabindex="-1"
                 src=format!("/m/{moment}/embed")></iframe>
         }
     })

@@ -14,8 +14,8 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
 /// The read buffer of a page's, viewer's or bridge session's socket: a page sends a few bytes,
-/// and the relay writes whole frames straight through (no write buffer), so an idle socket
-/// costs little.
+/// and the relay writes whole frames straight through (no write buffer; a viewer's holds what
+/// one turn sends, then is flushed), so an idle socket costs little.
 pub const SOCKET_BUFFER: usize = 4096;
 
 /// The `ip:port` a socket route names and its upgrade, set for messages of at most `max_message`

@@ -217,7 +217,8 @@ impl Tally {
                 self.slowest.push((seconds, name.to_owned()));
             }
         } else if let Some(rest) = line.strip_prefix("Summary [") {
-            let Some((_, counts)) = rest.split_once("tests run:") else {
+            // "1 test run:" or "549 tests run:".
+            let Some((_, counts)) = rest.split_once(" run:") else {
                 return;
             };
             for part in counts.split(',') {
@@ -254,6 +255,9 @@ mod tests {
             tally.read(line);
         }
         assert_eq!((tally.passed, tally.failed, tally.skipped), (2, 1, 4));
+        let mut one = Tally::default();
+        one.read("     Summary [  17.615s] 1 test run: 1 passed, 587 skipped");
+        assert_eq!((one.passed, one.failed, one.skipped), (1, 0, 587));
         assert_eq!(
             tally.slowest,
             vec![

@@ -164,10 +164,110 @@ pub fn start_relay(
     dist: &std::path::Path,
     extra: &[&str],
 ) -> anyhow::Result<Process> {
+    start_relay_on(None, bin, http_port, master_port, dist, extra)
+}
+
+/// [`start_relay`], on CPU `cpu` alone when given (through `taskset`, which runs the relay
+/// in its own process, so the pid is the relay's).
+pub fn start_relay_on(
+    cpu: Option<usize>,
+    bin: &std::path::Path,
+    http_port: u16,
+    master_port: u16,
+    dist: &std::path::Path,
+    extra: &[&str],
+) -> anyhow::Result<Process> {
     let mut args = relay_args(http_port, master_port, dist);
     args.push("--no-history".into());
     args.extend(extra.iter().map(|a| a.to_string()));
-    start(bin.join("muster"), &args, "muster: serving")
+    match cpu {
+        Some(cpu) => {
+            let mut pinned = vec!["-c".to_owned(), cpu.to_string()];
+            pinned.push(bin.join("muster").display().to_string());
+            pinned.extend(args);
+            start("taskset".into(), &pinned, "muster: serving")
+        }
+        None => start(bin.join("muster"), &args, "muster: serving"),
+    }
+}
+
+/// CPU `cpu`'s time so far from /proc/stat, in ticks: busy (user, nice, system, irq and
+/// softirq: the kernel's network work done for a process is often not charged to it), idle
+/// (with iowait), and stolen by the hypervisor.
+pub fn cpu_ticks(cpu: usize) -> (u64, u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let name = format!("cpu{cpu}");
+    let Some(line) = stat
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name.as_str()))
+    else {
+        return (0, 0, 0);
+    };
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let at = |i: usize| v.get(i).copied().unwrap_or(0);
+    (at(0) + at(1) + at(2) + at(5) + at(6), at(3) + at(4), at(7))
+}
+
+/// The CPUs this process may run on (`Cpus_allowed_list` in /proc/self/status: "0-3,6").
+pub fn allowed_cpus() -> Vec<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let Some(list) = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+    else {
+        return Vec::new();
+    };
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+                    cpus.extend(a..=b);
+                }
+            }
+            None => cpus.extend(part.parse::<usize>().ok()),
+        }
+    }
+    cpus
+}
+
+/// Moves this process (every thread, and the children it starts later) onto `cpus`.
+pub fn pin_self(cpus: &[usize]) -> anyhow::Result<()> {
+    let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
+    let status = Command::new("taskset")
+        .args([
+            "-a",
+            "-cp",
+            &list.join(","),
+            &std::process::id().to_string(),
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .context("running taskset (util-linux)")?;
+    if !status.success() {
+        bail!("taskset could not pin the bench to CPUs {list:?}");
+    }
+    Ok(())
+}
+
+/// The relay's counters and gauges named in `names`, summed over their labels, from its
+/// `/metrics`.
+pub async fn metrics(http: &str, names: &[&str]) -> anyhow::Result<BTreeMap<String, f64>> {
+    let text = reqwest::get(format!("http://{http}/metrics"))
+        .await?
+        .text()
+        .await?;
+    let mut out = BTreeMap::new();
+    for s in relay::metrics::parse_exposition(&text) {
+        if names.contains(&s.name.as_str()) {
+            *out.entry(s.name.clone()).or_default() += s.value;
+        }
+    }
+    Ok(out)
 }
 
 /// A lab fleet of `servers` on consecutive ports from `base`, its master on `master_port`,

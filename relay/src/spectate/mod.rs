@@ -10,6 +10,7 @@ mod hub;
 mod registry;
 mod replica;
 mod scrape;
+mod sent;
 mod task;
 mod viewer;
 
@@ -61,6 +62,7 @@ async fn upgrade(
         Err(rejection) => return rejection.into_response(),
     };
     let rewind = hubs.config().rewind.0.clone();
+    let sent = hubs.sent.clone();
     let guard = match hubs.join(addr) {
         Ok(guard) => guard,
         Err(e) => return e.into_response(),
@@ -68,10 +70,12 @@ async fn upgrade(
     ws.max_message_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
         .max_frame_size(protocol::relay_api::watch::MAX_VIEWER_MESSAGE)
         .read_buffer_size(crate::http::SOCKET_BUFFER)
-        .write_buffer_size(0)
+        // Frames are written when the viewer's turn ends (flushed), several at once when it
+        // fell behind: never held back, never written one system call each.
+        .write_buffer_size(crate::http::SOCKET_BUFFER)
         .on_upgrade(move |socket| {
             let (sink, stream) = closing.split(socket);
-            viewer::serve(guard, rewind, sink, stream)
+            viewer::serve(guard, rewind, sent, sink, stream)
         })
 }
 

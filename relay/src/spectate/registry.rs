@@ -29,6 +29,8 @@ pub struct Hubs {
     pub(super) running: AtomicUsize,
     /// In a cluster, one relay's hub holds each match's game slot and the others mirror it.
     cluster: Option<Arc<crate::cluster::Cluster>>,
+    /// What every viewer was sent, for the scrape.
+    pub(super) sent: Arc<super::sent::Sent>,
 }
 
 impl Hubs {
@@ -47,6 +49,7 @@ impl Hubs {
             config,
             known,
             hubs: Mutex::default(),
+            sent: Arc::default(),
             running: Default::default(),
             cluster,
         })

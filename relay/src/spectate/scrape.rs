@@ -1,9 +1,9 @@
-//! What a scrape reads of the hubs: hubs, viewers and recordings.
+//! What a scrape reads of the hubs: hubs, viewers, what they were sent, and recordings.
 
 use prometheus_client::encoding::DescriptorEncoder;
 
 use super::Hubs;
-use crate::metrics::{gauge, Scrape, ScrapeResult};
+use crate::metrics::{counter, gauge, Scrape, ScrapeResult};
 
 impl Scrape for Hubs {
     fn scrape(&self, e: &mut DescriptorEncoder) -> ScrapeResult {
@@ -20,6 +20,19 @@ impl Scrape for Hubs {
             "spectator_viewers",
             "Viewers connected to this relay's hubs",
             viewers,
+        )?;
+        let (frames, writes) = self.sent.counts();
+        counter(
+            e,
+            "spectator_frames",
+            "Frames sent to viewers (status, keyframes, updates)",
+            frames,
+        )?;
+        counter(
+            e,
+            "spectator_writes",
+            "Writes to viewers' sockets that carried them (several frames to one behind)",
+            writes,
         )?;
         gauge(
             e,

@@ -6,6 +6,11 @@
 //! the window's keyframe and updates from there, paced at its own speed, and the hub's status
 //! still; the bytes are the window's, never copied for it. It comes back live when it asks, or
 //! when its playing reaches the live edge, with a fresh keyframe.
+//!
+//! Writes are the cost at thousands of viewers (each is a system call, and on loopback the
+//! receiver's TCP work too), so a viewer's socket is read on a task of its own (the writer is
+//! not woken to look at an idle socket on every update), and whatever is waiting for it when it
+//! wakes (updates it fell behind by, the status) goes out in one write.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,10 +19,12 @@ use axum::body::Bytes;
 use axum::extract::ws::Message;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use protocol::relay_api::watch::{ViewerMessage, WatchMessage, MAX_SPEED_PCT};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use super::hub::{Frame, FrameKind, Hub, ViewerGuard};
+use super::sent::{Counted, Sent};
 use crate::seams::{Moment, Rewinding};
 
 /// How often a rewound viewer is sent what its clock has reached (the hub's own updates come
@@ -28,6 +35,29 @@ const PLAY_AT_ONCE: usize = 40;
 
 async fn send<S: Sink<Message> + Unpin>(sink: &mut S, bytes: &Bytes) -> bool {
     sink.send(Message::Binary(bytes.clone())).await.is_ok()
+}
+
+/// What the viewer asked, as its reading task passes it on; the channel's end means it left
+/// (or sent what no viewer sends, or the relay is shutting down).
+async fn read<R>(mut stream: R, asks: mpsc::Sender<ViewerMessage>)
+where
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    while let Some(incoming) = stream.next().await {
+        match incoming {
+            Ok(Message::Binary(bytes)) => match ViewerMessage::decode(&bytes) {
+                Ok(ask) => {
+                    if asks.send(ask).await.is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            },
+            Ok(Message::Ping(_) | Message::Pong(_)) => {}
+            // Text, a close or an error: this viewer is done.
+            _ => return,
+        }
+    }
 }
 
 /// Where a rewound viewer is: the last sequence sent, and its clock (the match time it had
@@ -47,29 +77,89 @@ impl Rewound {
     }
 }
 
+/// What a live viewer has: the sequence its model includes (updates before a keyframe mean
+/// nothing to it).
+struct Live {
+    have: Option<u64>,
+}
+
+impl Live {
+    /// Whether `frame` goes to this viewer: a rewound one still hears how the hub stands,
+    /// never the live match.
+    fn wants(&mut self, frame: &Frame, rewound: bool) -> bool {
+        let wanted = match frame.kind {
+            FrameKind::Status => true,
+            _ if rewound => false,
+            FrameKind::Keyframe => self.have.is_none_or(|seq| frame.seq > seq),
+            FrameKind::Update => self.have.is_some_and(|seq| frame.seq > seq),
+        };
+        if wanted && frame.kind != FrameKind::Status {
+            self.have = Some(frame.seq);
+        }
+        wanted
+    }
+}
+
+/// Queues `frame` and whatever else the hub has sent since for this viewer, then writes them
+/// at once. A viewer that fell more than the backlog behind starts again from the present with
+/// a fresh keyframe (a rewound one waits for its next frame). False when the viewer is gone.
+async fn deliver<S: Sink<Message> + Unpin>(
+    sink: &mut S,
+    hub: &Hub,
+    frames: &mut broadcast::Receiver<Frame>,
+    first: Frame,
+    live: &mut Live,
+    rewound: bool,
+) -> bool {
+    let mut next = Some(first);
+    let mut queued = false;
+    while let Some(frame) = next.take() {
+        if live.wants(&frame, rewound) {
+            if sink.feed(Message::Binary(frame.bytes)).await.is_err() {
+                return false;
+            }
+            queued = true;
+        }
+        next = match frames.try_recv() {
+            Ok(frame) => Some(frame),
+            Err(TryRecvError::Lagged(_)) => {
+                *frames = frames.resubscribe();
+                hub.keyframe().filter(|_| !rewound)
+            }
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Closed) => return false,
+        };
+    }
+    !queued || sink.flush().await.is_ok()
+}
+
 /// Serves one viewer until it leaves, misbehaves, or the hub closes.
 pub async fn serve<S, R>(
     guard: ViewerGuard,
     rewinding: Option<Arc<dyn Rewinding>>,
-    mut sink: S,
-    mut stream: R,
+    sent: Arc<Sent>,
+    sink: S,
+    stream: R,
 ) where
     S: Sink<Message> + Unpin,
-    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin + Send + 'static,
 {
+    let mut sink = Counted::new(sink, sent);
     let hub = guard.hub().clone();
     let mut frames = hub.subscribe();
     if !send(&mut sink, &hub.status_frame().bytes).await {
         return;
     }
-    // The sequence this viewer's model includes; updates before a keyframe mean nothing to it.
-    let mut have: Option<u64> = None;
+    let mut live = Live { have: None };
     if let Some(keyframe) = hub.keyframe() {
         if !send(&mut sink, &keyframe.bytes).await {
             return;
         }
-        have = Some(keyframe.seq);
+        live.have = Some(keyframe.seq);
     }
+    let (asks_to, mut asks) = mpsc::channel(4);
+    // Ends with the socket's reading half; aborted when this viewer ends first.
+    let reading = AbortOnDrop(tokio::spawn(read(stream, asks_to)));
     let mut rewound: Option<Rewound> = None;
     let mut tick = tokio::time::interval(PLAY_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -89,20 +179,7 @@ pub async fn serve<S, R>(
                     }
                     Err(RecvError::Closed) => return,
                 };
-                // A rewound viewer still hears how the hub stands, never the live match.
-                let wanted = match frame.kind {
-                    FrameKind::Status => true,
-                    _ if rewound.is_some() => false,
-                    FrameKind::Keyframe => have.is_none_or(|seq| frame.seq > seq),
-                    FrameKind::Update => have.is_some_and(|seq| frame.seq > seq),
-                };
-                if !wanted {
-                    continue;
-                }
-                if frame.kind != FrameKind::Status {
-                    have = Some(frame.seq);
-                }
-                if !send(&mut sink, &frame.bytes).await {
+                if !deliver(&mut sink, &hub, &mut frames, frame, &mut live, rewound.is_some()).await {
                     return;
                 }
             }
@@ -128,55 +205,58 @@ pub async fn serve<S, R>(
                     // Caught up with the live edge: live from here.
                     rewound = None;
                     match go_live(&mut sink, &hub, &mut frames).await {
-                        Some(seq) => have = seq,
+                        Some(seq) => live.have = seq,
                         None => return,
                     }
                 }
             }
-            incoming = stream.next() => match incoming {
-                Some(Ok(Message::Binary(bytes))) => match ViewerMessage::decode(&bytes) {
-                    Ok(ViewerMessage::Keyframe) if rewound.is_none() => {
-                        if let Some(keyframe) = hub.keyframe() {
-                            have = Some(keyframe.seq);
-                            if !send(&mut sink, &keyframe.bytes).await {
-                                return;
-                            }
-                        }
-                    }
-                    // A rewound viewer's fresh picture is where it is.
-                    Ok(ViewerMessage::Keyframe) => {
-                        let at = rewound.as_ref().map_or(0, Rewound::now_us);
-                        let speed_pct = rewound.as_ref().map_or(100, |r| r.speed_pct);
-                        if !seek(&mut sink, &hub, rewinding.as_deref(), at, speed_pct, &mut rewound).await {
+            ask = asks.recv() => match ask {
+                Some(ViewerMessage::Keyframe) if rewound.is_none() => {
+                    if let Some(keyframe) = hub.keyframe() {
+                        live.have = Some(keyframe.seq);
+                        if !send(&mut sink, &keyframe.bytes).await {
                             return;
                         }
                     }
-                    Ok(ViewerMessage::Seek { relay_us, speed_pct }) if speed_pct <= MAX_SPEED_PCT => {
-                        if !seek(&mut sink, &hub, rewinding.as_deref(), relay_us, speed_pct, &mut rewound).await {
-                            return;
-                        }
-                    }
-                    Ok(ViewerMessage::Live) => {
-                        if rewound.take().is_some() {
-                            match go_live(&mut sink, &hub, &mut frames).await {
-                                Some(seq) => have = seq,
-                                None => return,
-                            }
-                        }
-                    }
-                    _ => {
-                        let _ = sink.send(Message::Close(None)).await;
+                }
+                // A rewound viewer's fresh picture is where it is.
+                Some(ViewerMessage::Keyframe) => {
+                    let at = rewound.as_ref().map_or(0, Rewound::now_us);
+                    let speed_pct = rewound.as_ref().map_or(100, |r| r.speed_pct);
+                    if !seek(&mut sink, &hub, rewinding.as_deref(), at, speed_pct, &mut rewound).await {
                         return;
                     }
-                },
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                // Text, garbage, a close or an error: this viewer is done.
+                }
+                Some(ViewerMessage::Seek { relay_us, speed_pct }) if speed_pct <= MAX_SPEED_PCT => {
+                    if !seek(&mut sink, &hub, rewinding.as_deref(), relay_us, speed_pct, &mut rewound).await {
+                        return;
+                    }
+                }
+                Some(ViewerMessage::Live) => {
+                    if rewound.take().is_some() {
+                        match go_live(&mut sink, &hub, &mut frames).await {
+                            Some(seq) => live.have = seq,
+                            None => return,
+                        }
+                    }
+                }
+                // Too fast, garbage, a close or an error: this viewer is done.
                 _ => {
+                    drop(reading);
                     let _ = sink.send(Message::Close(None)).await;
                     return;
                 }
             },
         }
+    }
+}
+
+/// A task that ends when its handle is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -229,7 +309,7 @@ async fn seek<S: Sink<Message> + Unpin>(
 async fn go_live<S: Sink<Message> + Unpin>(
     sink: &mut S,
     hub: &Hub,
-    frames: &mut tokio::sync::broadcast::Receiver<Frame>,
+    frames: &mut broadcast::Receiver<Frame>,
 ) -> Option<Option<u64>> {
     *frames = frames.resubscribe();
     if !playing(sink, true, 100).await {

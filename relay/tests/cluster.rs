@@ -849,15 +849,25 @@ async fn a_followed_match_is_written_by_the_hub_holder_and_continued_by_its_succ
     // The highlights: none found before the SIGKILL lost (nor its clip), none twice, each of
     // kills the lab made, and each clip cut once in the cluster (one moment per clipped play,
     // once the survivor has none left waiting).
-    found(LIMIT, "the survivor's clips all cut", || async {
+    let deadline = Instant::now() + LIMIT;
+    loop {
         let waiting = common::metric(
             &format!("http://{}", survivor.addr),
             "muster_highlights_waiting",
         )
         .await;
-        (waiting == 0.0).then_some(())
-    })
-    .await;
+        if waiting == 0.0 {
+            break;
+        }
+        if Instant::now() > deadline {
+            let log = survivor.log.lock().unwrap().clone();
+            let told: Vec<&String> = (log.iter())
+                .filter(|l| l.contains("lease") || l.contains("highlights") || l.contains("hub"))
+                .collect();
+            panic!("the survivor's clips are not all cut within {LIMIT:?}: {waiting} waiting; its log: {told:#?}");
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let after = highlights(survivor, &server).await;
     for h in &found_before {
         let kept = after.iter().find(|a| a.id == h.id);

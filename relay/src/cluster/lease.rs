@@ -1,12 +1,16 @@
 //! Leases in the JetStream key-value bucket. `create` succeeds only for an absent key, so one
-//! relay wins; the winner renews with `update(key, revision)` every third of the TTL, and the
+//! relay wins; the winner renews with `update(key, revision)` every quarter of the TTL, and the
 //! bucket's `max_age` removes the key of a holder that stopped renewing. Each renewal's
 //! revision makes the fencing token ([`Cluster::fencing_token`]): the bucket's revisions only
 //! grow, so a later holder's token is always greater than any token a former holder had.
 //!
-//! A holder that cannot renew for two thirds of the TTL stops acting as holder before the key
-//! can expire, so two relays never both believe they hold it (bounded clock drift assumed;
-//! the database's fence check covers the rest).
+//! A holder whose renewal has not come back a quarter of the TTL before the key could expire
+//! (counted from when it sent the last one that did, which is before NATS stamped it) stops
+//! acting as holder then, even while that renewal is still on its way, so two relays never
+//! both believe they hold it (bounded clock drift assumed; the database's fence check covers
+//! the rest). The TTL is what a dead holder costs (its key expires, then another relay's next
+//! campaign wins); a holder renews four times in it, so one that is only slow keeps its lease
+//! while three renewals in a row fail or a renewal takes three quarters of the TTL.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,9 +75,9 @@ impl Drop for Lease {
 
 async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>>) {
     let ttl = cluster.config.lease_ttl;
-    let renew_every = ttl / 3;
+    let renew_every = ttl / 4;
     // Renewed no later than this, or the holder steps down before the key can expire.
-    let trust_for = ttl * 2 / 3;
+    let trust_for = ttl - renew_every;
     let mut bucket = None;
     let mut renewed_at = Instant::now();
     let mut first_round = true;
@@ -91,11 +95,16 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
             },
         };
         let current = *held.borrow();
+        let sent_at = Instant::now();
         let attempt = match current {
-            Some(revision) => store
-                .update(&key, value.clone(), revision)
-                .await
-                .map_err(|e| e.kind() == kv::UpdateErrorKind::WrongLastRevision),
+            // A renewal still unanswered when the trust runs out is a failed one.
+            Some(revision) => tokio::time::timeout_at(
+                renewed_at + trust_for,
+                store.update(&key, value.clone(), revision),
+            )
+            .await
+            .map_err(|_| false)
+            .and_then(|r| r.map_err(|e| e.kind() == kv::UpdateErrorKind::WrongLastRevision)),
             // `Err(true)`: someone else holds the key; `Err(false)`: NATS did not answer.
             None => store
                 .create(&key, value.clone())
@@ -113,7 +122,7 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
                 if current.is_none() {
                     tracing::info!(%key, revision, relay = %cluster.relay, "lease won");
                 }
-                renewed_at = Instant::now();
+                renewed_at = sent_at;
                 cluster.note_lease(&key, Some(revision));
                 held.send_replace(Some(revision));
                 wait = renew_every;

@@ -39,8 +39,9 @@ pub struct ClusterArgs {
         env = "MUSTER_CLUSTER"
     )]
     pub cluster: Vec<String>,
-    /// Seconds a lease (the poller's, a hub's) lives without renewal; holders renew it every
-    /// third of that, and another relay takes over within it plus a second.
+    /// Seconds a lease (the poller's, a hub's) lives without renewal: what a dead holder costs.
+    /// Holders renew it every quarter of that and keep it while a renewal comes back within
+    /// three quarters; another relay takes over within it plus half a second.
     #[arg(long = "lease-ttl", value_name = "SECS", default_value_t = 6)]
     pub lease_ttl: u64,
 }
@@ -193,20 +194,26 @@ impl Cluster {
     /// differently; the key-value calls themselves work on it.
     async fn bucket(&self, name: &str, max_age: Duration) -> anyhow::Result<kv::Store> {
         use jetstream::stream;
-        self.js
-            .get_or_create_stream(stream::Config {
-                name: format!("KV_{name}"),
-                subjects: vec![format!("$KV.{name}.>")],
-                max_messages_per_subject: 1,
-                max_age,
-                allow_rollup: true,
-                deny_delete: true,
-                allow_direct: true,
-                discard: stream::DiscardPolicy::New,
-                storage: stream::StorageType::File,
-                ..Default::default()
-            })
-            .await?;
+        let config = stream::Config {
+            name: format!("KV_{name}"),
+            subjects: vec![format!("$KV.{name}.>")],
+            max_messages_per_subject: 1,
+            max_age,
+            allow_rollup: true,
+            deny_delete: true,
+            allow_direct: true,
+            discard: stream::DiscardPolicy::New,
+            storage: stream::StorageType::File,
+            ..Default::default()
+        };
+        let found = self.js.get_or_create_stream(config.clone()).await?;
+        // A bucket made with another age (an earlier --lease-ttl) gets this relay's: the
+        // relays of one cluster agree on it (docs/operator.md).
+        let had = found.cached_info().config.max_age;
+        if had != max_age {
+            tracing::warn!(bucket = name, ?had, now = ?max_age, "cluster: bucket's age changed");
+            self.js.update_stream(config).await?;
+        }
         Ok(self.js.get_key_value(name).await?)
     }
 

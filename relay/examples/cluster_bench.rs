@@ -15,7 +15,7 @@
 //!   fresh keyframe), after SIGKILL, several runs each.
 //!
 //! Usage: cluster_bench [VIEWERS] [PAGES] [SECONDS]; MUSTER_BIN_DIR names the release
-//! binaries, MUSTER_BENCH_KEEP keeps the relays' logs, MUSTER_BENCH_NATS, MUSTER_BENCH_NATS_MONITOR and MUSTER_BENCH_POSTGRES the
+//! binaries, MUSTER_BENCH_LEASE_TTL the relays' `--lease-ttl`, MUSTER_BENCH_KEEP keeps the relays' logs, MUSTER_BENCH_NATS, MUSTER_BENCH_NATS_MONITOR and MUSTER_BENCH_POSTGRES the
 //! engines `cargo xtask bench cluster` started. The last line printed is one JSON object.
 
 use std::collections::BTreeMap;
@@ -49,6 +49,10 @@ struct Site {
 impl Site {
     fn start_relay(&mut self, i: usize) -> anyhow::Result<()> {
         let mut args = relay_args(self.relays.ports[i], self.master_port, &self.relays.dir);
+        // MUSTER_BENCH_LEASE_TTL: the relays' --lease-ttl (what a death costs), theirs by default.
+        if let Ok(ttl) = std::env::var("MUSTER_BENCH_LEASE_TTL") {
+            args.extend(["--lease-ttl".to_owned(), ttl]);
+        }
         args.extend(
             [
                 "--spectate-delay",

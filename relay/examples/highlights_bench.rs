@@ -120,12 +120,8 @@ async fn json_of(url: String) -> anyhow::Result<Value> {
 /// (`clipped`, `failed`, `reel_gone`) and plays waiting for the reel. The API's list is no
 /// count: it is a page of the newest.
 async fn highlight_counts(http: &str) -> anyhow::Result<BTreeMap<String, f64>> {
-    let text = reqwest::get(format!("http://{http}/metrics"))
-        .await?
-        .text()
-        .await?;
     let mut out = BTreeMap::new();
-    for s in relay::metrics::parse_exposition(&text) {
+    for s in relay::metrics::parse_exposition(&bench_util::metrics_text(http).await?) {
         let key = match (s.name.as_str(), s.label("outcome")) {
             ("muster_highlights_plays_total", Some(outcome)) => format!("plays_{outcome}"),
             ("muster_highlights_clips_total", Some(outcome)) => format!("clips_{outcome}"),

@@ -254,15 +254,19 @@ pub fn pin_self(cpus: &[usize]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The relay's `/metrics`, as text.
+pub async fn metrics_text(http: &str) -> anyhow::Result<String> {
+    Ok(reqwest::get(format!("http://{http}/metrics"))
+        .await?
+        .text()
+        .await?)
+}
+
 /// The relay's counters and gauges named in `names`, summed over their labels, from its
 /// `/metrics`.
 pub async fn metrics(http: &str, names: &[&str]) -> anyhow::Result<BTreeMap<String, f64>> {
-    let text = reqwest::get(format!("http://{http}/metrics"))
-        .await?
-        .text()
-        .await?;
     let mut out = BTreeMap::new();
-    for s in relay::metrics::parse_exposition(&text) {
+    for s in relay::metrics::parse_exposition(&metrics_text(http).await?) {
         if names.contains(&s.name.as_str()) {
             *out.entry(s.name.clone()).or_default() += s.value;
         }

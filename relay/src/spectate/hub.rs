@@ -18,9 +18,10 @@ use crate::net::ServerAddr;
 use crate::seams::{HubFace, HubTap, Released};
 use crate::sync::Locked;
 
-/// Frames a viewer may fall behind by (about 2 s of 20 Hz updates) before it skips to a
-/// fresh keyframe.
-pub const VIEWER_BACKLOG: usize = 40;
+/// Frames a viewer may fall behind by (about 3 s of 20 Hz updates) before it skips to a
+/// fresh keyframe. A power of two: the broadcast channel rounds its capacity up to one (40 was
+/// 64 in fact).
+pub const VIEWER_BACKLOG: usize = 64;
 /// How often the status (viewer count) is re-sent at most.
 pub(super) const STATUS_EVERY: Duration = Duration::from_secs(1);
 

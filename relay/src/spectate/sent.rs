@@ -42,6 +42,12 @@ impl<S> Counted<S> {
             queued: 0,
         }
     }
+
+    /// What it wraps (a test reads what was written).
+    #[cfg(test)]
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
 }
 
 impl<S: Sink<M> + Unpin, M> Sink<M> for Counted<S> {

@@ -322,3 +322,75 @@ async fn go_live<S: Sink<Message> + Unpin>(
         .await
         .then_some(Some(keyframe.seq))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spectate::{SpectateConfig, VIEWER_BACKLOG};
+    use protocol::relay_api::watch::Update;
+
+    fn hub() -> Hub {
+        Hub::new(
+            "127.0.0.1:28960".parse().unwrap(),
+            &SpectateConfig::default(),
+        )
+    }
+
+    /// Each written message's kind and sequence.
+    fn written(sink: &Counted<Vec<Message>>) -> Vec<(&'static str, u64)> {
+        (sink.inner().iter())
+            .map(|m| match m {
+                Message::Binary(bytes) => match WatchMessage::decode(bytes) {
+                    Ok(WatchMessage::Keyframe { seq, .. }) => ("keyframe", seq),
+                    Ok(WatchMessage::Update { seq, .. }) => ("update", seq),
+                    _ => ("other", 0),
+                },
+                _ => ("other", 0),
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn what_waits_for_a_viewer_goes_out_in_one_write() {
+        let hub = hub();
+        let mut frames = hub.subscribe();
+        for n in 0..3 {
+            hub.release(n, Update::default());
+        }
+        let sent = Arc::new(Sent::default());
+        let mut sink = Counted::new(Vec::new(), sent.clone());
+        let first = frames.recv().await.unwrap();
+        let mut live = Live { have: None };
+        assert!(deliver(&mut sink, &hub, &mut frames, first, &mut live, false).await);
+        assert_eq!(
+            written(&sink),
+            [("keyframe", 1), ("update", 2), ("update", 3)]
+        );
+        assert_eq!(sent.counts(), (3, 1), "three frames, one write");
+        assert_eq!(live.have, Some(3));
+    }
+
+    #[tokio::test]
+    async fn a_viewer_more_than_the_backlog_behind_gets_a_fresh_keyframe_not_the_backlog() {
+        let hub = hub();
+        let mut frames = hub.subscribe();
+        hub.release(0, Update::default());
+        let first = frames.recv().await.unwrap();
+        // While it was busy with the first, the hub went on past its backlog.
+        let behind = VIEWER_BACKLOG as u64 + 10;
+        for n in 1..=behind {
+            hub.release(n, Update::default());
+        }
+        let sent = Arc::new(Sent::default());
+        let mut sink = Counted::new(Vec::new(), sent.clone());
+        let mut live = Live { have: None };
+        assert!(deliver(&mut sink, &hub, &mut frames, first, &mut live, false).await);
+        assert_eq!(written(&sink), [("keyframe", 1), ("keyframe", behind + 1)]);
+        assert_eq!(sent.counts(), (2, 1));
+        // From the present on: the next update follows the fresh keyframe.
+        hub.release(behind + 1, Update::default());
+        let next = frames.recv().await.unwrap();
+        assert!(deliver(&mut sink, &hub, &mut frames, next, &mut live, false).await);
+        assert_eq!(written(&sink).last(), Some(&("update", behind + 2)));
+    }
+}

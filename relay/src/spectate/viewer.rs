@@ -26,6 +26,7 @@ use tokio::time::Instant;
 use super::hub::{Frame, FrameKind, Hub, ViewerGuard};
 use super::sent::{Counted, Sent};
 use crate::seams::{Moment, Rewinding};
+use crate::AbortOnDrop;
 
 /// How often a rewound viewer is sent what its clock has reached (the hub's own updates come
 /// about this often).
@@ -100,6 +101,13 @@ impl Live {
     }
 }
 
+/// Too slow: what it missed is skipped and it starts again from the present, with a fresh
+/// keyframe (a rewound viewer, or one of a hub with nothing released yet, gets none).
+fn skip_ahead(frames: &mut broadcast::Receiver<Frame>, hub: &Hub, rewound: bool) -> Option<Frame> {
+    *frames = frames.resubscribe();
+    hub.keyframe().filter(|_| !rewound)
+}
+
 /// Queues `frame` and whatever else the hub has sent since for this viewer, then writes them
 /// at once. A viewer that fell more than the backlog behind starts again from the present with
 /// a fresh keyframe (a rewound one waits for its next frame). False when the viewer is gone.
@@ -122,10 +130,7 @@ async fn deliver<S: Sink<Message> + Unpin>(
         }
         next = match frames.try_recv() {
             Ok(frame) => Some(frame),
-            Err(TryRecvError::Lagged(_)) => {
-                *frames = frames.resubscribe();
-                hub.keyframe().filter(|_| !rewound)
-            }
+            Err(TryRecvError::Lagged(_)) => skip_ahead(frames, hub, rewound),
             Err(TryRecvError::Empty) => None,
             Err(TryRecvError::Closed) => return false,
         };
@@ -159,7 +164,7 @@ pub async fn serve<S, R>(
     }
     let (asks_to, mut asks) = mpsc::channel(4);
     // Ends with the socket's reading half; aborted when this viewer ends first.
-    let reading = AbortOnDrop(tokio::spawn(read(stream, asks_to)));
+    let _reading = AbortOnDrop(tokio::spawn(read(stream, asks_to)));
     let mut rewound: Option<Rewound> = None;
     let mut tick = tokio::time::interval(PLAY_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -169,14 +174,10 @@ pub async fn serve<S, R>(
             frame = frames.recv() => {
                 let frame = match frame {
                     Ok(frame) => frame,
-                    Err(RecvError::Lagged(_)) => {
-                        // Too slow: skip what it missed and start again from the present.
-                        frames = frames.resubscribe();
-                        match hub.keyframe() {
-                            Some(keyframe) if rewound.is_none() => keyframe,
-                            _ => continue,
-                        }
-                    }
+                    Err(RecvError::Lagged(_)) => match skip_ahead(&mut frames, &hub, rewound.is_some()) {
+                        Some(keyframe) => keyframe,
+                        None => continue,
+                    },
                     Err(RecvError::Closed) => return,
                 };
                 if !deliver(&mut sink, &hub, &mut frames, frame, &mut live, rewound.is_some()).await {
@@ -242,21 +243,11 @@ pub async fn serve<S, R>(
                 }
                 // Too fast, garbage, a close or an error: this viewer is done.
                 _ => {
-                    drop(reading);
                     let _ = sink.send(Message::Close(None)).await;
                     return;
                 }
             },
         }
-    }
-}
-
-/// A task that ends when its handle is dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 

@@ -66,7 +66,7 @@ pub async fn post_json(url: &str, json: &str) -> Result<(u16, String), String> {
 }
 
 /// A request of `method` to `url`, with `json` as its body if given; the status and the
-/// body's text, or why nothing came back.
+/// body's text (a refusal's `error`), or why nothing came back.
 pub async fn send(method: &str, url: &str, json: Option<&str>) -> Result<(u16, String), String> {
     send_as(method, url, json, None).await
 }
@@ -106,5 +106,12 @@ pub async fn send_as(
             .and_then(|t| t.as_string()),
         Err(_) => None,
     };
-    Ok((response.status(), text.unwrap_or_default()))
+    let (status, text) = (response.status(), text.unwrap_or_default());
+    // A refusal's words, out of the API's error shape, for the page to show.
+    let text = if status >= 400 {
+        protocol::relay_api::ApiError::said(&text)
+    } else {
+        text
+    };
+    Ok((status, text))
 }

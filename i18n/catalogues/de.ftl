@@ -17,6 +17,7 @@ subtitle-moment = Ein Moment aus einem Match von Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 – Demos
 subtitle-matches = Call of Duty: United Offensive 1.51 – Matches
 subtitle-highlights = Call of Duty: United Offensive 1.51 – Highlights
+subtitle-api = Server-API für Call of Duty: United Offensive 1.51
 
 ## Pieces several pages draw
 
@@ -616,3 +617,15 @@ highlight-streak = Killstreak
 highlight-long-shot = Weitschuss
 highlight-first-blood = Erstes Blut
 highlight-clutch = Clutch
+
+## The API's page (/api/)
+api-title = Die API
+api-description = Jede Operation der HTTP-API dieses Relays: ihre Parameter, eine Beispielanfrage und -antwort und die OpenAPI-Beschreibung, aus der sich ein Client erzeugen lässt.
+api-lead = Jede Operation der API dieses Relays, mit Beispielanfrage und -antwort. Dasselbe als OpenAPI 3.1, um daraus einen Client zu erzeugen:
+api-needs-token = Braucht ein Token: das des Betreibers oder die Sitzung eines Besitzers.
+api-parameters = Parameter
+api-parameter-name = Name
+api-parameter-in = In
+api-parameter-about = Bedeutung
+api-example-request = Beispielanfrage
+api-example-answer = Beispielantwort

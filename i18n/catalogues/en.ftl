@@ -18,6 +18,7 @@ subtitle-moment = A moment of a Call of Duty: United Offensive match
 subtitle-demos = Call of Duty: United Offensive 1.51 demos
 subtitle-matches = Call of Duty: United Offensive 1.51 matches
 subtitle-highlights = Call of Duty: United Offensive 1.51 highlights
+subtitle-api = Call of Duty: United Offensive 1.51 server API
 
 ## Pieces several pages draw
 
@@ -623,3 +624,15 @@ highlight-streak = Killing streak
 highlight-long-shot = Long shot
 highlight-first-blood = First blood
 highlight-clutch = Clutch
+
+## The API's page (/api/)
+api-title = The API
+api-description = Every operation of this relay's HTTP API: its parameters, an example request and answer, and the OpenAPI description to generate a client from.
+api-lead = Every operation of this relay's API, with an example request and answer. The same as OpenAPI 3.1, to generate a client from:
+api-needs-token = Needs a token: the operator's, or an owner's session.
+api-parameters = Parameters
+api-parameter-name = Name
+api-parameter-in = In
+api-parameter-about = About
+api-example-request = Example request
+api-example-answer = Example answer

@@ -17,6 +17,7 @@ subtitle-moment = Un moment d'un match de Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 – démos
 subtitle-matches = Call of Duty: United Offensive 1.51 – matchs
 subtitle-highlights = Call of Duty: United Offensive 1.51 – temps forts
+subtitle-api = API des serveurs Call of Duty: United Offensive 1.51
 
 ## Pieces several pages draw
 
@@ -625,3 +626,15 @@ highlight-streak = Série
 highlight-long-shot = Tir de loin
 highlight-first-blood = Premier sang
 highlight-clutch = Clutch
+
+## The API's page (/api/)
+api-title = L’API
+api-description = Chaque opération de l’API HTTP de ce relais : ses paramètres, un exemple de requête et de réponse, et la description OpenAPI pour en générer un client.
+api-lead = Chaque opération de l’API de ce relais, avec un exemple de requête et de réponse. La même chose en OpenAPI 3.1, pour en générer un client :
+api-needs-token = Demande un jeton : celui de l’opérateur, ou la session d’un propriétaire.
+api-parameters = Paramètres
+api-parameter-name = Nom
+api-parameter-in = Où
+api-parameter-about = Description
+api-example-request = Exemple de requête
+api-example-answer = Exemple de réponse

@@ -17,6 +17,7 @@ subtitle-moment = Een moment uit een wedstrijd van Call of Duty: United Offensiv
 subtitle-demos = Call of Duty: United Offensive 1.51 – demo's
 subtitle-matches = Call of Duty: United Offensive 1.51 – wedstrijden
 subtitle-highlights = Call of Duty: United Offensive 1.51 – hoogtepunten
+subtitle-api = Server-API voor Call of Duty: United Offensive 1.51
 
 ## Pieces several pages draw
 
@@ -622,3 +623,15 @@ highlight-streak = Killstreak
 highlight-long-shot = Verre treffer
 highlight-first-blood = Eerste bloed
 highlight-clutch = Clutch
+
+## The API's page (/api/)
+api-title = De API
+api-description = Elke bewerking van de HTTP-API van deze relay: de parameters, een voorbeeldverzoek en -antwoord, en de OpenAPI-beschrijving om een client uit te genereren.
+api-lead = Elke bewerking van de API van deze relay, met een voorbeeldverzoek en -antwoord. Hetzelfde als OpenAPI 3.1, om een client uit te genereren:
+api-needs-token = Vraagt een token: dat van de beheerder, of de sessie van een eigenaar.
+api-parameters = Parameters
+api-parameter-name = Naam
+api-parameter-in = Waar
+api-parameter-about = Betekenis
+api-example-request = Voorbeeldverzoek
+api-example-answer = Voorbeeldantwoord

@@ -17,6 +17,7 @@ subtitle-moment = Moment z meczu Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 – dema
 subtitle-matches = Call of Duty: United Offensive 1.51 – mecze
 subtitle-highlights = Call of Duty: United Offensive 1.51 – najlepsze akcje
+subtitle-api = API serwerów Call of Duty: United Offensive 1.51
 
 ## Pieces several pages draw
 
@@ -630,3 +631,15 @@ highlight-streak = Seria zabójstw
 highlight-long-shot = Strzał z daleka
 highlight-first-blood = Pierwsza krew
 highlight-clutch = Clutch
+
+## The API's page (/api/)
+api-title = API
+api-description = Każda operacja HTTP API tego przekaźnika: jej parametry, przykładowe zapytanie i odpowiedź oraz opis OpenAPI, z którego można wygenerować klienta.
+api-lead = Każda operacja API tego przekaźnika, z przykładowym zapytaniem i odpowiedzią. To samo jako OpenAPI 3.1, do wygenerowania klienta:
+api-needs-token = Wymaga tokenu: operatora lub sesji właściciela.
+api-parameters = Parametry
+api-parameter-name = Nazwa
+api-parameter-in = Gdzie
+api-parameter-about = Opis
+api-example-request = Przykładowe zapytanie
+api-example-answer = Przykładowa odpowiedź

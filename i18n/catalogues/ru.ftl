@@ -17,6 +17,7 @@ subtitle-moment = Момент матча Call of Duty: United Offensive
 subtitle-demos = Call of Duty: United Offensive 1.51 — демо
 subtitle-matches = Call of Duty: United Offensive 1.51 — матчи
 subtitle-highlights = Call of Duty: United Offensive 1.51 — лучшие моменты
+subtitle-api = API серверов Call of Duty: United Offensive 1.51
 
 ## Pieces several pages draw
 
@@ -633,3 +634,15 @@ highlight-streak = Серия убийств
 highlight-long-shot = Дальний выстрел
 highlight-first-blood = Первая кровь
 highlight-clutch = Клатч
+
+## The API's page (/api/)
+api-title = API
+api-description = Все операции HTTP API этого ретранслятора: параметры, пример запроса и ответа и описание OpenAPI, по которому можно сгенерировать клиент.
+api-lead = Все операции API этого ретранслятора с примером запроса и ответа. То же в виде OpenAPI 3.1, чтобы сгенерировать клиент:
+api-needs-token = Нужен токен: оператора или сеанс владельца.
+api-parameters = Параметры
+api-parameter-name = Имя
+api-parameter-in = Где
+api-parameter-about = Описание
+api-example-request = Пример запроса
+api-example-answer = Пример ответа

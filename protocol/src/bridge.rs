@@ -13,6 +13,9 @@
 //! (stock matches clients by address and qport).
 
 use core::fmt;
+// Named by the schema derive.
+#[cfg(feature = "openapi")]
+use alloc::{string::String, vec::Vec};
 use core::net::Ipv4Addr;
 
 use crate::cod::netchan::{Header, Side};
@@ -36,6 +39,7 @@ pub const REFLECTOR_PORTS: [u16; 17] = [
 /// What a session is to its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum TargetKind {
     /// A game server the relay knows (a master listed it, the LAN scan found it, or the

@@ -5,7 +5,9 @@
 #![forbid(unsafe_code)]
 
 extern crate alloc;
+// The schema derives (`openapi`, the relay's alone) expand to std's `vec!` and `format!`.
 #[cfg(any(feature = "std", test))]
+#[cfg_attr(feature = "openapi", macro_use)]
 extern crate std;
 
 pub mod bridge;

@@ -20,9 +20,34 @@ pub mod watch;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// What every refusal under `/api/` answers (any 4xx or 5xx): why, in English, naming the
+/// parameter at fault where there is one (`limit: "0" is not from 1 to 200`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ApiError {
+    pub error: String,
+    /// The path asked for, when no route serves it.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub path: Option<String>,
+}
+
+#[cfg(feature = "serde")]
+impl ApiError {
+    /// What a refusal's body says to a reader: its `error`, or the body itself when it is not
+    /// the shared shape.
+    pub fn said(body: &str) -> String {
+        serde_json::from_str::<ApiError>(body).map_or_else(|_| body.into(), |e| e.error)
+    }
+}
+
 /// Whether the relay can currently reach a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Reachability {
     /// Listed, not yet answered.
@@ -44,6 +69,7 @@ pub enum Reachability {
 /// One player as `getstatus` reports them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Player {
     /// The name with its colour codes.
     pub name: String,
@@ -56,6 +82,7 @@ pub struct Player {
 /// Everything the relay knows about one game server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ServerInfo {
     /// `ip:port`.
     pub addr: String,
@@ -103,6 +130,7 @@ pub struct ServerInfo {
 /// licence asks for (the page shows it beside countries).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CountryDatabase {
     /// The database's own type name; `None` without one (no server has a country).
     pub database: Option<String>,
@@ -115,6 +143,7 @@ pub struct CountryDatabase {
 /// How the latest poll of one master went.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "state", rename_all = "snake_case"))]
 pub enum MasterState {
     Pending,
@@ -125,6 +154,7 @@ pub enum MasterState {
 /// A master server from the relay's configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MasterStatus {
     /// As configured: `host:port`.
     pub addr: String,
@@ -150,6 +180,7 @@ pub struct MasterStatus {
 /// The relay's own master (`--master-listen`), as the masters panel shows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OwnMaster {
     /// Servers verified and listed, and those hidden by a flatline.
     pub registered: u32,
@@ -162,6 +193,7 @@ pub struct OwnMaster {
 /// A message the relay pushes to a page over the WebSocket.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum RelayMessage {
     /// The whole directory: sent first, and again whenever a page fell behind.
@@ -186,6 +218,7 @@ pub enum RelayMessage {
 /// checks it by connecting to its TCP port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WulframServer {
     /// The operator's name for it; pages open `/wulfram/NAME`.
     pub name: String,
@@ -200,6 +233,7 @@ pub struct WulframServer {
 /// The current refresh: servers queried, answered, and finished either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Progress {
     pub total: u32,
     pub answered: u32,
@@ -210,6 +244,7 @@ pub struct Progress {
 /// address the relay does not already know, and never causes a packet to an unknown host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum PageMessage {
     /// The server the page shows in detail (refreshed more often), or none.

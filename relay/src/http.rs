@@ -94,16 +94,10 @@ pub fn assemble(capabilities: Vec<Router>, dist: &Path, allowed_origins: Vec<Str
 
 /// What a script gets for a path under `/api/` that no route serves: a JSON 404, never the
 /// page's HTML in a 200.
-#[derive(serde::Serialize)]
-struct NoSuchApi<'a> {
-    error: &'static str,
-    path: &'a str,
-}
-
 fn no_such_api(path: &str) -> Response {
-    let answer = NoSuchApi {
-        error: "no such API path",
-        path,
+    let answer = protocol::relay_api::ApiError {
+        error: "no such API path".into(),
+        path: Some(path.into()),
     };
     (StatusCode::NOT_FOUND, axum::Json(answer)).into_response()
 }

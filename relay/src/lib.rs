@@ -39,6 +39,7 @@ pub mod matches;
 pub mod metrics;
 pub mod moments;
 pub mod net;
+pub mod openapi;
 pub mod owners;
 pub mod rcon;
 pub mod rewind;
@@ -190,7 +191,7 @@ impl Relay {
         let mut tasks = JoinSet::new();
         let started = start::capabilities(config, addrs[0], &metrics, &mut tasks).await?;
         let scrape = metrics.registry(metrics::Sources(started.scrapes), started.history.is_some());
-        let mut routers = vec![metrics::routes(scrape)];
+        let mut routers = vec![metrics::routes(scrape), openapi::routes(dist.clone())];
         routers.extend(started.routers);
         let app = http::assemble(routers, &dist, origins);
         let serving = start::serve(listeners, app, edge, &metrics, &mut tasks);

@@ -14,8 +14,8 @@ use tokio_util::task::TaskTracker;
 
 use crate::{
     alerts, banners, bridge, browse, cluster, demos, edge, geo, highlights, history, master,
-    matches, metrics, moments, owners, rcon, rewind, seams, site, spectate, store, wulfram,
-    Directory, ServeConfig,
+    matches, metrics, moments, openapi, owners, rcon, rewind, seams, site, spectate, store,
+    wulfram, Directory, ServeConfig,
 };
 
 /// What the capabilities gave back.
@@ -283,10 +283,13 @@ pub(crate) fn serve(
         config.trusted_proxies.clone(),
         metrics.http.clone(),
     );
-    let app = app.layer(axum::middleware::from_fn_with_state(
-        guard.clone(),
-        edge::limits::enforce,
-    ));
+    // Outermost, so the edge's own refusals (429) wear the API's error shape too.
+    let app = app
+        .layer(axum::middleware::from_fn_with_state(
+            guard.clone(),
+            edge::limits::enforce,
+        ))
+        .layer(axum::middleware::from_fn(openapi::refusal::as_json));
     tasks.spawn(async move {
         let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {

@@ -525,8 +525,8 @@ async fn a_bad_parameter_is_a_400_that_names_it() {
             .await
             .unwrap();
         assert_eq!(response.status(), 400, "{query}");
-        let text = response.text().await.unwrap();
-        assert!(text.starts_with(named), "{query}: {text}");
+        let refusal: protocol::relay_api::ApiError = response.json().await.unwrap();
+        assert!(refusal.error.starts_with(named), "{query}: {refusal:?}");
     }
     let none = reqwest::get(format!("{url}/api/highlights/nothere"))
         .await

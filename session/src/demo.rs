@@ -55,7 +55,7 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         .await
         .map_err(|e| format!("{url}: {e}"))?;
     if !response.ok() {
-        let text = response.text().await.unwrap_or_default();
+        let text = protocol::relay_api::ApiError::said(&response.text().await.unwrap_or_default());
         return Err(format!("{url}: {} {text}", response.status()));
     }
     response.binary().await.map_err(|e| format!("{url}: {e}"))
@@ -82,7 +82,7 @@ pub async fn set_recording(addr: &str, on: bool, token: &str) -> Result<String, 
         .send()
         .await
         .map_err(|e| e.to_string())?;
-    let text = response.text().await.unwrap_or_default();
+    let text = protocol::relay_api::ApiError::said(&response.text().await.unwrap_or_default());
     if response.ok() {
         Ok(if on { "recording" } else { "stopped" }.into())
     } else {

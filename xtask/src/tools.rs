@@ -25,8 +25,9 @@ const TEST_NPM: &[(&str, &str)] = &[
 ];
 /// `cargo xtask audit`'s: Lighthouse 12 (13 needs Node.js 22; Debian's is 20).
 const AUDIT_NPM: &[(&str, &str)] = &[("lighthouse", "12.8.2")];
-/// PyPI packages the tests use: ioquake3's Huffman code, the differential oracle.
-const TEST_PIP: &[(&str, &str)] = &[("q3huff2", "0.4.2")];
+/// PyPI packages the tests use: ioquake3's Huffman code, the differential oracle; Schemathesis,
+/// the API tester that tries every operation of the relay's OpenAPI description.
+const TEST_PIP: &[(&str, &str)] = &[("q3huff2", "0.4.2"), ("schemathesis", "4.32.5")];
 /// Debian packages the tests use, with a binary that shows each is present.
 const TEST_APT: &[(&str, &str)] = &[
     ("chromium", "chromium"),

@@ -94,6 +94,7 @@ const CHALLENGES_PER_PORT: usize = 4;
 /// How a server came to be listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(
     feature = "serde",
     serde(tag = "kind", content = "master", rename_all = "snake_case")
@@ -102,6 +103,7 @@ pub enum Origin {
     /// It heartbeats this master.
     Heartbeat,
     /// Another master listed it (federation); it answered our own challenge.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     Federated(SocketAddrV4),
 }
 
@@ -181,6 +183,7 @@ pub enum MasterEvent {
 /// Counters, every drop by kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MasterCounters {
     pub heartbeats: u64,
     pub challenges_sent: u64,

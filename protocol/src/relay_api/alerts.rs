@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 /// What a rule watches for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum Rule {
     /// The server's human players (bots not counted) reach `n`.
@@ -67,6 +68,7 @@ impl Rule {
 /// Where a rule's alerts go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum Destination {
     /// A JSON `POST` of an [`AlertEvent`] to `url`.
@@ -92,6 +94,7 @@ impl Destination {
 /// A browser's push subscription (RFC 8030 endpoint, RFC 8291 keys).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PushSubscription {
     pub endpoint: String,
     pub keys: PushKeys,
@@ -100,6 +103,7 @@ pub struct PushSubscription {
 /// The subscription's keys, base64url without padding as browsers give them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PushKeys {
     pub p256dh: String,
     pub auth: String,
@@ -109,6 +113,7 @@ pub struct PushKeys {
 /// before (else a new one is made, with a new token).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertAsk {
     pub rule: Rule,
     pub to: Destination,
@@ -124,6 +129,7 @@ pub struct AlertAsk {
 /// One stored rule, as `POST` answers (`201`) and `GET /api/alerts?token=` lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertRule {
     pub id: String,
     pub rule: Rule,
@@ -151,6 +157,7 @@ pub struct AlertRule {
 /// deliveries still kept (sent, pending or dropped, with why).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertList {
     pub rules: Vec<AlertRule>,
     pub deliveries: Vec<Delivery>,
@@ -159,6 +166,7 @@ pub struct AlertList {
 /// One alert on its way, as the outbox keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Delivery {
     /// The deduplication key: the rule's id and the firing's number.
     pub key: String,
@@ -174,6 +182,7 @@ pub struct Delivery {
 /// What a generic webhook receives (a JSON `POST`, with the key in `Muster-Delivery` too).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertEvent {
     /// The deduplication key: the same event is never sent under two keys, and a receiver
     /// that saw a key may drop a repeat of it.
@@ -210,6 +219,7 @@ pub struct AlertEvent {
 /// What an alert says of a highlight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertHighlight {
     pub id: String,
     /// `triple`, `long_shot` …, as `/api/highlights` names them.
@@ -231,6 +241,7 @@ fn english() -> String {
 /// A server as an alert describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertServer {
     pub addr: String,
     /// With its colour codes.
@@ -242,4 +253,13 @@ pub struct AlertServer {
     pub max_clients: u32,
     pub password: bool,
     pub up: bool,
+}
+
+/// `GET /api/push/key`: the relay's VAPID public key (base64url, uncompressed P-256), which a
+/// browser's push subscription names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PushKey {
+    pub key: String,
 }

@@ -2,12 +2,16 @@
 //! which travel as binary messages: these reports travel as JSON text messages.
 
 use alloc::string::String;
+// Named by the schema derive.
+#[cfg(feature = "openapi")]
+use alloc::vec::Vec;
 
 use crate::bridge::TargetKind;
 
 /// One report from the relay on a bridge session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum BridgeReport {
     /// The session began: the page must use this qport in its `connect` and sequenced

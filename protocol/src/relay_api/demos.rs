@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 /// A finished demo the relay serves at `url`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DemoEntry {
     pub name: String,
     pub map: String,
@@ -19,6 +20,7 @@ pub struct DemoEntry {
 /// A demo still being written: listed, never served (it would show the match undelayed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Recording {
     pub addr: String,
     pub file: String,
@@ -28,6 +30,7 @@ pub struct Recording {
 /// `GET /api/demos`: finished demos newest first, and the recordings under way.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DemoListing {
     pub demos: Vec<DemoEntry>,
     pub recording: Vec<Recording>,
@@ -36,6 +39,7 @@ pub struct DemoListing {
 /// The relay's answer to the operator's start or stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecordAnswer {
     pub addr: String,
     pub recording: bool,

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 /// What kind of play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum HighlightKind {
     /// Three kills by one player, each within the spree's gap of the one before.
@@ -77,6 +78,7 @@ impl HighlightKind {
 /// One kill of a highlight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HighlightKill {
     pub server_time: i32,
     /// With colour codes.
@@ -90,6 +92,7 @@ pub struct HighlightKill {
 /// A play as the rule finds it in a match, before it is kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Play {
     pub kind: HighlightKind,
     /// With colour codes.
@@ -115,6 +118,7 @@ impl Play {
 /// A kept highlight (`GET /api/highlights`, `GET /api/highlights/ID`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Highlight {
     pub id: String,
     /// `ip:port`.

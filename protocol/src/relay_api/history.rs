@@ -26,6 +26,7 @@ pub fn range(name: &str) -> Option<(u64, u64)> {
 /// One bucket of a chart: humans min, average and max over the polls answered in it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Point {
     /// Start of the bucket (ms since the Unix epoch).
     pub t: u64,
@@ -40,6 +41,7 @@ pub struct Point {
 /// A map or gametype change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MapMark {
     pub t: u64,
     pub map: String,
@@ -49,6 +51,7 @@ pub struct MapMark {
 /// `GET /api/servers/ADDR/history?range=`.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ServerHistory {
     pub addr: String,
     pub range: String,
@@ -68,6 +71,7 @@ pub struct ServerHistory {
 /// `GET /api/history?range=`: every server's humans added up, and by gametype.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Population {
     pub range: String,
     pub from_ms: u64,
@@ -80,6 +84,7 @@ pub struct Population {
 /// A server as a sighting names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeenServer {
     pub addr: String,
     /// With colours; the address when the directory no longer knows it.
@@ -89,6 +94,7 @@ pub struct SeenServer {
 /// One stay of a name on a server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Stay {
     pub server: SeenServer,
     pub name: String,
@@ -99,6 +105,7 @@ pub struct Stay {
 /// `GET /api/players?name=`: one name, where it plays now (if it does) and where it was seen.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlayerSeen {
     /// As last seen, colours kept.
     pub name: String,

@@ -15,6 +15,7 @@ use crate::said::Said;
 /// that loses its session, or restarts, and joins the same match again finds the same key.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchKey {
     pub map: String,
     pub level_start: i32,
@@ -23,6 +24,7 @@ pub struct MatchKey {
 /// A match begins (or is joined in its course: `joined_at` is later than `level_start`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchStart {
     pub key: MatchKey,
     pub gametype: String,
@@ -34,6 +36,7 @@ pub struct MatchStart {
 /// How a death counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum KillKind {
     /// By an opponent.
@@ -50,6 +53,7 @@ pub enum KillKind {
 /// that player within [`FRESH_MS`] of it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchKill {
     pub server_time: i32,
     pub attacker: Option<String>,
@@ -69,6 +73,7 @@ pub const FRESH_MS: i32 = 1000;
 /// Who came, went or changed sides.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RosterChange {
     Joined {
@@ -92,6 +97,7 @@ pub enum RosterChange {
 /// One row of the stock scoreboard (`b`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ScoreRow {
     pub name: String,
     pub team: Team,
@@ -102,6 +108,7 @@ pub struct ScoreRow {
 /// The scoreboard as the server last gave it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchScores {
     pub server_time: i32,
     pub axis: i32,
@@ -112,6 +119,7 @@ pub struct MatchScores {
 /// Why a match's record ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum MatchEnd {
     /// The server loaded another map (or the same one anew).
@@ -128,6 +136,7 @@ pub enum MatchEnd {
 /// What a followed match's session tells, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum MatchEvent {
     Began(MatchStart),
@@ -146,6 +155,7 @@ pub enum MatchEvent {
 /// A stored match, as lists show it (`GET /api/matches`).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchSummary {
     pub id: u64,
     /// `ip:port`.
@@ -173,6 +183,7 @@ pub struct MatchSummary {
 /// One name in one match.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchPlayer {
     pub name: String,
     pub team: Team,
@@ -191,6 +202,7 @@ pub struct MatchPlayer {
 /// `level_start` is on the same clock as.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchDetail {
     #[cfg_attr(feature = "serde", serde(flatten))]
     pub summary: MatchSummary,
@@ -209,6 +221,7 @@ pub struct MatchDetail {
 /// rounds: told by the score that rose. A drawn round moves no score and is not seen.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchRound {
     pub number: u32,
     pub winner: Team,
@@ -418,6 +431,7 @@ mod round_tests {
 /// estimate, `sigma` its uncertainty; lists rank by `mu - 3 sigma`.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Rating {
     pub gametype: String,
     pub mu: f64,
@@ -428,6 +442,7 @@ pub struct Rating {
 /// A rating after one match.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RatingPoint {
     pub at_ms: u64,
     pub match_id: u64,
@@ -439,6 +454,7 @@ pub struct RatingPoint {
 /// Figures added up.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Totals {
     pub kills: u64,
     pub deaths: u64,
@@ -453,6 +469,7 @@ pub struct Totals {
 /// A count by what (a weapon, a map, a server).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Count {
     pub what: String,
     pub count: u64,
@@ -461,6 +478,7 @@ pub struct Count {
 /// One match of a player's, as their page lists it.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlayedMatch {
     #[cfg_attr(feature = "serde", serde(rename = "match"))]
     pub summary: MatchSummary,
@@ -473,6 +491,7 @@ pub struct PlayedMatch {
 /// A name's record (`GET /api/players/NAME/stats`).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlayerStats {
     /// The name without colours, lower-case: what matches it.
     pub key: String,
@@ -495,6 +514,7 @@ pub struct PlayerStats {
 /// One row of a leaderboard (`GET /api/leaderboard`).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LeaderRow {
     pub rank: u32,
     pub key: String,

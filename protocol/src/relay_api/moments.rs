@@ -20,6 +20,7 @@ pub const UNIX_MS_FROM: f64 = 1e12;
 /// (negative: before it) or in Unix milliseconds when over 10^12.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MomentAsk {
     pub server: String,
     pub from: f64,
@@ -55,6 +56,7 @@ impl MomentTime {
 /// `201` to `POST /api/moments`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MomentCreated {
     pub id: String,
     /// The page to share, `/m/ID`.
@@ -64,6 +66,7 @@ pub struct MomentCreated {
 /// `GET /api/moments/ID`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MomentDetail {
     pub id: String,
     pub server: String,

@@ -9,13 +9,21 @@ use alloc::vec::Vec;
 /// `POST /api/servers/{addr}/claim`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Claim {
+    /// The server's `rconpassword`: what the game's tokenizer can read (no quote, no control
+    /// character, Latin-1), within its 1,024-byte rcon buffer.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(pattern = r"^[ !#-~\u00a0-\u00ff]+$", max_length = 900)
+    )]
     pub password: String,
 }
 
 /// A link the owner shows in the detail (the clan's site, its Discord invite).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OwnerLink {
     pub title: String,
     /// `https` only.
@@ -25,6 +33,7 @@ pub struct OwnerLink {
 /// A banner's colours, each `#rrggbb`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BannerColours {
     pub background: String,
     pub text: String,
@@ -34,6 +43,7 @@ pub struct BannerColours {
 /// What a proven owner set, as anyone sees it (never the webhook's URL).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OwnerProfile {
     pub addr: String,
     pub description: String,
@@ -54,6 +64,7 @@ pub struct OwnerProfile {
 /// `200` to a claim: the session's secret (`Authorization: Bearer` on edits) and when it ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OwnerSession {
     pub token: String,
     pub expires_ms: u64,
@@ -63,6 +74,7 @@ pub struct OwnerSession {
 /// `PUT /api/servers/{addr}/owner`: what to change; an absent field stays as it is.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OwnerEdit {
     #[cfg_attr(feature = "serde", serde(default))]
     pub description: Option<String>,

@@ -3,6 +3,9 @@
 //! [`CHANNEL_UDP`]): these reports travel as JSON text messages.
 
 use alloc::string::String;
+// Named by the schema derive.
+#[cfg(feature = "openapi")]
+use alloc::vec::Vec;
 
 /// The channel byte before a TCP payload (opcode and body; the relay adds and strips the
 /// frame's size prefix).
@@ -13,6 +16,7 @@ pub const CHANNEL_UDP: u8 = 1;
 /// One report from the relay on a proxy session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum ProxyReport {
     /// Both of the server's transports are open.

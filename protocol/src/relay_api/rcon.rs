@@ -3,11 +3,15 @@
 //! every command and nowhere else: the relay never stores it, and no `Debug` output shows it.
 
 use alloc::string::String;
+// Named by the schema derive.
+#[cfg(feature = "openapi")]
+use alloc::vec::Vec;
 use core::fmt;
 
 /// A command from the page.
 #[derive(Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RconCommand {
     /// Chosen by the page; the report about this command carries it back.
     pub id: u32,
@@ -30,6 +34,7 @@ impl fmt::Debug for RconCommand {
 /// One report from the relay on an admin socket.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum RconReport {
     /// The socket is open to `target`; commands leave at least `spacing_ms` apart.

@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 /// since the Unix epoch, as a keyframe's `relay_us`) and the server's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RewindWindow {
     /// The oldest moment a viewer can be shown, and its server time.
     pub start_us: u64,
@@ -31,6 +32,7 @@ pub struct RewindWindow {
 /// A kill in the window, with the names as they were when it happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RewindKill {
     /// When the update carrying it was released.
     pub relay_us: u64,

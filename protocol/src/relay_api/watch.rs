@@ -15,6 +15,7 @@ pub const SEEN_RESOLUTION_MS: i32 = 500;
 /// A client's team, as clientState `team` numbers it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Team {
     #[default]
@@ -57,6 +58,7 @@ impl Team {
 /// One client as viewers see it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WatchPlayer {
     pub client: u8,
     /// With colour codes.
@@ -80,6 +82,7 @@ pub struct WatchPlayer {
 /// A vehicle (jeep or tank) as viewers see it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WatchVehicle {
     pub number: u16,
     /// The entity's model `index`.
@@ -92,6 +95,7 @@ pub struct WatchVehicle {
 /// One line of the kill feed, chat or server messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 // Externally tagged: postcard cannot read internally tagged enums.
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum FeedItem {
@@ -122,6 +126,7 @@ pub const UNSCORED: i32 = -1;
 /// The match as the hub knows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchView {
     pub server_time: i32,
     pub header: Header,
@@ -138,6 +143,7 @@ pub struct MatchView {
 /// What changes only with the map.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Header {
     pub hostname: String,
     pub map: String,
@@ -149,6 +155,7 @@ pub struct Header {
 /// A player's change since the previous update.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum PlayerChange {
     /// A new player, or one whose name, team, score, ping or weapon changed: the whole record.
     Full(WatchPlayer),
@@ -166,6 +173,7 @@ pub enum PlayerChange {
 /// What changed between two views.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Update {
     pub server_time: i32,
     pub header: Option<Header>,
@@ -181,6 +189,7 @@ pub struct Update {
 /// at once rather than through the delay.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum HubState {
     Connecting,
@@ -204,6 +213,7 @@ pub enum HubState {
 /// (`x0`, `y0`) and bottom-right (`x1`, `y1`) corners.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Overview {
     pub map: String,
     pub url: String,
@@ -216,6 +226,7 @@ pub struct Overview {
 /// The hub's state, its audience and its delay.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HubStatus {
     pub addr: String,
     pub state: HubState,
@@ -236,6 +247,7 @@ pub struct HubStatus {
 /// A demo being recorded by a hub.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecordingStatus {
     pub file: String,
     pub bytes: u64,
@@ -244,6 +256,7 @@ pub struct RecordingStatus {
 /// A message from the hub to a viewer.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum WatchMessage {
     Status(HubStatus),
     /// The whole delayed match. Updates with a `seq` up to this one's are already in it.
@@ -270,6 +283,7 @@ pub enum WatchMessage {
 /// A message from a viewer; anything else closes its socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ViewerMessage {
     /// Send me a fresh keyframe (a tab that slept, a model that looks wrong).
     Keyframe,

@@ -5,10 +5,15 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use protocol::relay_api::alerts::{AlertAsk, AlertList, AlertRule, Delivery, Destination, Rule};
+use protocol::relay_api::alerts::{
+    AlertAsk, AlertList, AlertRule, Delivery, Destination, PushKey, Rule,
+};
+use protocol::relay_api::ApiError;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Alerts;
 use crate::net::{unix_ms, ServerAddr};
+use crate::openapi::tag;
 use crate::secrets::token_hash;
 use crate::store::alerts::{self as stored, StoredRule, Subscription, UNKNOWN};
 use crate::store::StoreError;
@@ -36,9 +41,23 @@ fn unavailable(e: StoreError) -> Response {
 /// Names longer than the game allows are not names.
 const NAME_MOST: usize = 64;
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct TokenQuery {
+    /// The subscription's token, as `POST /api/alerts` gave it.
     token: String,
+}
+
+pub(super) fn api() -> OpenApiRouter<Alerts> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create, forget))
+        .routes(routes!(remove, pause))
+        .routes(routes!(push_key))
+}
+
+/// The alerts' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
 }
 
 impl Alerts {
@@ -122,6 +141,17 @@ fn shown(rule: StoredRule, to: &Destination, token: Option<String>) -> Option<Al
 
 /// `POST /api/alerts` `{"rule": {...}, "to": {...}, "token"?}` → `201` with the rule, its
 /// `id` and the subscription's `token`.
+#[utoipa::path(post, path = "/api/alerts", tag = tag::ALERTS,
+    request_body = AlertAsk,
+    responses(
+        (status = 201, description = "The rule, its id and the subscription's token", body = AlertRule),
+        (status = 400, description = "A rule or destination it cannot read, named", body = ApiError),
+        (status = 403, description = "A destination the operator does not allow", body = ApiError),
+        (status = 404, description = "No subscription has the token given", body = ApiError),
+        (status = 413, description = "A body over 16 KiB", body = ApiError),
+        (status = 429, description = "Over the rules one client keeps", body = ApiError),
+        (status = 503, description = "The alerts cannot be kept", body = ApiError),
+    ))]
 pub async fn create(
     State(alerts): State<Alerts>,
     extensions: axum::http::Extensions,
@@ -248,6 +278,15 @@ pub async fn create(
 }
 
 /// `GET /api/alerts?token=`: the subscription's rules and its deliveries kept.
+/// A subscription's rules and its latest deliveries.
+#[utoipa::path(get, path = "/api/alerts", tag = tag::ALERTS,
+    params(TokenQuery),
+    responses(
+        (status = 200, description = "The rules and deliveries", body = AlertList),
+        (status = 400, description = "No token", body = ApiError),
+        (status = 404, description = "No subscription has this token", body = ApiError),
+        (status = 503, description = "The alerts cannot be read", body = ApiError),
+    ))]
 pub async fn list(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> Response {
     let sub = match alerts.subscription(&q.token).await {
         Ok(sub) => sub,
@@ -287,6 +326,14 @@ pub async fn list(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> 
 }
 
 /// `DELETE /api/alerts/{id}?token=` → `204`, or `404`.
+#[utoipa::path(delete, path = "/api/alerts/{id}", tag = tag::ALERTS,
+    params(("id" = String, Path, description = "The rule's id"), TokenQuery),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "No token", body = ApiError),
+        (status = 404, description = "No such rule in this subscription, or no subscription has this token", body = ApiError),
+        (status = 503, description = "The alerts cannot be read", body = ApiError),
+    ))]
 pub async fn remove(
     State(alerts): State<Alerts>,
     Path(id): Path<String>,
@@ -317,12 +364,21 @@ pub async fn remove(
     }
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, utoipa::ToSchema)]
 pub struct PauseAsk {
     paused: bool,
 }
 
 /// `PATCH /api/alerts/{id}?token=` `{"paused": true}` → `204`, or `404`.
+#[utoipa::path(patch, path = "/api/alerts/{id}", tag = tag::ALERTS,
+    params(("id" = String, Path, description = "The rule's id"), TokenQuery),
+    request_body = PauseAsk,
+    responses(
+        (status = 204, description = "Paused or resumed"),
+        (status = 400, description = "No token, or a body that is not `{\"paused\": true|false}`", body = ApiError),
+        (status = 404, description = "No such rule in this subscription, or no subscription has this token", body = ApiError),
+        (status = 503, description = "The alerts cannot be read", body = ApiError),
+    ))]
 pub async fn pause(
     State(alerts): State<Alerts>,
     Path(id): Path<String>,
@@ -351,6 +407,15 @@ pub async fn pause(
 }
 
 /// `DELETE /api/alerts?token=`: the subscription, its rules and its deliveries, all gone.
+/// Deletes a subscription and every rule in it.
+#[utoipa::path(delete, path = "/api/alerts", tag = tag::ALERTS,
+    params(TokenQuery),
+    responses(
+        (status = 204, description = "Forgotten"),
+        (status = 400, description = "No token", body = ApiError),
+        (status = 404, description = "No subscription has this token", body = ApiError),
+        (status = 503, description = "The alerts cannot be read", body = ApiError),
+    ))]
 pub async fn forget(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> Response {
     let sub = match alerts.subscription(&q.token).await {
         Ok(sub) => sub,
@@ -370,9 +435,18 @@ pub async fn forget(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -
 }
 
 /// `GET /api/push/key`: `{"key"}`, the VAPID public key a page subscribes with.
+/// The relay's VAPID public key, for a browser's push subscription.
+#[utoipa::path(get, path = "/api/push/key", tag = tag::ALERTS,
+    responses(
+        (status = 200, description = "The key", body = PushKey),
+        (status = 503, description = "The alerts are unavailable", body = ApiError),
+    ))]
 pub async fn push_key(State(alerts): State<Alerts>) -> Response {
     match alerts.keys.get().await {
-        Ok(vapid) => Json(serde_json::json!({"key": vapid.public_key()})).into_response(),
+        Ok(vapid) => Json(PushKey {
+            key: vapid.public_key(),
+        })
+        .into_response(),
         Err(e) => {
             tracing::warn!("alerts: the VAPID key: {e}");
             refused(StatusCode::SERVICE_UNAVAILABLE, "alerts are unavailable")

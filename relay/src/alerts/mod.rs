@@ -11,6 +11,7 @@
 //! subscription), `GET /api/push/key` (the VAPID key browsers subscribe with).
 
 mod api;
+pub use api::openapi;
 pub mod guard;
 mod highlights;
 pub mod message;
@@ -25,7 +26,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::routing::{delete, get};
 use axum::Router;
 use protocol::relay_api::alerts::{AlertEvent, Rule};
 use protocol::said::Said;
@@ -183,14 +183,7 @@ pub fn start(
     let highlights = Some(Arc::new(alerts.clone()) as Arc<dyn crate::seams::HighlightsTold>);
     let scrape =
         Some(Arc::new(scrape::Looks(alerts.looks.clone())) as Arc<dyn crate::metrics::Scrape>);
-    let routes = Router::new()
-        .route(
-            "/api/alerts",
-            get(api::list).post(api::create).delete(api::forget),
-        )
-        .route("/api/alerts/{id}", delete(api::remove).patch(api::pause))
-        .route("/api/push/key", get(api::push_key))
-        .with_state(alerts);
+    let routes = Router::from(api::api()).with_state(alerts);
     Ok(AlertsStarted {
         routes: Some(routes),
         log,

@@ -116,17 +116,28 @@ fn per_second(n: u32, burst: u32) -> Quota {
 }
 
 /// What the bridge has done, for `GET /api/bridge`.
-#[derive(Default, Serialize)]
+#[derive(Default, Serialize, utoipa::ToSchema)]
+#[schema(as = BridgeCounters)]
 pub struct Counters {
+    /// Sessions open now.
+    #[schema(value_type = u64)]
     pub sessions: AtomicU64,
+    #[schema(value_type = u64)]
     pub sessions_opened: AtomicU64,
+    #[schema(value_type = u64)]
     pub datagrams_from_pages: AtomicU64,
+    #[schema(value_type = u64)]
     pub bytes_from_pages: AtomicU64,
+    #[schema(value_type = u64)]
     pub datagrams_to_targets: AtomicU64,
+    #[schema(value_type = u64)]
     pub bytes_to_targets: AtomicU64,
+    #[schema(value_type = u64)]
     pub datagrams_from_targets: AtomicU64,
+    #[schema(value_type = u64)]
     pub bytes_from_targets: AtomicU64,
     /// Refusals by kind: targets, sessions, datagrams and budgets.
+    #[schema(value_type = BTreeMap<String, u64>)]
     pub refused: Mutex<BTreeMap<&'static str, u64>>,
 }
 
@@ -400,12 +411,23 @@ impl Budget {
 /// `GET /api/bridge` and the session socket `/bridge/ADDR` (the HTTP assembly puts the Origin
 /// check in front of it).
 pub fn routes(bridge: Arc<Bridge>) -> Router {
-    Router::new()
-        .route("/api/bridge", get(counters))
+    Router::from(api())
         .route("/bridge/{addr}", get(upgrade))
         .with_state(bridge)
 }
 
+fn api() -> utoipa_axum::router::OpenApiRouter<Arc<Bridge>> {
+    utoipa_axum::router::OpenApiRouter::new().routes(utoipa_axum::routes!(counters))
+}
+
+/// The bridge's part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// The bridge's counters: sessions, datagrams and bytes each way, refusals by kind.
+#[utoipa::path(get, path = "/api/bridge", tag = crate::openapi::tag::RELAY,
+    responses((status = 200, description = "The counters", body = Counters)))]
 async fn counters(State(bridge): State<Arc<Bridge>>) -> impl IntoResponse {
     Json(serde_json::to_value(&bridge.counters).unwrap_or_default())
 }

@@ -142,14 +142,22 @@ impl Cache {
     }
 }
 
-/// What the feed has done, for `GET /api/feed`.
-#[derive(Default, Serialize)]
+/// What the feed has done, for `GET /api/feed`: totals since the relay started.
+#[derive(Default, Serialize, utoipa::ToSchema)]
+#[schema(as = FeedCounters)]
 pub struct Counters {
+    /// Pages connected now.
+    #[schema(value_type = u64)]
     pub pages: AtomicU64,
+    #[schema(value_type = u64)]
     pub ticks: AtomicU64,
+    #[schema(value_type = u64)]
     pub keyframes_encoded: AtomicU64,
+    #[schema(value_type = u64)]
     pub keyframes_sent: AtomicU64,
+    #[schema(value_type = u64)]
     pub resyncs: AtomicU64,
+    #[schema(value_type = u64)]
     pub closed_slow: AtomicU64,
 }
 

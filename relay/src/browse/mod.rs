@@ -23,6 +23,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use protocol::relay_api::{ApiError, MasterStatus, ServerInfo};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::openapi::tag;
 use tokio::task::JoinSet;
 
 pub use directory::Directory;
@@ -113,18 +117,37 @@ pub fn routes(directory: Arc<Directory>, feed: Arc<PageFeed>, dist: PathBuf) -> 
         .route("/server/{addr}", get(html::server_page))
         .with_state(page)
         .route("/ws", get(feed_upgrade))
-        .route("/api/servers", get(servers))
-        .route("/api/servers/{addr}", get(one_server))
-        .route("/api/masters", get(masters))
-        .route("/api/feed", get(feed_counters))
+        .merge(Router::from(api()))
         .with_state(BrowseState { directory, feed })
 }
 
-async fn servers(State(state): State<BrowseState>) -> impl IntoResponse {
+fn api() -> OpenApiRouter<BrowseState> {
+    OpenApiRouter::new()
+        .routes(routes!(servers))
+        .routes(routes!(one_server))
+        .routes(routes!(masters))
+        .routes(routes!(feed_counters))
+}
+
+/// The browsing routes' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// Every server listed here, as the list shows it.
+#[utoipa::path(get, path = "/api/servers", tag = tag::SERVERS,
+    responses((status = 200, description = "The servers", body = Vec<ServerInfo>)))]
+async fn servers(State(state): State<BrowseState>) -> Json<Vec<ServerInfo>> {
     Json(state.directory.servers())
 }
 
-/// `GET /api/servers/{addr}`: one server's record, or 404 if it is not listed here.
+/// One server's record: its players with scores and pings, every setting.
+#[utoipa::path(get, path = "/api/servers/{addr}", tag = tag::SERVERS,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    responses(
+        (status = 200, description = "The server", body = ServerInfo),
+        (status = 404, description = "Not listed here", body = ApiError),
+    ))]
 async fn one_server(
     State(state): State<BrowseState>,
     axum::extract::Path(addr): axum::extract::Path<String>,
@@ -136,10 +159,16 @@ async fn one_server(
     }
 }
 
-async fn masters(State(state): State<BrowseState>) -> impl IntoResponse {
+/// How the latest poll of each configured master went.
+#[utoipa::path(get, path = "/api/masters", tag = tag::SERVERS,
+    responses((status = 200, description = "The masters", body = Vec<MasterStatus>)))]
+async fn masters(State(state): State<BrowseState>) -> Json<Vec<MasterStatus>> {
     Json(state.directory.masters())
 }
 
+/// The page feed's counters: pages, ticks, keyframes, resyncs, slow pages closed.
+#[utoipa::path(get, path = "/api/feed", tag = tag::RELAY,
+    responses((status = 200, description = "The counters", body = feed::Counters)))]
 async fn feed_counters(State(state): State<BrowseState>) -> impl IntoResponse {
     Json(serde_json::to_value(&state.feed.counters).unwrap_or_default())
 }

@@ -56,6 +56,9 @@ pub enum Command {
     Restore(backup::RestoreArgs),
     Doctor(Box<doctor::DoctorArgs>),
     Moment(moment::Args),
+    /// Print the API's OpenAPI 3.1 description, as `GET /api/openapi.json` serves it (the
+    /// committed `docs/openapi.json` is this).
+    Openapi,
     /// Read demo files.
     Demo {
         #[command(subcommand)]
@@ -88,6 +91,10 @@ impl Command {
             Self::Doctor(args) => doctor::run(*args).await,
             Self::Moment(args) => moment::run(args).await,
             Self::Demo { tool } => demo::run(tool),
+            Self::Openapi => {
+                print!("{}", crate::openapi::description_json());
+                Ok(())
+            }
         }
     }
 

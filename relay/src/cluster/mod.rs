@@ -109,15 +109,21 @@ pub struct Cluster {
 }
 
 /// What this relay put on the bus, and why beyond the steady stream (`GET /api/cluster`).
-#[derive(Debug, Default, serde::Serialize)]
+#[derive(Debug, Default, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = ClusterCounters)]
 pub struct Counters {
+    #[schema(value_type = u64)]
     pub published_messages: AtomicU64,
+    #[schema(value_type = u64)]
     pub published_bytes: AtomicU64,
     /// Whole directories sent to followers (a new holder, a follower's request, a lag).
+    #[schema(value_type = u64)]
     pub directory_keyframes: AtomicU64,
     /// Keyframes this relay asked another's hub for (a mirror that started or missed one).
+    #[schema(value_type = u64)]
     pub hub_resyncs: AtomicU64,
     /// Keyframes a hub sent on the bus in place of frames its publisher fell behind on.
+    #[schema(value_type = u64)]
     pub hub_keyframes_resent: AtomicU64,
 }
 
@@ -340,35 +346,50 @@ impl Cluster {
 /// `GET /api/cluster`: this relay's name, whether it reaches NATS, the leases it holds
 /// (`poller`, `hub.ADDR`) with their revisions, whether it polls on its own while NATS is
 /// unreachable, and its [`Counters`].
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct ClusterStatus<'a> {
+    #[schema(value_type = String)]
     pub relay: &'a str,
     pub connected: bool,
     pub leases: BTreeMap<String, u64>,
     pub polling_alone: bool,
+    #[schema(value_type = Counters)]
     pub counters: &'a Counters,
 }
 
 /// `GET /api/cluster` (404 on a relay outside a cluster).
 pub fn routes(cluster: Option<Arc<Cluster>>) -> axum::Router {
-    use axum::routing::get;
-    axum::Router::new().route(
-        "/api/cluster",
-        get(move || {
-            let cluster = cluster.clone();
-            async move {
-                use axum::response::IntoResponse;
-                match cluster {
-                    Some(cluster) => axum::Json(cluster.status()).into_response(),
-                    None => (
-                        axum::http::StatusCode::NOT_FOUND,
-                        "this relay is not in a cluster",
-                    )
-                        .into_response(),
-                }
-            }
-        }),
-    )
+    axum::Router::from(api()).with_state(cluster)
+}
+
+fn api() -> utoipa_axum::router::OpenApiRouter<Option<Arc<Cluster>>> {
+    utoipa_axum::router::OpenApiRouter::new().routes(utoipa_axum::routes!(status))
+}
+
+/// The cluster's part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// This relay in its cluster: its name, whether it reaches NATS, the leases it holds and what
+/// it put on the bus.
+#[utoipa::path(get, path = "/api/cluster", tag = crate::openapi::tag::RELAY,
+    responses(
+        (status = 200, description = "The relay in its cluster", body = ClusterStatus),
+        (status = 404, description = "This relay is not in a cluster", body = protocol::relay_api::ApiError),
+    ))]
+async fn status(
+    axum::extract::State(cluster): axum::extract::State<Option<Arc<Cluster>>>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match cluster {
+        Some(cluster) => axum::Json(cluster.status()).into_response(),
+        None => (
+            axum::http::StatusCode::NOT_FOUND,
+            "this relay is not in a cluster",
+        )
+            .into_response(),
+    }
 }
 
 /// A game server's address as one token of a subject or a KV key (neither takes `.` or `:`

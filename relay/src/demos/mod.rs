@@ -11,12 +11,15 @@ use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::{Json, Router};
 use protocol::relay_api::demos::{DemoEntry, DemoListing, RecordAnswer};
+use protocol::relay_api::ApiError;
 use tower_http::services::ServeFile;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::net::ServerAddr;
+use crate::openapi::tag;
 use crate::seams::RecordingHubs;
 
 mod recorder;
@@ -74,15 +77,24 @@ pub fn routes(
     recording: Option<RecordConfig>,
     operator_token: Option<String>,
 ) -> Router {
-    Router::new()
-        .route("/api/spectate/{addr}/record", post(start).delete(stop))
-        .route("/api/demos", get(listing))
+    Router::from(api())
         .route("/demos/{name}", get(download))
         .with_state(RecordingState {
             hubs,
             recording,
             operator_token: operator_token.map(Into::into),
         })
+}
+
+fn api() -> OpenApiRouter<RecordingState> {
+    OpenApiRouter::new()
+        .routes(routes!(start, stop))
+        .routes(routes!(listing))
+}
+
+/// The demos' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
 }
 
 /// Equal in time whatever the bytes, so the token cannot be guessed a byte at a time.
@@ -128,6 +140,18 @@ fn target(state: &RecordingState, addr: &str) -> Result<ServerAddr, Box<Response
         .map_err(|_| Box::new((StatusCode::BAD_REQUEST, "not an IPv4 ip:port").into_response()))
 }
 
+/// Starts recording a server's match to a stock demo (starting its hub if need be).
+#[utoipa::path(post, path = "/api/spectate/{addr}/record", tag = tag::DEMOS,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "Recording", body = RecordAnswer),
+        (status = 400, description = "Not an IPv4 ip:port", body = ApiError),
+        (status = 401, description = "The operator token is wrong", body = ApiError),
+        (status = 403, description = "This relay has no operator token", body = ApiError),
+        (status = 404, description = "Recording is off here, or the server is not listed", body = ApiError),
+        (status = 503, description = "Every spectator slot of this relay is in use", body = ApiError),
+    ))]
 async fn start(
     State(state): State<RecordingState>,
     UrlPath(addr): UrlPath<String>,
@@ -136,6 +160,17 @@ async fn start(
     set(&state, &headers, &addr, true)
 }
 
+/// Stops a recording; the demo is finished with the end marker and listed.
+#[utoipa::path(delete, path = "/api/spectate/{addr}/record", tag = tag::DEMOS,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "Stopped", body = RecordAnswer),
+        (status = 400, description = "Not an IPv4 ip:port", body = ApiError),
+        (status = 401, description = "The operator token is wrong", body = ApiError),
+        (status = 403, description = "This relay has no operator token", body = ApiError),
+        (status = 404, description = "Recording is off here, or no hub for that server", body = ApiError),
+    ))]
 async fn stop(
     State(state): State<RecordingState>,
     UrlPath(addr): UrlPath<String>,
@@ -174,6 +209,9 @@ fn set(state: &RecordingState, headers: &HeaderMap, addr: &str, on: bool) -> Res
     }
 }
 
+/// The finished demos, each with its download link, and the recordings under way.
+#[utoipa::path(get, path = "/api/demos", tag = tag::DEMOS,
+    responses((status = 200, description = "The demos", body = DemoListing)))]
 async fn listing(State(state): State<RecordingState>) -> Json<DemoListing> {
     let Some(config) = &state.recording else {
         return Json(DemoListing::default());

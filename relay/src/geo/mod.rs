@@ -10,8 +10,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use axum::routing::get;
+use axum::extract::State;
 use axum::{Json, Router};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::openapi::tag;
 use protocol::relay_api::CountryDatabase;
 use serde::Deserialize;
 
@@ -108,8 +111,23 @@ pub fn start(args: GeoArgs) -> anyhow::Result<(Option<Arc<Countries>>, Router)> 
     if let Some(database) = &about.database {
         tracing::info!("countries from {database}");
     }
-    let routes = Router::new().route("/api/countries", get(move || async move { Json(about) }));
-    Ok((countries, routes))
+    Ok((countries, Router::from(api()).with_state(Arc::new(about))))
+}
+
+fn api() -> OpenApiRouter<Arc<CountryDatabase>> {
+    OpenApiRouter::new().routes(routes!(database))
+}
+
+/// The countries' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// The database servers' countries come from, and the credit its licence asks for.
+#[utoipa::path(get, path = "/api/countries", tag = tag::SERVERS,
+    responses((status = 200, description = "The database, or none", body = CountryDatabase)))]
+async fn database(State(about): State<Arc<CountryDatabase>>) -> Json<CountryDatabase> {
+    Json(about.as_ref().clone())
 }
 
 #[cfg(test)]

@@ -6,10 +6,13 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use protocol::relay_api::highlights::HighlightKind;
+use protocol::relay_api::highlights::{Highlight, HighlightKind};
+use protocol::relay_api::ApiError;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Highlights;
 use crate::net::ServerAddr;
+use crate::openapi::tag;
 use crate::store::highlights::{self, Wanted};
 
 /// The most one answer lists.
@@ -37,19 +40,16 @@ fn wanted(query: &HashMap<String, String>) -> Result<Wanted, String> {
     };
     for (name, value) in query {
         match name.as_str() {
+            // An empty server is every server, as in the matches' routes.
+            "server" if value.is_empty() => {}
             "server" => {
                 value
                     .parse::<ServerAddr>()
                     .map_err(|_| format!("server: {value:?} is not an IPv4 address and port"))?;
                 wanted.server = Some(value.clone());
             }
-            "player" => {
-                let key = crate::store::name_key(value);
-                if key.is_empty() {
-                    return Err("player: a name, with or without its colours".to_owned());
-                }
-                wanted.player = Some(key);
-            }
+            // A name with nothing but colours and spaces is no one's: no play is theirs.
+            "player" => wanted.player = Some(crate::store::name_key(value)),
             "match" => {
                 wanted.match_id = Some(
                     value
@@ -93,7 +93,33 @@ fn wanted(query: &HashMap<String, String>) -> Result<Wanted, String> {
     Ok(wanted)
 }
 
-/// `GET /api/highlights?server=&player=&match=&kind=&since=&best=&limit=`: newest first.
+pub(super) fn api() -> OpenApiRouter<Highlights> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(one))
+}
+
+/// The highlights' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// The plays of the followed matches, newest first (or best first with `best`).
+#[utoipa::path(get, path = "/api/highlights", tag = tag::HIGHLIGHTS,
+    params(
+        ("server" = Option<String>, Query, description = "One server's (`ip:port`)"),
+        ("player" = Option<String>, Query, description = "One player's, colour codes and case ignored"),
+        ("match" = Option<u64>, Query, description = "One match's"),
+        ("kind" = Option<HighlightKind>, Query, description = "One kind of play"),
+        ("since" = Option<u64>, Query, description = "Only plays made after this, in Unix milliseconds"),
+        ("best" = Option<bool>, Query, description = "Only each match's play of the match"),
+        ("limit" = Option<u32>, Query, description = "How many (50 by default, 1 to 200)", minimum = 1, maximum = 200),
+    ),
+    responses(
+        (status = 200, description = "The plays", body = Vec<Highlight>),
+        (status = 400, description = "A parameter it cannot read, named", body = ApiError),
+        (status = 503, description = "The highlights cannot be read", body = ApiError),
+    ))]
 pub(super) async fn list(
     State(h): State<Highlights>,
     Query(query): Query<HashMap<String, String>>,
@@ -112,7 +138,14 @@ pub(super) async fn list(
     }
 }
 
-/// `GET /api/highlights/{id}`.
+/// One play.
+#[utoipa::path(get, path = "/api/highlights/{id}", tag = tag::HIGHLIGHTS,
+    params(("id" = String, Path, description = "The play's id")),
+    responses(
+        (status = 200, description = "The play", body = Highlight),
+        (status = 404, description = "No such play", body = ApiError),
+        (status = 503, description = "The highlights cannot be read", body = ApiError),
+    ))]
 pub(super) async fn one(State(h): State<Highlights>, Path(id): Path<String>) -> Response {
     if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return refused(StatusCode::NOT_FOUND, "no such highlight");
@@ -141,7 +174,6 @@ mod tests {
     fn each_bad_parameter_is_named() {
         for (pair, said) in [
             (("server", "nowhere"), "server:"),
-            (("player", "^1 "), "player:"),
             (("match", "x"), "match:"),
             (("kind", "ace"), "kind: \"ace\" is none of triple, quad"),
             (("since", "-1"), "since:"),

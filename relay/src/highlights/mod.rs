@@ -22,6 +22,7 @@ use tokio::task::JoinSet;
 use crate::net::ServerAddr;
 use crate::seams::{FoundPlay, HighlightsTold, MomentCutting, PlaysFound};
 use crate::store::worker::Workers;
+pub use api::openapi;
 
 /// A clip starts this long before a play's first kill…
 pub const BEFORE_MS: u64 = 3000;
@@ -124,9 +125,7 @@ pub fn start(start: HighlightsStart, tasks: &mut JoinSet<()>) -> Option<Highligh
             counts: counts.clone(),
         },
     ));
-    let routes = Router::new()
-        .route("/api/highlights", get(api::list))
-        .route("/api/highlights/{id}", get(api::one))
+    let routes = Router::from(api::api())
         .route("/highlights", get(page::page))
         .with_state(Highlights {
             store,

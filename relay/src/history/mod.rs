@@ -21,13 +21,14 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
-use protocol::relay_api::history::PlayerSeen;
-use protocol::relay_api::{MasterStatus, ServerInfo};
+use protocol::relay_api::history::{PlayerSeen, Population, ServerHistory};
+use protocol::relay_api::{ApiError, MasterStatus, ServerInfo};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::browse::Directory;
 use crate::net::unix_ms;
+use crate::openapi::tag;
 use crate::store::compact::Retention;
 use crate::store::worker::Workers;
 use crate::store::{Result, StoreArgs, DAY_MS};
@@ -243,10 +244,32 @@ impl History {
     }
 }
 
-#[derive(serde::Deserialize)]
+/// The ranges a history answers, as the description names them (the handler reads the text
+/// itself, so a wrong one is refused naming these).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+enum HistoryRange {
+    #[schema(rename = "1h")]
+    Hour,
+    #[schema(rename = "6h")]
+    SixHours,
+    #[schema(rename = "24h")]
+    Day,
+    #[schema(rename = "7d")]
+    Week,
+    #[schema(rename = "30d")]
+    Month,
+    #[schema(rename = "1y")]
+    Year,
+}
+
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct RangeQuery {
+    /// How far back (`24h` by default).
+    #[param(value_type = Option<HistoryRange>, inline)]
     range: Option<String>,
-    /// The viewer's zone, minutes east of UTC (charts only).
+    /// The viewer's zone, minutes east of UTC (charts only; clamped to ±14 h).
     tz: Option<i32>,
 }
 
@@ -260,8 +283,11 @@ impl RangeQuery {
     }
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct NameQuery {
+    /// A player's name, colour codes and case ignored (1 to 64 characters).
+    #[param(example = "Fury")]
     name: String,
 }
 
@@ -292,14 +318,22 @@ const SVG: &str = "image/svg+xml";
 
 /// The history routes.
 pub fn routes(history: Arc<History>) -> Router {
-    Router::new()
-        .route("/api/servers/{addr}/history", get(server_json))
-        .route("/api/servers/{addr}/history.svg", get(server_svg))
-        .route("/api/history", get(population_json))
-        .route("/api/history.svg", get(population_svg))
-        .route("/api/players", get(players))
-        .route("/api/history/store", get(store_status))
-        .with_state(history)
+    Router::from(api()).with_state(history)
+}
+
+fn api() -> OpenApiRouter<Arc<History>> {
+    OpenApiRouter::new()
+        .routes(routes!(server_json))
+        .routes(routes!(server_svg))
+        .routes(routes!(population_json))
+        .routes(routes!(population_svg))
+        .routes(routes!(players))
+        .routes(routes!(store_status))
+}
+
+/// The history's part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
 }
 
 /// Only servers the directory knows have history worth asking for.
@@ -365,6 +399,15 @@ async fn population(h: Arc<History>, q: RangeQuery, form: Form) -> Response {
     answer(made.await, form.content_type())
 }
 
+/// A server's players over time: the average, low and high of each step of the range.
+#[utoipa::path(get, path = "/api/servers/{addr}/history", tag = tag::HISTORY,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960"), RangeQuery),
+    responses(
+        (status = 200, description = "The server's history", body = ServerHistory),
+        (status = 404, description = "No server the relay knows", body = ApiError),
+        (status = 400, description = "A range or zone it cannot read", body = ApiError),
+        (status = 503, description = "The history store cannot be read", body = ApiError),
+    ))]
 async fn server_json(
     State(h): State<Arc<History>>,
     Path(addr): Path<String>,
@@ -373,6 +416,15 @@ async fn server_json(
     server_history(h, addr, q, Form::Json).await
 }
 
+/// The same as a chart.
+#[utoipa::path(get, path = "/api/servers/{addr}/history.svg", tag = tag::HISTORY,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960"), RangeQuery),
+    responses(
+        (status = 200, description = "The chart", content_type = "image/svg+xml", body = String),
+        (status = 404, description = "No server the relay knows", body = ApiError),
+        (status = 400, description = "A range or zone it cannot read", body = ApiError),
+        (status = 503, description = "The history store cannot be read", body = ApiError),
+    ))]
 async fn server_svg(
     State(h): State<Arc<History>>,
     Path(addr): Path<String>,
@@ -381,16 +433,32 @@ async fn server_svg(
     server_history(h, addr, q, Form::Svg).await
 }
 
+/// Players and servers across every server, over time.
+#[utoipa::path(get, path = "/api/history", tag = tag::HISTORY,
+    params(RangeQuery),
+    responses(
+        (status = 200, description = "The population", body = Population),
+        (status = 400, description = "A range or zone it cannot read", body = ApiError),
+        (status = 503, description = "The history store cannot be read", body = ApiError),
+    ))]
 async fn population_json(State(h): State<Arc<History>>, Query(q): Query<RangeQuery>) -> Response {
     population(h, q, Form::Json).await
 }
 
+/// The same as a sparkline.
+#[utoipa::path(get, path = "/api/history.svg", tag = tag::HISTORY,
+    params(RangeQuery),
+    responses(
+        (status = 200, description = "The sparkline", content_type = "image/svg+xml", body = String),
+        (status = 400, description = "A range or zone it cannot read", body = ApiError),
+        (status = 503, description = "The history store cannot be read", body = ApiError),
+    ))]
 async fn population_svg(State(h): State<Arc<History>>, Query(q): Query<RangeQuery>) -> Response {
     population(h, q, Form::Svg).await
 }
 
 /// `GET /api/history/store`.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct StoreStatus {
     pub backend: String,
     pub location: String,
@@ -411,6 +479,11 @@ pub struct StoreStatus {
 /// The store as an operator checks it: which backend, where, its size, whether writes reach
 /// it (and since when they do not), what outages lost, records dropped, and (in a cluster)
 /// batches refused for a stale fencing token. `503` while the store fails, with the same body.
+#[utoipa::path(get, path = "/api/history/store", tag = tag::HISTORY,
+    responses(
+        (status = 200, description = "The store is healthy", body = StoreStatus),
+        (status = 503, description = "The store fails; the same record says how", body = StoreStatus),
+    ))]
 async fn store_status(State(h): State<Arc<History>>) -> Response {
     use std::sync::atomic::Ordering::Relaxed;
     let size = h.readers.run(|store| store.size_bytes()).await;
@@ -445,6 +518,14 @@ async fn store_status(State(h): State<Arc<History>>) -> Response {
     (code, Json(status)).into_response()
 }
 
+/// A name: where it plays now, if it does, and where it was seen.
+#[utoipa::path(get, path = "/api/players", tag = tag::HISTORY,
+    params(NameQuery),
+    responses(
+        (status = 200, description = "Every player by that name", body = Vec<PlayerSeen>),
+        (status = 400, description = "No name, or one too long", body = ApiError),
+        (status = 503, description = "The history store cannot be read", body = ApiError),
+    ))]
 async fn players(State(h): State<Arc<History>>, Query(q): Query<NameQuery>) -> Response {
     if q.name.trim().is_empty() || q.name.len() > 64 {
         return (StatusCode::BAD_REQUEST, "name must be 1 to 64 characters").into_response();

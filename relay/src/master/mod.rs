@@ -170,7 +170,7 @@ impl SharedMaster {
 }
 
 /// `GET /api/master`: the master's servers, counters and limits.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct MasterListing {
     pub listen: String,
     pub servers: Vec<ListedServer>,
@@ -180,7 +180,7 @@ pub struct MasterListing {
 }
 
 /// One server the master holds.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ListedServer {
     pub addr: String,
     pub hostname: Option<String>,
@@ -197,7 +197,7 @@ pub struct ListedServer {
     pub players: Option<usize>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct MasterLimits {
     pub max_servers: usize,
     pub max_per_address: usize,
@@ -206,7 +206,7 @@ pub struct MasterLimits {
     pub allow_private: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct FloodLimit {
     pub burst: u32,
     pub refill_ms: u64,
@@ -375,26 +375,39 @@ async fn federation(
     }
 }
 
-/// `GET /api/master`: the registered servers, their state and the counters.
+/// `GET /api/master`.
 pub fn routes(master: Option<SharedMaster>) -> axum::Router {
-    use axum::http::StatusCode;
+    axum::Router::from(api()).with_state(master)
+}
+
+fn api() -> utoipa_axum::router::OpenApiRouter<Option<SharedMaster>> {
+    utoipa_axum::router::OpenApiRouter::new().routes(utoipa_axum::routes!(listing))
+}
+
+/// The master's part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// The master this relay runs (`--master-listen`): its registered servers, their state, its
+/// counters and limits.
+#[utoipa::path(get, path = "/api/master", tag = crate::openapi::tag::RELAY,
+    responses(
+        (status = 200, description = "The master", body = MasterListing),
+        (status = 404, description = "This relay runs no master", body = protocol::relay_api::ApiError),
+    ))]
+async fn listing(
+    axum::extract::State(master): axum::extract::State<Option<SharedMaster>>,
+) -> axum::response::Response {
     use axum::response::IntoResponse;
-    axum::Router::new().route(
-        "/api/master",
-        axum::routing::get(move || {
-            let master = master.clone();
-            async move {
-                match master {
-                    Some(m) => axum::Json(m.listing()).into_response(),
-                    None => (
-                        StatusCode::NOT_FOUND,
-                        "this relay runs no master: start it with --master-listen",
-                    )
-                        .into_response(),
-                }
-            }
-        }),
-    )
+    match master {
+        Some(m) => axum::Json(m.listing()).into_response(),
+        None => (
+            axum::http::StatusCode::NOT_FOUND,
+            "this relay runs no master: start it with --master-listen",
+        )
+            .into_response(),
+    }
 }
 
 /// Starts the master of `--master-listen`, if asked for, beside the relay: its poller asks it

@@ -5,7 +5,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use protocol::relay_api::matches::{MatchEnd, MatchSummary};
+use protocol::relay_api::matches::{LeaderRow, MatchDetail, MatchEnd, MatchSummary, PlayerStats};
+use protocol::relay_api::ApiError;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::openapi::tag;
 
 use crate::net::unix_ms;
 use crate::store::matches::{self, MatchFilter};
@@ -28,12 +32,16 @@ pub fn shown(mut summary: MatchSummary, now_ms: u64) -> MatchSummary {
     summary
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
+    /// One server's (`ip:port`).
     pub server: Option<String>,
+    /// Matches a name played in, colour codes and case ignored.
     pub player: Option<String>,
-    /// Unix ms.
+    /// Only matches that ended after this, in Unix milliseconds.
     pub since: Option<u64>,
+    /// How many, newest first (50 by default, at most 500).
     pub limit: Option<u32>,
 }
 
@@ -52,14 +60,31 @@ impl ListQuery {
     }
 }
 
-#[derive(serde::Deserialize, Default)]
+/// The periods a leaderboard covers, as the description names them (the handler reads the
+/// text itself, so a wrong one is refused naming these).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum BoardPeriod {
+    Week,
+    Month,
+    All,
+}
+
+#[derive(serde::Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct BoardQuery {
+    /// One server's board (`ip:port`).
     pub server: Option<String>,
+    /// One gametype's (`dm`, `tdm`, `sd` …).
     pub gametype: Option<String>,
     /// `week` (this calendar week, from Monday, UTC), `month` (this calendar month) or `all`
     /// (the default).
+    #[param(value_type = Option<BoardPeriod>, inline)]
     pub period: Option<String>,
+    /// Names with fewer matches in the period are left off (3 by default).
     pub min: Option<u32>,
+    /// How many rows (100 by default, at most 500).
     pub limit: Option<u32>,
 }
 
@@ -124,24 +149,37 @@ impl Pages {
 }
 
 pub fn routes(pages: Pages) -> Router {
-    Router::new()
-        .route("/api/matches", get(list))
-        .route("/api/matches/{id}", get(detail))
-        .route("/api/players/{name}/stats", get(player))
-        .route("/api/leaderboard", get(leaderboard))
-        .route("/api/matches/{id}/score.svg", get(super::svg::score_svg))
-        .route(
-            "/api/matches/{id}/heatmap.svg",
-            get(super::svg::heatmap_svg),
-        )
-        .route(
-            "/api/players/{name}/rating.svg",
-            get(super::svg::rating_svg),
-        )
+    Router::from(api())
         .route("/matches", get(super::html::recent))
         .route("/matches/{id}", get(super::html::one))
         .route("/players/{name}", get(super::html::player))
         .with_state(pages)
+}
+
+fn api() -> OpenApiRouter<Pages> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(detail))
+        .routes(routes!(player))
+        .routes(routes!(leaderboard))
+        .routes(routes!(super::svg::score_svg))
+        .routes(routes!(super::svg::heatmap_svg))
+        .routes(routes!(super::svg::rating_svg))
+}
+
+/// The matches' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// A `server` that is neither empty (every server) nor an address, refused.
+fn no_address(server: Option<&str>) -> Option<Response> {
+    let server = server.filter(|s| !s.is_empty())?;
+    let wrong = server.parse::<crate::net::ServerAddr>().is_err();
+    wrong.then(|| {
+        let why = format!("server: {server:?} is not an IPv4 address and port");
+        (StatusCode::BAD_REQUEST, why).into_response()
+    })
 }
 
 fn answer<T: serde::Serialize>(result: Result<Option<T>>, missing: &'static str) -> Response {
@@ -159,7 +197,18 @@ fn answer<T: serde::Serialize>(result: Result<Option<T>>, missing: &'static str)
     }
 }
 
+/// The followed matches, newest first.
+#[utoipa::path(get, path = "/api/matches", tag = tag::MATCHES,
+    params(ListQuery),
+    responses(
+        (status = 200, description = "The matches", body = Vec<MatchSummary>),
+        (status = 400, description = "A parameter it cannot read", body = ApiError),
+        (status = 503, description = "The match records cannot be read", body = ApiError),
+    ))]
 async fn list(State(readers): State<Workers>, Query(q): Query<ListQuery>) -> Response {
+    if let Some(refused) = no_address(q.server.as_deref()) {
+        return refused;
+    }
     let filter = q.filter();
     let found = readers
         .run(move |store| matches::list(store.exec()?, &filter))
@@ -171,6 +220,15 @@ async fn list(State(readers): State<Workers>, Query(q): Query<ListQuery>) -> Res
     answer(found, "")
 }
 
+/// One match whole: its scoreboard, kill feed, rounds and roster changes.
+#[utoipa::path(get, path = "/api/matches/{id}", tag = tag::MATCHES,
+    params(("id" = u64, Path, description = "The match's id")),
+    responses(
+        (status = 200, description = "The match", body = MatchDetail),
+        (status = 400, description = "Not a match id", body = ApiError),
+        (status = 404, description = "No such match", body = ApiError),
+        (status = 503, description = "The match records cannot be read", body = ApiError),
+    ))]
 async fn detail(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
     let found = readers
         .run(move |store| matches::detail(store.exec()?, id))
@@ -184,6 +242,14 @@ async fn detail(State(readers): State<Workers>, Path(id): Path<u64>) -> Response
     answer(found, "no such match")
 }
 
+/// A player's record over the followed matches: totals, ratings, recent matches.
+#[utoipa::path(get, path = "/api/players/{name}/stats", tag = tag::MATCHES,
+    params(("name" = String, Path, description = "The name, colour codes and case ignored", example = "Fury")),
+    responses(
+        (status = 200, description = "The player's record", body = PlayerStats),
+        (status = 404, description = "No followed match has this name", body = ApiError),
+        (status = 503, description = "The match records cannot be read", body = ApiError),
+    ))]
 async fn player(State(readers): State<Workers>, Path(name): Path<String>) -> Response {
     let key = name_key(&name);
     let found = readers
@@ -201,7 +267,18 @@ async fn player(State(readers): State<Workers>, Path(name): Path<String>) -> Res
     answer(found, "no followed match has this name")
 }
 
+/// The best rated players of a period.
+#[utoipa::path(get, path = "/api/leaderboard", tag = tag::MATCHES,
+    params(BoardQuery),
+    responses(
+        (status = 200, description = "The board, best first", body = Vec<LeaderRow>),
+        (status = 400, description = "A parameter it cannot read", body = ApiError),
+        (status = 503, description = "The match records cannot be read", body = ApiError),
+    ))]
 async fn leaderboard(State(readers): State<Workers>, Query(q): Query<BoardQuery>) -> Response {
+    if let Some(refused) = no_address(q.server.as_deref()) {
+        return refused;
+    }
     let board = match q.board(unix_ms()) {
         Ok(board) => board,
         Err(why) => return (StatusCode::BAD_REQUEST, why).into_response(),

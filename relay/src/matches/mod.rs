@@ -26,7 +26,7 @@ use crate::net::ServerAddr;
 use crate::seams::{FollowHubs, JoinError, MatchesToday, RecordingHubs, ServerSlots};
 use crate::store::worker::Workers;
 
-pub use api::{shown, BoardQuery, ListQuery, MIN_MATCHES};
+pub use api::{openapi, shown, BoardQuery, ListQuery, MIN_MATCHES};
 pub use chart::{heatmap, score, Backdrop};
 pub use tap::{tap, PlaysTo};
 

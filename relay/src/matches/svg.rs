@@ -12,6 +12,9 @@ use crate::store::matches;
 use crate::store::name_key;
 use crate::store::worker::Workers;
 use protocol::relay_api::matches::MatchDetail;
+use protocol::relay_api::ApiError;
+
+use crate::openapi::tag;
 
 fn unavailable(e: crate::store::StoreError) -> Response {
     tracing::warn!("matches: {e}");
@@ -23,17 +26,33 @@ fn unavailable(e: crate::store::StoreError) -> Response {
 }
 
 /// `/matches/{id}/score.svg` and the other charts, for a page or a card to embed.
+#[utoipa::path(get, path = "/api/matches/{id}/score.svg", tag = tag::MATCHES,
+    params(("id" = u64, Path, description = "The match's id")),
+    responses(
+        (status = 200, description = "The score over the match", content_type = "image/svg+xml", body = String),
+        (status = 400, description = "Not a match id", body = ApiError),
+        (status = 404, description = "No such match", body = ApiError),
+        (status = 503, description = "The match records cannot be read", body = ApiError),
+    ))]
 pub async fn score_svg(State(readers): State<Workers>, Path(id): Path<u64>) -> Response {
     svg(readers, id, chart::score).await
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RatingQuery {
     /// One gametype's ratings (the player's first otherwise).
     gametype: Option<String>,
 }
 
 /// `/api/players/{name}/rating.svg[?gametype=]`: the rating after each rated match.
+#[utoipa::path(get, path = "/api/players/{name}/rating.svg", tag = tag::MATCHES,
+    params(("name" = String, Path, description = "The name, colour codes and case ignored", example = "Fury"), RatingQuery),
+    responses(
+        (status = 200, description = "The rating after each rated match", content_type = "image/svg+xml", body = String),
+        (status = 404, description = "No followed match has this name", body = ApiError),
+        (status = 503, description = "The match records cannot be read", body = ApiError),
+    ))]
 pub async fn rating_svg(
     State(readers): State<Workers>,
     Path(name): Path<String>,
@@ -61,6 +80,15 @@ pub async fn rating_svg(
     }
 }
 
+/// Where the match's kills were made, over the map's overview when the operator gave one.
+#[utoipa::path(get, path = "/api/matches/{id}/heatmap.svg", tag = tag::MATCHES,
+    params(("id" = u64, Path, description = "The match's id")),
+    responses(
+        (status = 200, description = "The heatmap", content_type = "image/svg+xml", body = String),
+        (status = 400, description = "Not a match id", body = ApiError),
+        (status = 404, description = "No such match", body = ApiError),
+        (status = 503, description = "The match records cannot be read", body = ApiError),
+    ))]
 pub async fn heatmap_svg(State(pages): State<Pages>, Path(id): Path<u64>) -> Response {
     let readers = pages.readers.clone();
     svg(readers, id, move |m| {

@@ -8,10 +8,13 @@ use protocol::cod::watch::timeline::Timeline;
 use protocol::relay_api::moments::{
     is_moment_id, MomentAsk, MomentCreated, MomentDetail, MomentTime,
 };
+use protocol::relay_api::ApiError;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::still::{self, Overview};
 use super::Moments;
 use crate::net::{unix_ms, ServerAddr};
+use crate::openapi::tag;
 use crate::seams::{Clip, ClipRefused};
 use crate::store::moments::{self, Part, SavedMoment};
 
@@ -24,7 +27,30 @@ fn unavailable(e: crate::store::StoreError) -> Response {
     refused(StatusCode::SERVICE_UNAVAILABLE, "moments are unavailable")
 }
 
-/// `POST /api/moments` `{"server", "from", "to"}` → `201 {"id", "url"}`.
+pub(super) fn api() -> OpenApiRouter<Moments> {
+    OpenApiRouter::new()
+        .routes(routes!(create))
+        .routes(routes!(read))
+}
+
+/// The moments' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// Cuts a moment of a watched server's match from its rewind window: a stock demo of the span,
+/// its still and a page to share.
+#[utoipa::path(post, path = "/api/moments", tag = tag::MOMENTS,
+    request_body = MomentAsk,
+    responses(
+        (status = 201, description = "The moment, cut", body = MomentCreated),
+        (status = 400, description = "A body it cannot read, or a span backwards, empty or too long", body = ApiError),
+        (status = 404, description = "No rewind window for the server here", body = ApiError),
+        (status = 409, description = "Nothing kept in the span, or another relay holds the match", body = ApiError),
+        (status = 413, description = "A body over 16 KiB", body = ApiError),
+        (status = 429, description = "Over the moments an address may cut an hour", body = ApiError),
+        (status = 503, description = "The moments cannot be kept", body = ApiError),
+    ))]
 pub async fn create(
     State(moments): State<Moments>,
     extensions: axum::http::Extensions,
@@ -255,7 +281,18 @@ impl Moments {
     }
 }
 
-/// `GET /api/moments/{id}`, `{id}.dm_3`, `{id}.png`.
+/// A moment: `ID` its record, `ID.dm_3` its demo, `ID.png` its still.
+#[utoipa::path(get, path = "/api/moments/{file}", tag = tag::MOMENTS,
+    params(("file" = String, Path, description = "`ID`, `ID.dm_3` or `ID.png`")),
+    responses(
+        (status = 200, description = "The moment's record, demo or still", content(
+            (MomentDetail = "application/json"),
+            (Vec<u8> = "application/octet-stream"),
+            (Vec<u8> = "image/png"),
+        )),
+        (status = 404, description = "No such moment (or it has expired)", body = ApiError),
+        (status = 503, description = "The moments cannot be read", body = ApiError),
+    ))]
 pub async fn read(State(moments): State<Moments>, Path(file): Path<String>) -> Response {
     let (id, part) = match file.rsplit_once('.') {
         Some((id, "dm_3")) => (id, Part::Demo),

@@ -9,6 +9,7 @@
 //! `/m/{id}/embed`.
 
 mod api;
+pub use api::openapi;
 mod page;
 pub mod still;
 
@@ -17,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 use tokio::task::JoinSet;
 
@@ -99,9 +100,7 @@ pub fn start(start: MomentsStart, tasks: &mut JoinSet<()>) -> Option<MomentsStar
         });
     }
     Some(MomentsStarted {
-        routes: Router::new()
-            .route("/api/moments", post(api::create))
-            .route("/api/moments/{file}", get(api::read))
+        routes: Router::from(api::api())
             .route("/m/{id}", get(page::page))
             .route("/m/{id}/embed", get(page::embed))
             .with_state(moments.clone()),

@@ -8,8 +8,12 @@ use protocol::relay_api::owners::{
     Claim, OwnerEdit, OwnerProfile, OwnerSession, MAX_DESCRIPTION, MAX_LINKS,
 };
 
+use protocol::relay_api::ApiError;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
 use super::Owners;
 use crate::net::unix_ms;
+use crate::openapi::tag;
 use crate::seams::Proof;
 use crate::secrets::token_hash;
 use crate::store::owners::{self as stored, Owner};
@@ -86,7 +90,32 @@ impl Owners {
     }
 }
 
-/// `POST /api/servers/{addr}/claim` `{"password"}` → `200` with an owner session, or `403`.
+pub(super) fn api() -> OpenApiRouter<Owners> {
+    OpenApiRouter::new()
+        .routes(routes!(claim))
+        .routes(routes!(show, edit, disown))
+}
+
+/// The owners' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// Proves a server its admin's with its rcon password (asked of the server itself, through
+/// the admin console's queue and lockouts) and answers an owner session.
+#[utoipa::path(post, path = "/api/servers/{addr}/claim", tag = tag::OWNERS,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    request_body = Claim,
+    responses(
+        (status = 200, description = "Proven: the owner session and the profile", body = OwnerSession),
+        (status = 400, description = "A body or address it cannot read", body = ApiError),
+        (status = 403, description = "The server refused the password, has none, or the console is off", body = ApiError),
+        (status = 404, description = "No such server listed here", body = ApiError),
+        (status = 413, description = "A body over 16 KiB", body = ApiError),
+        (status = 429, description = "Locked out after wrong passwords, or the server's queue is busy", body = ApiError),
+        (status = 503, description = "Owners are unavailable", body = ApiError),
+        (status = 504, description = "The server did not answer", body = ApiError),
+    ))]
 pub async fn claim(
     State(owners): State<Owners>,
     Path(addr): Path<String>,
@@ -167,7 +196,13 @@ pub async fn claim(
     }
 }
 
-/// `GET /api/servers/{addr}/owner`: what its proven owner set, or `404`.
+/// What a server's proven owner set: its banner, links, description.
+#[utoipa::path(get, path = "/api/servers/{addr}/owner", tag = tag::OWNERS,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    responses(
+        (status = 200, description = "The owner's profile", body = OwnerProfile),
+        (status = 404, description = "No proven owner", body = ApiError),
+    ))]
 pub async fn show(State(owners): State<Owners>, Path(addr): Path<String>) -> Response {
     use crate::seams::OwnerProfiles;
     match owners.profile(&addr) {
@@ -207,7 +242,20 @@ fn check(edit: &OwnerEdit) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// `PUT /api/servers/{addr}/owner` with `Authorization: Bearer TOKEN` and an [`OwnerEdit`].
+/// Sets the owner's profile and webhook, with the owner session.
+#[utoipa::path(put, path = "/api/servers/{addr}/owner", tag = tag::OWNERS,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    request_body = OwnerEdit,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The profile as kept", body = OwnerProfile),
+        (status = 400, description = "An edit it cannot read, the field named", body = ApiError),
+        (status = 401, description = "No owner session, or one that expired", body = ApiError),
+        (status = 403, description = "A webhook the operator does not allow", body = ApiError),
+        (status = 404, description = "No such server listed here", body = ApiError),
+        (status = 413, description = "A body over 16 KiB", body = ApiError),
+        (status = 503, description = "Owners are unavailable", body = ApiError),
+    ))]
 pub async fn edit(
     State(owners): State<Owners>,
     Path(addr): Path<String>,
@@ -286,8 +334,18 @@ pub async fn edit(
     }
 }
 
-/// `DELETE /api/servers/{addr}/owner` with the session: forgets the profile, its webhook's
-/// rules and every session on the server.
+/// With the owner session: forgets the profile, its webhook's rules and every session on the
+/// server.
+#[utoipa::path(delete, path = "/api/servers/{addr}/owner", tag = tag::OWNERS,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Forgotten"),
+        (status = 400, description = "The address is not ip:port", body = ApiError),
+        (status = 401, description = "No owner session, or one that expired", body = ApiError),
+        (status = 404, description = "No such server listed here", body = ApiError),
+        (status = 503, description = "Owners are unavailable", body = ApiError),
+    ))]
 pub async fn disown(
     State(owners): State<Owners>,
     Path(addr): Path<String>,

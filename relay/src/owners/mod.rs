@@ -13,13 +13,13 @@
 //! Routes: `POST /api/servers/{addr}/claim`, `GET`/`PUT`/`DELETE /api/servers/{addr}/owner`.
 
 mod api;
+pub use api::openapi;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use axum::routing::{get, post};
 use axum::Router;
 use protocol::relay_api::owners::OwnerProfile;
 use tokio::task::JoinSet;
@@ -158,13 +158,7 @@ pub fn start(start: OwnersStart, tasks: &mut JoinSet<()>) -> OwnersStarted {
             }
         });
     }
-    let routes = Router::new()
-        .route("/api/servers/{addr}/claim", post(api::claim))
-        .route(
-            "/api/servers/{addr}/owner",
-            get(api::show).put(api::edit).delete(api::disown),
-        )
-        .with_state(owners.clone());
+    let routes = Router::from(api::api()).with_state(owners.clone());
     OwnersStarted {
         owners: Arc::new(owners),
         routes,

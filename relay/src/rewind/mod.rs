@@ -25,10 +25,13 @@ use std::time::{Duration, Instant};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
+use protocol::relay_api::rewind::RewindWindow;
+use protocol::relay_api::ApiError;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::net::ServerAddr;
+use crate::openapi::tag;
 use protocol::relay_api::moments::{MomentTime, MAX_SPAN_S};
 
 use crate::seams::{Clip, ClipRefused, Clipping, Moment, Rewinding, TapMaker};
@@ -253,29 +256,39 @@ impl Clipping for Rewinds {
 
 /// Starts rewinding when it is on: the tap for every hub, and the routes.
 pub fn start(config: RewindConfig) -> (Option<Arc<Rewinds>>, Router) {
-    let Some(limits) = config else {
+    let rewinds = config.map(Rewinds::new);
+    let routes = Router::from(api()).with_state(rewinds.clone());
+    (rewinds, routes)
+}
+
+fn api() -> OpenApiRouter<Option<Arc<Rewinds>>> {
+    OpenApiRouter::new().routes(routes!(summary))
+}
+
+/// The rewind windows' part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// A watched server's rewind window: its span, size and kills.
+#[utoipa::path(get, path = "/api/spectate/{addr}/rewind", tag = tag::SPECTATE,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    responses(
+        (status = 200, description = "The window", body = RewindWindow),
+        (status = 400, description = "Not an IPv4 address and port", body = ApiError),
+        (status = 404, description = "No window for this server here, or this relay keeps none", body = ApiError),
+    ))]
+async fn summary(
+    State(rewinds): State<Option<Arc<Rewinds>>>,
+    Path(addr): Path<String>,
+) -> Response {
+    let Some(rewinds) = rewinds else {
         return (
-            None,
-            Router::new().route("/api/spectate/{addr}/rewind", get(off)),
-        );
+            StatusCode::NOT_FOUND,
+            "this relay keeps no rewind window (--rewind-minutes 0)",
+        )
+            .into_response();
     };
-    let rewinds = Rewinds::new(limits);
-    let routes = Router::new()
-        .route("/api/spectate/{addr}/rewind", get(summary))
-        .with_state(rewinds.clone());
-    (Some(rewinds), routes)
-}
-
-async fn off() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        "this relay keeps no rewind window (--rewind-minutes 0)",
-    )
-        .into_response()
-}
-
-/// `GET /api/spectate/{addr}/rewind`: the window's span, size and kills.
-async fn summary(State(rewinds): State<Arc<Rewinds>>, Path(addr): Path<String>) -> Response {
     let Ok(server) = addr.parse::<ServerAddr>() else {
         return (StatusCode::BAD_REQUEST, "not an IPv4 address and port").into_response();
     };

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::hub::Hub;
 
 /// One hub: its server, state, audience and delay, and with `match` its delayed match.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct HubSummary {
     pub addr: String,
     pub state: HubState,
@@ -26,7 +26,7 @@ pub struct HubSummary {
 }
 
 /// The delayed match: players (with how long ago each was last seen), vehicles and the feed.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct MatchJson {
     pub server_time: i32,
     pub hostname: String,
@@ -40,7 +40,7 @@ pub struct MatchJson {
     pub feed: Vec<FeedItem>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct PlayerJson {
     pub client: u8,
     pub name: String,
@@ -57,7 +57,7 @@ pub struct PlayerJson {
     pub last_seen_ms: Option<i32>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct VehicleJson {
     pub number: u16,
     pub model: u16,

@@ -26,6 +26,9 @@ use axum::{Json, Router};
 use tower_http::services::ServeFile;
 
 use crate::net::ServerAddr;
+use crate::openapi::tag;
+use protocol::relay_api::ApiError;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use crate::seams::JoinError;
 pub use cluster::ClusterClipping;
@@ -35,12 +38,21 @@ pub use registry::Hubs;
 
 /// The spectating routes (the HTTP assembly puts the Origin check in front of the socket).
 pub fn routes(hubs: Arc<Hubs>) -> Router {
-    Router::new()
+    Router::from(api())
         .route("/spectate/{addr}", get(upgrade))
-        .route("/api/spectate", get(list))
-        .route("/api/spectate/{addr}", get(one))
         .route("/overview/{map}", get(overview))
         .with_state(hubs)
+}
+
+fn api() -> OpenApiRouter<Arc<Hubs>> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(one))
+}
+
+/// The spectator's part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
 }
 
 /// Opens a viewer on the spectator hub of a server the directory lists.
@@ -79,10 +91,20 @@ async fn upgrade(
         })
 }
 
+/// The hubs: each watched server, its state, audience and delay.
+#[utoipa::path(get, path = "/api/spectate", tag = tag::SPECTATE,
+    responses((status = 200, description = "The hubs", body = Vec<api::HubSummary>)))]
 async fn list(State(hubs): State<Arc<Hubs>>) -> Json<Vec<api::HubSummary>> {
     Json(hubs.list().iter().map(|h| api::hub_summary(h)).collect())
 }
 
+/// One hub with its delayed match: players, vehicles and the feed, as viewers see it.
+#[utoipa::path(get, path = "/api/spectate/{addr}", tag = tag::SPECTATE,
+    params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
+    responses(
+        (status = 200, description = "The hub", body = api::HubSummary),
+        (status = 404, description = "Nobody watches that server", body = ApiError),
+    ))]
 async fn one(UrlPath(addr): UrlPath<String>, State(hubs): State<Arc<Hubs>>) -> Response {
     let hub = addr.parse::<ServerAddr>().ok().and_then(|a| hubs.get(&a));
     match hub {

@@ -120,8 +120,7 @@ struct WulframState {
 /// `GET /api/wulfram` and the proxy socket `/wulfram/NAME` (the HTTP assembly puts the Origin
 /// check in front of it).
 pub fn routes(board: Arc<dyn WulframBoard>, targets: Vec<WulframTarget>) -> Router {
-    Router::new()
-        .route("/api/wulfram", get(list))
+    Router::from(api())
         .route("/wulfram/{name}", get(upgrade))
         .with_state(WulframState {
             board,
@@ -130,7 +129,19 @@ pub fn routes(board: Arc<dyn WulframBoard>, targets: Vec<WulframTarget>) -> Rout
         })
 }
 
-async fn list(State(state): State<WulframState>) -> impl IntoResponse {
+fn api() -> utoipa_axum::router::OpenApiRouter<WulframState> {
+    utoipa_axum::router::OpenApiRouter::new().routes(utoipa_axum::routes!(list))
+}
+
+/// The Wulfram II part of the API's description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// The configured Wulfram II servers, as last checked.
+#[utoipa::path(get, path = "/api/wulfram", tag = crate::openapi::tag::SERVERS,
+    responses((status = 200, description = "The servers", body = Vec<protocol::relay_api::WulframServer>)))]
+async fn list(State(state): State<WulframState>) -> Json<Vec<protocol::relay_api::WulframServer>> {
     Json(state.board.wulfram())
 }
 

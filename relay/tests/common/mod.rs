@@ -307,6 +307,17 @@ pub fn spawn_muster<S: AsRef<std::ffi::OsStr>>(
 
 /// `muster serve` on a free port, polling `master` every second; returns it and its URL.
 pub async fn serve_muster(master: &str, store: &[String]) -> (tokio::process::Child, String) {
+    let mut flags: Vec<String> = NO_CLIENT_LIMITS.iter().map(|a| a.to_string()).collect();
+    flags.extend_from_slice(store);
+    serve_muster_limited(master, &flags).await
+}
+
+/// [`serve_muster`] with the edge's client limits as `flags` set them (its defaults, unless
+/// they name others).
+pub async fn serve_muster_limited(
+    master: &str,
+    store: &[String],
+) -> (tokio::process::Child, String) {
     let mut args = vec![
         "serve".to_owned(),
         "--listen".into(),
@@ -320,7 +331,6 @@ pub async fn serve_muster(master: &str, store: &[String]) -> (tokio::process::Ch
         "--dist".into(),
         dist().display().to_string(),
     ];
-    args.extend(NO_CLIENT_LIMITS.iter().map(|a| a.to_string()));
     args.extend_from_slice(store);
     let (child, mut lines) = spawn_muster(&args);
     let url = tokio::time::timeout(Duration::from_secs(60), async {

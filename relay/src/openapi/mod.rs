@@ -1,0 +1,310 @@
+//! The API's description: an OpenAPI 3.1 document generated from the code, never written by
+//! hand. Each capability registers its routes under `/api/` through utoipa-axum's `routes!`,
+//! which takes a route's method and path from the handler's `#[utoipa::path]`, so a route is
+//! served and described by one declaration; the types a handler answers with give the schemas.
+//! The document is the same whatever the relay's configuration (a capability that is off
+//! answers its routes with a refusal), so `docs/openapi.json`, its committed copy, is what
+//! every relay of this version serves at `GET /api/openapi.json`.
+
+pub mod page;
+pub mod refusal;
+
+use std::sync::Arc;
+
+use axum::response::IntoResponse;
+use protocol::relay_api::ApiError;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// The security scheme a route that needs a token names: the operator's token
+/// (`--operator-token`) or an owner's session, as `Authorization: Bearer TOKEN`.
+pub const BEARER: &str = "bearer";
+
+/// The tags, one a capability, in the order a reader meets them.
+pub mod tag {
+    pub const SERVERS: &str = "servers";
+    pub const HISTORY: &str = "history";
+    pub const MATCHES: &str = "matches";
+    pub const HIGHLIGHTS: &str = "highlights";
+    pub const MOMENTS: &str = "moments";
+    pub const SPECTATE: &str = "spectate";
+    pub const DEMOS: &str = "demos";
+    pub const ALERTS: &str = "alerts";
+    pub const OWNERS: &str = "owners";
+    pub const RELAY: &str = "relay";
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    info(
+        title = "Muster relay",
+        description = "The server browser's and spectator relay's HTTP API for Call of Duty: \
+            United Offensive 1.51 servers (protocol 22). Every refusal answers `ApiError`. \
+            What a schema cannot say (limits, guarantees, the WebSocket messages) is in \
+            docs/api.md.",
+        license(name = "MIT OR Apache-2.0"),
+    ),
+    components(schemas(ApiError)),
+    modifiers(&Security),
+)]
+struct Base;
+
+struct Security;
+
+impl utoipa::Modify for Security {
+    fn modify(&self, api: &mut OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            BEARER,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The operator's token (--operator-token), or an owner's session from \
+                         POST /api/servers/{addr}/claim",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The whole description: every capability's routes under `/api/`.
+pub fn description() -> OpenApi {
+    use utoipa::OpenApi as _;
+    let mut api = Base::openapi();
+    api.info.version = env!("CARGO_PKG_VERSION").to_owned();
+    for part in [
+        crate::browse::openapi(),
+        crate::geo::openapi(),
+        crate::history::openapi(),
+        crate::matches::openapi(),
+        crate::highlights::openapi(),
+        crate::moments::openapi(),
+        crate::spectate::openapi(),
+        crate::rewind::openapi(),
+        crate::demos::openapi(),
+        crate::alerts::openapi(),
+        crate::owners::openapi(),
+        crate::master::openapi(),
+        crate::cluster::openapi(),
+        crate::bridge::openapi(),
+        crate::wulfram::openapi(),
+        own().into_openapi(),
+    ] {
+        api.merge(part);
+    }
+    every_operation_may_be_rate_limited(&mut api);
+    what_handlers_check(&mut api);
+    api
+}
+
+/// A game server's address as every route reads it: IPv4 dotted quad (no leading zeros) and
+/// port, as `SocketAddrV4` parses it.
+pub const ADDR_PATTERN: &str = "^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}\
+    (25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]):\
+    (6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)$";
+
+/// The names that hold a game server's address: a path's `{addr}`, a `server` parameter or
+/// field.
+const ADDRESS_NAMES: [&str; 2] = ["addr", "server"];
+
+/// Says what the handlers check of every parameter and field in one place, rather than on
+/// each (the schema attributes take only a literal): [`ADDR_PATTERN`] of those named in
+/// [`ADDRESS_NAMES`] (a query's `server` may also be empty, which means every server), and
+/// each unsigned integer's largest value (its type's, which is what the query or body parser
+/// takes).
+fn what_handlers_check(api: &mut OpenApi) {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::RefOr;
+    for item in api.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if let RefOr::T(parameter) = parameter {
+                    let query = matches!(parameter.parameter_in, ParameterIn::Query);
+                    let name = parameter.name.clone();
+                    if let Some(schema) = parameter.schema.as_mut() {
+                        constrain(Some(&name), query, schema);
+                    }
+                }
+            }
+        }
+    }
+    let schemas = api
+        .components
+        .iter_mut()
+        .flat_map(|c| c.schemas.values_mut());
+    for schema in schemas {
+        constrain(None, false, schema);
+    }
+}
+
+/// [`what_handlers_check`]'s work on one schema named `name` and what it holds.
+fn constrain(
+    name: Option<&str>,
+    query: bool,
+    schema: &mut utoipa::openapi::RefOr<utoipa::openapi::Schema>,
+) {
+    use utoipa::openapi::schema::{ArrayItems, KnownFormat, SchemaFormat};
+    use utoipa::openapi::{RefOr, Schema};
+    use utoipa::Number;
+    let RefOr::T(schema) = schema else { return };
+    match schema {
+        Schema::Object(object) => {
+            if name.is_some_and(|n| ADDRESS_NAMES.contains(&n)) {
+                object.pattern = Some(if query {
+                    format!("^$|{ADDR_PATTERN}")
+                } else {
+                    ADDR_PATTERN.to_owned()
+                });
+            }
+            let largest = match &object.format {
+                Some(SchemaFormat::KnownFormat(KnownFormat::UInt8)) => Some(u8::MAX as usize),
+                Some(SchemaFormat::KnownFormat(KnownFormat::UInt16)) => Some(u16::MAX as usize),
+                Some(SchemaFormat::KnownFormat(KnownFormat::UInt32)) => Some(u32::MAX as usize),
+                Some(SchemaFormat::KnownFormat(KnownFormat::UInt64)) => Some(u64::MAX as usize),
+                _ => None,
+            };
+            if let (Some(largest), None) = (largest, &object.maximum) {
+                object.maximum = Some(Number::UInt(largest));
+            }
+            for (field, inner) in object.properties.iter_mut() {
+                constrain(Some(field), false, inner);
+            }
+        }
+        Schema::Array(array) => {
+            if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                constrain(None, false, items);
+            }
+        }
+        Schema::OneOf(one) => one.items.iter_mut().for_each(|s| constrain(name, query, s)),
+        Schema::AllOf(all) => all.items.iter_mut().for_each(|s| constrain(name, query, s)),
+        Schema::AnyOf(any) => any.items.iter_mut().for_each(|s| constrain(name, query, s)),
+        _ => {}
+    }
+}
+
+/// The edge answers any request past its client's allowance (`--api-rate`, `--api-burst`)
+/// with a 429 before a handler sees it: every operation says so.
+fn every_operation_may_be_rate_limited(api: &mut OpenApi) {
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder, Type};
+    let limited = ResponseBuilder::new()
+        .description(
+            "Over this client's allowance (--api-rate, --api-burst): Retry-After says when to \
+             ask again",
+        )
+        .header(
+            "Retry-After",
+            HeaderBuilder::new()
+                .schema(Some(utoipa::openapi::schema::Object::with_type(
+                    Type::Integer,
+                )))
+                .description(Some("Seconds"))
+                .build(),
+        )
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ApiError")))
+                .build(),
+        )
+        .build();
+    for item in api.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            (operation.responses.responses)
+                .entry("429".to_owned())
+                .or_insert_with(|| limited.clone().into());
+        }
+    }
+}
+
+/// The description as committed in `docs/openapi.json`: pretty, with a closing newline.
+pub fn description_json() -> String {
+    let mut text = description()
+        .to_pretty_json()
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    text.push('\n');
+    text
+}
+
+/// `GET /api/openapi.json` and the page that reads it at `GET /api/`; `dist` has the page's
+/// stylesheet.
+pub fn routes(dist: std::path::PathBuf) -> axum::Router {
+    let json = description_json();
+    let served = Served {
+        value: Arc::new(serde_json::from_str(&json).unwrap_or_default()),
+        json: json.into(),
+        dist: dist.into(),
+    };
+    axum::Router::from(own()).layer(axum::Extension(served))
+}
+
+/// The description, made once at start.
+#[derive(Clone)]
+struct Served {
+    json: Arc<str>,
+    value: Arc<serde_json::Value>,
+    dist: Arc<std::path::Path>,
+}
+
+fn own() -> OpenApiRouter {
+    OpenApiRouter::new()
+        .routes(routes!(openapi_json))
+        .routes(routes!(browse))
+}
+
+/// This description.
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    tag = tag::RELAY,
+    responses((status = 200, description = "The OpenAPI 3.1 description of this API", content_type = "application/json", body = Object)),
+)]
+async fn openapi_json(axum::Extension(served): axum::Extension<Served>) -> impl IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        served.json.to_string(),
+    )
+}
+
+/// This description as a page to read in a browser: every operation, its parameters, an
+/// example request and answer.
+#[utoipa::path(
+    get,
+    path = "/api/",
+    tag = tag::RELAY,
+    responses((status = 200, description = "The description, readable", content_type = "text/html", body = String)),
+)]
+async fn browse(
+    axum::Extension(served): axum::Extension<Served>,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    let words = crate::site::language::words_for(&headers);
+    let title = words.text("api-title");
+    let sheet = crate::card::Sheet {
+        title: &title,
+        description: &words.text("api-description"),
+        subtitle: "subtitle-api",
+        current: crate::card::Current::None,
+        back: "/api/",
+        code: String::new(),
+    };
+    crate::card::sheet(words, &served.dist, sheet, page::body(words, &served.value))
+}

@@ -13,6 +13,22 @@ use tower::ServiceExt;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
+/// The API description's tags, one a capability, in the order a reader meets them: here, beside
+/// the assembly, so the capabilities that name them and `openapi`, which reads every
+/// capability's part, never import each other.
+pub mod tag {
+    pub const SERVERS: &str = "servers";
+    pub const HISTORY: &str = "history";
+    pub const MATCHES: &str = "matches";
+    pub const HIGHLIGHTS: &str = "highlights";
+    pub const MOMENTS: &str = "moments";
+    pub const SPECTATE: &str = "spectate";
+    pub const DEMOS: &str = "demos";
+    pub const ALERTS: &str = "alerts";
+    pub const OWNERS: &str = "owners";
+    pub const RELAY: &str = "relay";
+}
+
 /// The read buffer of a page's, viewer's or bridge session's socket: a page sends a few bytes,
 /// and the relay writes whole frames straight through (no write buffer; a viewer's holds what
 /// one turn sends, then is flushed), so an idle socket costs little.

@@ -136,7 +136,15 @@ async fn post_in(relay: &relay::Relay, body: Value, accept: Option<&str>) -> (u1
         request = request.header("accept-language", accept);
     }
     let response = request.send().await.unwrap();
-    (response.status().as_u16(), response.text().await.unwrap())
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    // A refusal's words, out of the API's error shape.
+    let text = if status >= 400 {
+        protocol::relay_api::ApiError::said(&text)
+    } else {
+        text
+    };
+    (status, text)
 }
 
 async fn made(relay: &relay::Relay, body: Value) -> AlertRule {

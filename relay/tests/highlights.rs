@@ -487,17 +487,30 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
         let events = truth_events(&truth, d.level_start, to);
         let times = kill_times(&events);
         let by_kills = checked(&m.gametype, &BY_KILLS);
+        // Each killer's victims in the order the lab made them.
+        let mut victims: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (_, e) in &events {
+            if let MatchEvent::Kill(k) = e {
+                let killer = k.attacker.clone().unwrap_or_default();
+                victims.entry(killer).or_default().push(k.victim.clone());
+            }
+        }
         let made = rule(&m.gametype, d.level_start, events, &by_kills);
         // A spectator that joined in its course sees a run from where it joined: each play
-        // told is a stretch of one the lab made.
+        // told is a stretch of one the lab made; a streak, counted from the join, is a
+        // stretch of its player's kills (its fifth may be the lab's sixth).
         for h in listed
             .iter()
             .filter(|h| h.match_id == Some(m.id) && by_kills.contains(&h.kind))
         {
-            let (_, player, kills) = untimed(&told(h));
-            let within = made.iter().map(untimed).any(|(_, p, run)| {
-                p == player && run.windows(kills.len()).any(|w| w == kills.as_slice())
-            });
+            let (kind, player, kills) = untimed(&told(h));
+            let stretch = |run: &[String]| run.windows(kills.len()).any(|w| w == kills.as_slice());
+            let within = made
+                .iter()
+                .map(untimed)
+                .any(|(_, p, run)| p == player && stretch(&run))
+                || (kind == HighlightKind::Streak
+                    && victims.get(&player).is_some_and(|run| stretch(run)));
             assert!(
                 within || at_the_gap(&times, &told(h)),
                 "{h:#?} is no run the lab made: {made:#?}"

@@ -17,6 +17,49 @@ fn docs() -> std::path::PathBuf {
 }
 
 #[test]
+fn the_description_is_whole_each_operation_named_once_each_reference_found() {
+    let description: Value = serde_json::from_str(&relay::openapi::description_json()).unwrap();
+    let text = description.to_string();
+    let schemas = description["components"]["schemas"].as_object().unwrap();
+    for reference in text.split("\"#/components/schemas/").skip(1) {
+        let name = reference.split('"').next().unwrap();
+        assert!(
+            schemas.contains_key(name),
+            "{name} is named but not described"
+        );
+    }
+    let (mut ids, mut linked) = (std::collections::BTreeSet::new(), Vec::new());
+    for (path, item) in description["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let id = operation["operationId"].as_str().unwrap();
+            assert!(ids.insert(id.to_owned()), "{method} {path}: {id} twice");
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                assert!(
+                    response["description"].is_string(),
+                    "{method} {path} {status}: a response needs a description"
+                );
+                for link in response["links"].as_object().into_iter().flatten() {
+                    linked.push(link.1["operationId"].as_str().unwrap().to_owned());
+                }
+            }
+            let schemes = description["components"]["securitySchemes"]
+                .as_object()
+                .unwrap();
+            for needs in operation["security"].as_array().into_iter().flatten() {
+                for scheme in needs.as_object().unwrap().keys() {
+                    assert!(schemes.contains_key(scheme), "{method} {path}: {scheme}");
+                }
+            }
+        }
+    }
+    assert!(!linked.is_empty());
+    for id in linked {
+        assert!(ids.contains(&id), "a link to {id}, which is no operation");
+    }
+    assert!(description["webhooks"]["alert"]["post"].is_object());
+}
+
+#[test]
 fn the_committed_description_is_the_code_s() {
     let committed = std::fs::read_to_string(docs()).unwrap_or_default();
     let generated = relay::openapi::description_json();
@@ -129,6 +172,20 @@ async fn a_relay_serves_the_description_and_every_operation_in_it_with_the_share
     // rejection, a path no route serves.
     for (path, says) in [
         ("/api/highlights?kind=ace", "kind: \"ace\" is none of"),
+        // A server that is no address is refused wherever one filters (the matches' routes
+        // answered every server for it before the tester found it).
+        (
+            "/api/matches?server=nowhere",
+            "server: \"nowhere\" is not an IPv4",
+        ),
+        (
+            "/api/leaderboard?server=1.2.3.4",
+            "server: \"1.2.3.4\" is not an IPv4",
+        ),
+        (
+            "/api/highlights?server=1.2.3.4:99999",
+            "server: \"1.2.3.4:99999\" is not",
+        ),
         ("/api/history?tz=east", "Failed to deserialize query string"),
         ("/api/matches/notanumber", "Invalid URL"),
         ("/api/nothing/here", "no such API path"),
@@ -137,6 +194,18 @@ async fn a_relay_serves_the_description_and_every_operation_in_it_with_the_share
         assert!(response.status().is_client_error(), "{path}");
         let refusal: ApiError = response.json().await.unwrap();
         assert!(refusal.error.starts_with(says), "{path}: {refusal:?}");
+    }
+
+    // An empty server is every server, and a name of colours alone is no one's, wherever
+    // they filter (highlights refused both before the tester found it).
+    for path in [
+        "/api/matches?server=",
+        "/api/leaderboard?server=",
+        "/api/highlights?server=",
+        "/api/highlights?player=%5E1",
+    ] {
+        let response = reqwest::get(format!("{url}{path}")).await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
     }
 
     // The description read in a browser: every operation, in the app's design.

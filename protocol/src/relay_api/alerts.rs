@@ -263,3 +263,108 @@ pub struct AlertServer {
 pub struct PushKey {
     pub key: String,
 }
+
+/// What a Discord webhook is sent for one alert: one embed, mentions off.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DiscordMessage {
+    pub username: String,
+    pub allowed_mentions: DiscordMentions,
+    pub embeds: Vec<DiscordEmbed>,
+}
+
+/// Which mentions Discord may ping: none (`parse` empty), whatever the alert's text holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DiscordMentions {
+    pub parse: Vec<String>,
+}
+
+/// One Discord embed, within Discord's limits on each part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DiscordEmbed {
+    pub title: String,
+    pub description: String,
+    /// `0xRRGGBB`.
+    pub color: u32,
+    pub fields: Vec<DiscordField>,
+    pub footer: DiscordFooter,
+    /// RFC 3339.
+    pub timestamp: Option<String>,
+    /// A highlight's clip, when the relay knows its public address.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub url: Option<String>,
+    /// A highlight's still.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub image: Option<DiscordImage>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DiscordField {
+    pub name: String,
+    pub value: String,
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub inline: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DiscordFooter {
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DiscordImage {
+    pub url: String,
+}
+
+/// What ntfy is sent: a JSON publish to its root with the topic inside, so titles and text in
+/// any script arrive intact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NtfyMessage {
+    pub topic: String,
+    pub title: String,
+    pub message: String,
+    pub tags: Vec<String>,
+    /// What a tap opens: a highlight's clip, else the game's join link.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub click: Option<String>,
+}
+
+/// What a browser's push carries once decrypted, for the page's service worker (`sw.js`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PushMessage {
+    pub title: String,
+    pub body: String,
+    /// The delivery key: a repeat replaces the notification, never doubles it.
+    pub tag: String,
+    /// What a click opens.
+    pub url: Option<String>,
+    pub join: Option<String>,
+    pub lang: String,
+}

@@ -12,8 +12,8 @@ use protocol::relay_api::ApiError;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Alerts;
+use crate::http::tag;
 use crate::net::{unix_ms, ServerAddr};
-use crate::openapi::tag;
 use crate::secrets::token_hash;
 use crate::store::alerts::{self as stored, StoredRule, Subscription, UNKNOWN};
 use crate::store::StoreError;
@@ -141,7 +141,7 @@ fn shown(rule: StoredRule, to: &Destination, token: Option<String>) -> Option<Al
 
 /// `POST /api/alerts` `{"rule": {...}, "to": {...}, "token"?}` → `201` with the rule, its
 /// `id` and the subscription's `token`.
-#[utoipa::path(post, path = "/api/alerts", tag = tag::ALERTS,
+#[utoipa::path(post, path = "/api/alerts", tag = tag::ALERTS, operation_id = "create_alert",
     request_body = AlertAsk,
     responses(
         (status = 201, description = "The rule, its id and the subscription's token", body = AlertRule),
@@ -279,7 +279,7 @@ pub async fn create(
 
 /// `GET /api/alerts?token=`: the subscription's rules and its deliveries kept.
 /// A subscription's rules and its latest deliveries.
-#[utoipa::path(get, path = "/api/alerts", tag = tag::ALERTS,
+#[utoipa::path(get, path = "/api/alerts", tag = tag::ALERTS, operation_id = "alerts",
     params(TokenQuery),
     responses(
         (status = 200, description = "The rules and deliveries", body = AlertList),

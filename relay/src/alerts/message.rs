@@ -3,8 +3,10 @@
 //! a JSON publish (title, message, click-through), every one with the deduplication key in
 //! `Muster-Delivery`.
 
-use protocol::relay_api::alerts::{AlertEvent, Destination};
-use serde_json::json;
+use protocol::relay_api::alerts::{
+    AlertEvent, Destination, DiscordEmbed, DiscordField, DiscordFooter, DiscordImage,
+    DiscordMentions, DiscordMessage, NtfyMessage,
+};
 use url::Url;
 
 use super::rules::plain;
@@ -35,9 +37,9 @@ fn cut(text: &str, most: usize) -> String {
 /// The request for `event` to `to` (whose URL the guard has parsed as `url`).
 pub fn request(to: &Destination, url: Url, event: &AlertEvent) -> Request {
     let body = match to {
-        Destination::Discord { .. } => discord(event),
+        Destination::Discord { .. } => serde_json::to_vec(&discord(event)),
         Destination::Ntfy { .. } => return ntfy(url, event),
-        Destination::Webhook { .. } => json!(event),
+        Destination::Webhook { .. } => serde_json::to_vec(event),
         // What a push carries before it is encrypted to the browser (`push.rs` sends it).
         Destination::Push { .. } => {
             return Request {
@@ -48,12 +50,12 @@ pub fn request(to: &Destination, url: Url, event: &AlertEvent) -> Request {
     };
     Request {
         url,
-        body: body.to_string().into_bytes(),
+        body: body.unwrap_or_default(),
     }
 }
 
 /// Discord's field names and footer in the alert's language (its text already is).
-fn discord(event: &AlertEvent) -> serde_json::Value {
+fn discord(event: &AlertEvent) -> DiscordMessage {
     let words = i18n::catalogue(i18n::Lang::from_tag(&event.lang).unwrap_or(i18n::Lang::En));
     let title = event
         .server
@@ -65,15 +67,20 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
         if s.bots > 0 {
             players.push_str(&words.with("alert-bots", &[("count", s.bots.into())]));
         }
-        let field = |id: &str, value: String| json!({"name": words.text(id), "value": cut(&value, FIELD_VALUE), "inline": true});
+        let field = |id: &str, value: String| DiscordField {
+            name: words.text(id),
+            value: cut(&value, FIELD_VALUE),
+            inline: Some(true),
+        };
         fields.push(field("col-map", s.map.clone()));
         fields.push(field("col-mode", s.gametype.clone()));
         fields.push(field("col-players", players));
         let password = if s.password { "password PASS; " } else { "" };
-        fields.push(json!({
-            "name": words.text("join"),
-            "value": format!("coduo://{}\n`/{password}connect {}`", s.addr, s.addr),
-        }));
+        fields.push(DiscordField {
+            name: words.text("join"),
+            value: format!("coduo://{}\n`/{password}connect {}`", s.addr, s.addr),
+            inline: None,
+        });
     }
     let timestamp =
         time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(event.at_ms) * 1_000_000)
@@ -82,14 +89,19 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
                 t.format(&time::format_description::well_known::Rfc3339)
                     .ok()
             });
-    let mut embed = json!({
-        "title": cut(&title, TITLE),
-        "description": cut(&event.text, DESCRIPTION),
-        "color": if event.server.as_ref().is_some_and(|s| s.up) { 0x4c_af50 } else { 0xe5_3935 },
-        "fields": fields,
-        "footer": {"text": words.with("alert-footer", &[("key", event.key.as_str().into())])},
-        "timestamp": timestamp,
-    });
+    let up = event.server.as_ref().is_some_and(|s| s.up);
+    let mut embed = DiscordEmbed {
+        title: cut(&title, TITLE),
+        description: cut(&event.text, DESCRIPTION),
+        color: if up { 0x4c_af50 } else { 0xe5_3935 },
+        fields,
+        footer: DiscordFooter {
+            text: words.with("alert-footer", &[("key", event.key.as_str().into())]),
+        },
+        timestamp,
+        url: None,
+        image: None,
+    };
     // A highlight's card: its still as the image and its clip as the link, when the relay
     // knows its public address (Discord fetches images itself and takes absolute URLs only).
     if let Some(h) = &event.highlight {
@@ -97,19 +109,15 @@ fn discord(event: &AlertEvent) -> serde_json::Value {
             u.clone()
                 .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
         };
-        if let Some(clip) = absolute(&h.clip) {
-            embed["url"] = json!(clip);
-        }
-        if let Some(still) = absolute(&h.still) {
-            embed["image"] = json!({"url": still});
-        }
-        embed["color"] = json!(0xd9_a441);
+        embed.url = absolute(&h.clip);
+        embed.image = absolute(&h.still).map(|url| DiscordImage { url });
+        embed.color = 0xd9_a441;
     }
-    json!({
-        "username": "Muster",
-        "allowed_mentions": {"parse": []},
-        "embeds": [embed],
-    })
+    DiscordMessage {
+        username: "Muster".to_owned(),
+        allowed_mentions: DiscordMentions::default(),
+        embeds: vec![embed],
+    }
 }
 
 /// ntfy publishes JSON to its root with the topic inside, so titles and text in any script
@@ -127,22 +135,20 @@ fn ntfy(url: Url, event: &AlertEvent) -> Request {
         .server
         .as_ref()
         .map_or_else(|| "Muster".to_owned(), |s| plain(&s.hostname));
-    let mut body = json!({
-        "topic": topic,
-        "title": title,
-        "message": event.text,
-        "tags": ["video_game"],
-    });
     // A highlight's clip when it has an address to open, else the game's join link.
     let clip = (event.highlight.as_ref())
         .and_then(|h| h.clip.clone())
         .filter(|c| c.starts_with("https://") || c.starts_with("http://"));
-    if let Some(click) = clip.or_else(|| event.join.clone()) {
-        body["click"] = json!(click);
-    }
+    let body = NtfyMessage {
+        topic,
+        title,
+        message: event.text.clone(),
+        tags: vec!["video_game".to_owned()],
+        click: clip.or_else(|| event.join.clone()),
+    };
     Request {
         url: root,
-        body: body.to_string().into_bytes(),
+        body: serde_json::to_vec(&body).unwrap_or_default(),
     }
 }
 
@@ -150,6 +156,7 @@ fn ntfy(url: Url, event: &AlertEvent) -> Request {
 mod tests {
     use super::*;
     use protocol::relay_api::alerts::{AlertServer, Rule};
+    use serde_json::json;
 
     fn event() -> AlertEvent {
         AlertEvent {

@@ -118,14 +118,13 @@ pub fn message(event: &AlertEvent) -> Vec<u8> {
     if text.len() < event.text.len() {
         text.push('…');
     }
-    serde_json::json!({
-        "title": title.chars().take(100).collect::<String>(),
-        "body": text,
-        "tag": event.key,
-        "url": open,
-        "join": event.join,
-        "lang": event.lang,
-    })
-    .to_string()
-    .into_bytes()
+    let message = protocol::relay_api::alerts::PushMessage {
+        title: title.chars().take(100).collect(),
+        body: text,
+        tag: event.key.clone(),
+        url: open,
+        join: event.join.clone(),
+        lang: event.lang.clone(),
+    };
+    serde_json::to_vec(&message).unwrap_or_default()
 }

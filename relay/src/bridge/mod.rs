@@ -426,7 +426,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The bridge's counters: sessions, datagrams and bytes each way, refusals by kind.
-#[utoipa::path(get, path = "/api/bridge", tag = crate::openapi::tag::RELAY,
+#[utoipa::path(get, path = "/api/bridge", tag = crate::http::tag::RELAY,
     responses((status = 200, description = "The counters", body = Counters)))]
 async fn counters(State(bridge): State<Arc<Bridge>>) -> impl IntoResponse {
     Json(serde_json::to_value(&bridge.counters).unwrap_or_default())

@@ -26,7 +26,7 @@ use axum::{Json, Router};
 use protocol::relay_api::{ApiError, MasterStatus, ServerInfo};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::openapi::tag;
+use crate::http::tag;
 use tokio::task::JoinSet;
 
 pub use directory::Directory;

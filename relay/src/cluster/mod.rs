@@ -373,7 +373,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 
 /// This relay in its cluster: its name, whether it reaches NATS, the leases it holds and what
 /// it put on the bus.
-#[utoipa::path(get, path = "/api/cluster", tag = crate::openapi::tag::RELAY,
+#[utoipa::path(get, path = "/api/cluster", tag = crate::http::tag::RELAY,
     responses(
         (status = 200, description = "The relay in its cluster", body = ClusterStatus),
         (status = 404, description = "This relay is not in a cluster", body = protocol::relay_api::ApiError),

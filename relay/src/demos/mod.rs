@@ -18,8 +18,8 @@ use protocol::relay_api::ApiError;
 use tower_http::services::ServeFile;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use crate::http::tag;
 use crate::net::ServerAddr;
-use crate::openapi::tag;
 use crate::seams::RecordingHubs;
 
 mod recorder;
@@ -210,7 +210,7 @@ fn set(state: &RecordingState, headers: &HeaderMap, addr: &str, on: bool) -> Res
 }
 
 /// The finished demos, each with its download link, and the recordings under way.
-#[utoipa::path(get, path = "/api/demos", tag = tag::DEMOS,
+#[utoipa::path(get, path = "/api/demos", tag = tag::DEMOS, operation_id = "demos",
     responses((status = 200, description = "The demos", body = DemoListing)))]
 async fn listing(State(state): State<RecordingState>) -> Json<DemoListing> {
     let Some(config) = &state.recording else {

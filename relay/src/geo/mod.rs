@@ -14,7 +14,7 @@ use axum::extract::State;
 use axum::{Json, Router};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::openapi::tag;
+use crate::http::tag;
 use protocol::relay_api::CountryDatabase;
 use serde::Deserialize;
 

@@ -11,8 +11,8 @@ use protocol::relay_api::ApiError;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Highlights;
+use crate::http::tag;
 use crate::net::ServerAddr;
-use crate::openapi::tag;
 use crate::store::highlights::{self, Wanted};
 
 /// The most one answer lists.
@@ -105,7 +105,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The plays of the followed matches, newest first (or best first with `best`).
-#[utoipa::path(get, path = "/api/highlights", tag = tag::HIGHLIGHTS,
+#[utoipa::path(get, path = "/api/highlights", tag = tag::HIGHLIGHTS, operation_id = "highlights",
     params(
         ("server" = Option<String>, Query, description = "One server's (`ip:port`)"),
         ("player" = Option<String>, Query, description = "One player's, colour codes and case ignored"),
@@ -139,7 +139,7 @@ pub(super) async fn list(
 }
 
 /// One play.
-#[utoipa::path(get, path = "/api/highlights/{id}", tag = tag::HIGHLIGHTS,
+#[utoipa::path(get, path = "/api/highlights/{id}", tag = tag::HIGHLIGHTS, operation_id = "highlight",
     params(("id" = String, Path, description = "The play's id")),
     responses(
         (status = 200, description = "The play", body = Highlight),

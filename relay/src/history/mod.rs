@@ -27,8 +27,8 @@ use protocol::relay_api::{ApiError, MasterStatus, ServerInfo};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::browse::Directory;
+use crate::http::tag;
 use crate::net::unix_ms;
-use crate::openapi::tag;
 use crate::store::compact::Retention;
 use crate::store::worker::Workers;
 use crate::store::{Result, StoreArgs, DAY_MS};

@@ -391,7 +391,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 
 /// The master this relay runs (`--master-listen`): its registered servers, their state, its
 /// counters and limits.
-#[utoipa::path(get, path = "/api/master", tag = crate::openapi::tag::RELAY,
+#[utoipa::path(get, path = "/api/master", tag = crate::http::tag::RELAY, operation_id = "master",
     responses(
         (status = 200, description = "The master", body = MasterListing),
         (status = 404, description = "This relay runs no master", body = protocol::relay_api::ApiError),

@@ -9,7 +9,7 @@ use protocol::relay_api::matches::{LeaderRow, MatchDetail, MatchEnd, MatchSummar
 use protocol::relay_api::ApiError;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::openapi::tag;
+use crate::http::tag;
 
 use crate::net::unix_ms;
 use crate::store::matches::{self, MatchFilter};
@@ -198,7 +198,7 @@ fn answer<T: serde::Serialize>(result: Result<Option<T>>, missing: &'static str)
 }
 
 /// The followed matches, newest first.
-#[utoipa::path(get, path = "/api/matches", tag = tag::MATCHES,
+#[utoipa::path(get, path = "/api/matches", tag = tag::MATCHES, operation_id = "matches",
     params(ListQuery),
     responses(
         (status = 200, description = "The matches", body = Vec<MatchSummary>),

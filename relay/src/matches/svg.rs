@@ -14,7 +14,7 @@ use crate::store::worker::Workers;
 use protocol::relay_api::matches::MatchDetail;
 use protocol::relay_api::ApiError;
 
-use crate::openapi::tag;
+use crate::http::tag;
 
 fn unavailable(e: crate::store::StoreError) -> Response {
     tracing::warn!("matches: {e}");

@@ -13,8 +13,8 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::still::{self, Overview};
 use super::Moments;
+use crate::http::tag;
 use crate::net::{unix_ms, ServerAddr};
-use crate::openapi::tag;
 use crate::seams::{Clip, ClipRefused};
 use crate::store::moments::{self, Part, SavedMoment};
 
@@ -40,7 +40,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 
 /// Cuts a moment of a watched server's match from its rewind window: a stock demo of the span,
 /// its still and a page to share.
-#[utoipa::path(post, path = "/api/moments", tag = tag::MOMENTS,
+#[utoipa::path(post, path = "/api/moments", tag = tag::MOMENTS, operation_id = "create_moment",
     request_body = MomentAsk,
     responses(
         (status = 201, description = "The moment, cut", body = MomentCreated),
@@ -282,7 +282,7 @@ impl Moments {
 }
 
 /// A moment: `ID` its record, `ID.dm_3` its demo, `ID.png` its still.
-#[utoipa::path(get, path = "/api/moments/{file}", tag = tag::MOMENTS,
+#[utoipa::path(get, path = "/api/moments/{file}", tag = tag::MOMENTS, operation_id = "moment",
     params(("file" = String, Path, description = "`ID`, `ID.dm_3` or `ID.png`")),
     responses(
         (status = 200, description = "The moment's record, demo or still", content(

@@ -12,29 +12,18 @@ pub mod refusal;
 use std::sync::Arc;
 
 use axum::response::IntoResponse;
+use protocol::relay_api::alerts::{AlertEvent, DiscordMessage, NtfyMessage, PushMessage};
 use protocol::relay_api::ApiError;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::http::tag;
+
 /// The security scheme a route that needs a token names: the operator's token
 /// (`--operator-token`) or an owner's session, as `Authorization: Bearer TOKEN`.
 pub const BEARER: &str = "bearer";
-
-/// The tags, one a capability, in the order a reader meets them.
-pub mod tag {
-    pub const SERVERS: &str = "servers";
-    pub const HISTORY: &str = "history";
-    pub const MATCHES: &str = "matches";
-    pub const HIGHLIGHTS: &str = "highlights";
-    pub const MOMENTS: &str = "moments";
-    pub const SPECTATE: &str = "spectate";
-    pub const DEMOS: &str = "demos";
-    pub const ALERTS: &str = "alerts";
-    pub const OWNERS: &str = "owners";
-    pub const RELAY: &str = "relay";
-}
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
@@ -46,8 +35,8 @@ pub mod tag {
             docs/api.md.",
         license(name = "MIT OR Apache-2.0"),
     ),
-    components(schemas(ApiError)),
-    modifiers(&Security),
+    components(schemas(ApiError, AlertEvent, DiscordMessage, NtfyMessage, PushMessage)),
+    modifiers(&Security, &Webhook),
 )]
 struct Base;
 
@@ -67,6 +56,54 @@ impl utoipa::Modify for Security {
                     ))
                     .build(),
             ),
+        );
+    }
+}
+
+/// What the relay sends: a generic webhook's `POST` of the event (Discord, ntfy and a browser's
+/// push get `DiscordMessage`, `NtfyMessage` and `PushMessage`, described among the schemas), so
+/// a receiver can be generated from the description too.
+struct Webhook;
+
+impl utoipa::Modify for Webhook {
+    fn modify(&self, api: &mut OpenApi) {
+        use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
+        use utoipa::openapi::request_body::RequestBodyBuilder;
+        use utoipa::openapi::{ContentBuilder, PathsBuilder, Ref, Required, ResponseBuilder};
+        let event = RequestBodyBuilder::new()
+            .description(Some(
+                "One alert's firing, as JSON; its key (RULE-N) is in the Muster-Delivery \
+                 header too, so a repeat (the relay sends at least once) can be told",
+            ))
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("AlertEvent")))
+                    .build(),
+            )
+            .required(Some(Required::True))
+            .build();
+        let alert = OperationBuilder::new()
+            .summary(Some("An alert fired, to a webhook of the subscription"))
+            .operation_id(Some("alert"))
+            .tag(tag::ALERTS)
+            .request_body(Some(event))
+            .response(
+                "2XX",
+                ResponseBuilder::new().description("Received: the delivery is done"),
+            )
+            .response(
+                "default",
+                ResponseBuilder::new().description(
+                    "Tried again with backoff for a day (429's Retry-After is waited out); \
+                     404 or 410 forgets the subscription",
+                ),
+            )
+            .build();
+        api.webhooks = Some(
+            PathsBuilder::new()
+                .path("alert", PathItem::new(HttpMethod::Post, alert))
+                .build(),
         );
     }
 }
@@ -97,6 +134,7 @@ pub fn description() -> OpenApi {
         api.merge(part);
     }
     every_operation_may_be_rate_limited(&mut api);
+    a_new_alert_links_to_its_subscription(&mut api);
     what_handlers_check(&mut api);
     api
 }
@@ -119,22 +157,13 @@ const ADDRESS_NAMES: [&str; 2] = ["addr", "server"];
 fn what_handlers_check(api: &mut OpenApi) {
     use utoipa::openapi::path::ParameterIn;
     use utoipa::openapi::RefOr;
-    for item in api.paths.paths.values_mut() {
-        let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ];
-        for operation in operations.into_iter().flatten() {
-            for parameter in operation.parameters.iter_mut().flatten() {
-                if let RefOr::T(parameter) = parameter {
-                    let query = matches!(parameter.parameter_in, ParameterIn::Query);
-                    let name = parameter.name.clone();
-                    if let Some(schema) = parameter.schema.as_mut() {
-                        constrain(Some(&name), query, schema);
-                    }
+    for operation in operations(api) {
+        for parameter in operation.parameters.iter_mut().flatten() {
+            if let RefOr::T(parameter) = parameter {
+                let query = matches!(parameter.parameter_in, ParameterIn::Query);
+                let name = parameter.name.clone();
+                if let Some(schema) = parameter.schema.as_mut() {
+                    constrain(Some(&name), query, schema);
                 }
             }
         }
@@ -193,6 +222,51 @@ fn constrain(
     }
 }
 
+/// A new alert's answer names its rule's id and its subscription's token, which the alerts'
+/// other operations take: said as OpenAPI links, so a client (and a stateful tester) follows
+/// them.
+fn a_new_alert_links_to_its_subscription(api: &mut OpenApi) {
+    use utoipa::openapi::link::LinkBuilder;
+    use utoipa::openapi::RefOr;
+    let created = (api.paths.paths.get_mut("/api/alerts"))
+        .and_then(|item| item.post.as_mut())
+        .and_then(|post| post.responses.responses.get_mut("201"));
+    let Some(RefOr::T(created)) = created else {
+        return;
+    };
+    for (operation, with_id) in [
+        ("alerts", false),
+        ("forget", false),
+        ("pause", true),
+        ("remove", true),
+    ] {
+        let mut link = LinkBuilder::new()
+            .operation_id(operation)
+            .parameter("token", "$response.body#/token");
+        if with_id {
+            link = link.parameter("id", "$response.body#/id");
+        }
+        created
+            .links
+            .insert(operation.to_owned(), link.build().into());
+    }
+}
+
+/// Every operation of every path (the relay's routes use these five methods).
+fn operations(api: &mut OpenApi) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+    (api.paths.paths.values_mut()).flat_map(|item| {
+        [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ]
+        .into_iter()
+        .flatten()
+    })
+}
+
 /// The edge answers any request past its client's allowance (`--api-rate`, `--api-burst`)
 /// with a 429 before a handler sees it: every operation says so.
 fn every_operation_may_be_rate_limited(api: &mut OpenApi) {
@@ -219,19 +293,10 @@ fn every_operation_may_be_rate_limited(api: &mut OpenApi) {
                 .build(),
         )
         .build();
-    for item in api.paths.paths.values_mut() {
-        let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ];
-        for operation in operations.into_iter().flatten() {
-            (operation.responses.responses)
-                .entry("429".to_owned())
-                .or_insert_with(|| limited.clone().into());
-        }
+    for operation in operations(api) {
+        (operation.responses.responses)
+            .entry("429".to_owned())
+            .or_insert_with(|| limited.clone().into());
     }
 }
 

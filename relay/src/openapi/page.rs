@@ -80,11 +80,11 @@ fn operation_section(
                 }
             }
             h3 { (words.text("api-example-request")) }
-            pre { code { (example_request(description, path, method, operation)) } }
+            pre tabindex="0" { code { (example_request(description, path, method, operation)) } }
             @if let Some((status, response)) = answer {
                 h3 { (words.text("api-example-answer")) " (" (status) ")" }
                 @match example_answer(description, &response) {
-                    Some(example) => pre { code { (example) } },
+                    Some(example) => pre tabindex="0" { code { (example) } },
                     None => p class="hint" { (response["description"].as_str().unwrap_or_default()) },
                 }
             }

@@ -12,8 +12,8 @@ use protocol::relay_api::ApiError;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::Owners;
+use crate::http::tag;
 use crate::net::unix_ms;
-use crate::openapi::tag;
 use crate::seams::Proof;
 use crate::secrets::token_hash;
 use crate::store::owners::{self as stored, Owner};

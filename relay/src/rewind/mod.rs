@@ -30,8 +30,8 @@ use protocol::relay_api::rewind::RewindWindow;
 use protocol::relay_api::ApiError;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use crate::http::tag;
 use crate::net::ServerAddr;
-use crate::openapi::tag;
 use protocol::relay_api::moments::{MomentTime, MAX_SPAN_S};
 
 use crate::seams::{Clip, ClipRefused, Clipping, Moment, Rewinding, TapMaker};

@@ -25,8 +25,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use tower_http::services::ServeFile;
 
+use crate::http::tag;
 use crate::net::ServerAddr;
-use crate::openapi::tag;
 use protocol::relay_api::ApiError;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -92,14 +92,14 @@ async fn upgrade(
 }
 
 /// The hubs: each watched server, its state, audience and delay.
-#[utoipa::path(get, path = "/api/spectate", tag = tag::SPECTATE,
+#[utoipa::path(get, path = "/api/spectate", tag = tag::SPECTATE, operation_id = "hubs",
     responses((status = 200, description = "The hubs", body = Vec<api::HubSummary>)))]
 async fn list(State(hubs): State<Arc<Hubs>>) -> Json<Vec<api::HubSummary>> {
     Json(hubs.list().iter().map(|h| api::hub_summary(h)).collect())
 }
 
 /// One hub with its delayed match: players, vehicles and the feed, as viewers see it.
-#[utoipa::path(get, path = "/api/spectate/{addr}", tag = tag::SPECTATE,
+#[utoipa::path(get, path = "/api/spectate/{addr}", tag = tag::SPECTATE, operation_id = "hub",
     params(("addr" = String, Path, description = "The server's IPv4 `ip:port`", example = "192.0.2.1:28960")),
     responses(
         (status = 200, description = "The hub", body = api::HubSummary),

@@ -139,7 +139,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The configured Wulfram II servers, as last checked.
-#[utoipa::path(get, path = "/api/wulfram", tag = crate::openapi::tag::SERVERS,
+#[utoipa::path(get, path = "/api/wulfram", tag = crate::http::tag::SERVERS, operation_id = "wulfram_servers",
     responses((status = 200, description = "The servers", body = Vec<protocol::relay_api::WulframServer>)))]
 async fn list(State(state): State<WulframState>) -> Json<Vec<protocol::relay_api::WulframServer>> {
     Json(state.board.wulfram())

@@ -127,7 +127,7 @@ async fn the_list_a_server_tuning_the_demos_the_widget_and_the_watch_view_pass_a
 
 #[tokio::test]
 #[ignore = "needs the built page, Chromium and axe-core; run by cargo xtask test"]
-async fn the_matches_highlights_a_match_a_player_a_moment_and_the_admin_console_pass_axe_and_are_mapped(
+async fn the_matches_highlights_a_match_a_player_a_moment_the_admin_console_and_the_api_pass_axe_and_are_mapped(
 ) {
     use protocol::relay_api::matches::{segment, MatchDetail};
     let dir = tempfile::tempdir().unwrap();
@@ -207,6 +207,11 @@ async fn the_matches_highlights_a_match_a_player_a_moment_and_the_admin_console_
             name: "admin",
             path: format!("/admin/#{addr}"),
             ready: "[data-testid=admin-password]",
+        },
+        Audited {
+            name: "api",
+            path: "/api/".into(),
+            ready: "section.operation",
         },
     ];
     let found = audit(&relay, &pages).await;

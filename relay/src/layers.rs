@@ -1,6 +1,7 @@
 //! The relay's layering, checked from its sources: no import cycle between capability folders
-//! (each reaches another through `seams.rs` or the other's public face, one way only), and
-//! `metrics` imports no capability (each registers its own scrape).
+//! (each reaches another through `seams.rs` or the other's public face, one way only),
+//! `metrics` imports no capability (each registers its own scrape), and no route under `/api/`
+//! is registered past the API's description.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -133,4 +134,25 @@ fn no_import_cycle_between_capability_folders() {
 fn metrics_imports_no_capability() {
     let graph = folder_imports(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert_eq!(graph["metrics"], BTreeSet::new());
+}
+
+#[test]
+fn no_route_under_api_is_registered_past_the_description() {
+    let mut text = String::new();
+    sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut text,
+    );
+    let squeezed: String = text.split_whitespace().collect();
+    let plain: Vec<&str> = (squeezed.match_indices(".route(\"/api"))
+        .map(|(at, _)| &squeezed[at..(at + 60).min(squeezed.len())])
+        .collect();
+    assert!(
+        plain.is_empty(),
+        "routes under /api/ registered with a plain axum .route (register them with \
+         utoipa-axum's routes! and a #[utoipa::path], so they are described): {plain:#?}"
+    );
+    // And the check sees what it looks for: the routes are described where they are made.
+    assert!(squeezed.matches("#[utoipa::path(").count() >= 40);
+    assert!(squeezed.contains(".routes(routes!(servers))"));
 }

@@ -139,8 +139,8 @@ fn shown(rule: StoredRule, to: &Destination, token: Option<String>) -> Option<Al
     })
 }
 
-/// `POST /api/alerts` `{"rule": {...}, "to": {...}, "token"?}` → `201` with the rule, its
-/// `id` and the subscription's `token`.
+/// Sets an alert: a rule and where it goes, in a new subscription or the one whose token is
+/// given; the answer names the rule's id and the subscription's token.
 #[utoipa::path(post, path = "/api/alerts", tag = tag::ALERTS, operation_id = "create_alert",
     request_body = AlertAsk,
     responses(
@@ -277,7 +277,6 @@ pub async fn create(
     }
 }
 
-/// `GET /api/alerts?token=`: the subscription's rules and its deliveries kept.
 /// A subscription's rules and its latest deliveries.
 #[utoipa::path(get, path = "/api/alerts", tag = tag::ALERTS, operation_id = "alerts",
     params(TokenQuery),
@@ -325,7 +324,7 @@ pub async fn list(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -> 
     .into_response()
 }
 
-/// `DELETE /api/alerts/{id}?token=` → `204`, or `404`.
+/// Deletes one rule of a subscription.
 #[utoipa::path(delete, path = "/api/alerts/{id}", tag = tag::ALERTS,
     params(("id" = String, Path, description = "The rule's id"), TokenQuery),
     responses(
@@ -369,7 +368,7 @@ pub struct PauseAsk {
     paused: bool,
 }
 
-/// `PATCH /api/alerts/{id}?token=` `{"paused": true}` → `204`, or `404`.
+/// Pauses or resumes one rule of a subscription.
 #[utoipa::path(patch, path = "/api/alerts/{id}", tag = tag::ALERTS,
     params(("id" = String, Path, description = "The rule's id"), TokenQuery),
     request_body = PauseAsk,
@@ -406,8 +405,7 @@ pub async fn pause(
     }
 }
 
-/// `DELETE /api/alerts?token=`: the subscription, its rules and its deliveries, all gone.
-/// Deletes a subscription and every rule in it.
+/// Deletes a subscription: its rules and its deliveries, all gone.
 #[utoipa::path(delete, path = "/api/alerts", tag = tag::ALERTS,
     params(TokenQuery),
     responses(
@@ -434,7 +432,6 @@ pub async fn forget(State(alerts): State<Alerts>, Query(q): Query<TokenQuery>) -
     }
 }
 
-/// `GET /api/push/key`: `{"key"}`, the VAPID public key a page subscribes with.
 /// The relay's VAPID public key, for a browser's push subscription.
 #[utoipa::path(get, path = "/api/push/key", tag = tag::ALERTS,
     responses(

@@ -25,7 +25,7 @@ fn unavailable(e: crate::store::StoreError) -> Response {
         .into_response()
 }
 
-/// `/matches/{id}/score.svg` and the other charts, for a page or a card to embed.
+/// A match's score over its course, as a chart for a page or a card to embed.
 #[utoipa::path(get, path = "/api/matches/{id}/score.svg", tag = tag::MATCHES,
     params(("id" = u64, Path, description = "The match's id")),
     responses(
@@ -45,7 +45,7 @@ pub struct RatingQuery {
     gametype: Option<String>,
 }
 
-/// `/api/players/{name}/rating.svg[?gametype=]`: the rating after each rated match.
+/// A player's rating after each rated match, as a chart.
 #[utoipa::path(get, path = "/api/players/{name}/rating.svg", tag = tag::MATCHES,
     params(("name" = String, Path, description = "The name, colour codes and case ignored", example = "Fury"), RatingQuery),
     responses(

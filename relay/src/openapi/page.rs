@@ -10,30 +10,69 @@ use i18n::Catalogue;
 use maud::{html, Markup};
 use serde_json::{json, Value};
 
+use crate::http::tag;
+
 /// The methods in the order a reader meets them.
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
 /// How deep an example follows nested schemas before it stops (a schema may name itself).
 const DEPTH: usize = 8;
 
-/// The body of the page for `description` (the OpenAPI document as JSON).
+/// The body of the page for `description`: its operations by tag, in the tags' order (the
+/// description's, which `crate::http::tag` sets), each tag's by path.
 pub fn body(words: &Catalogue, description: &Value) -> Markup {
     let paths = description["paths"]
         .as_object()
         .cloned()
         .unwrap_or_default();
+    let mut by_tag: Vec<(String, Vec<(&String, &str, &Value)>)> = Vec::new();
+    for (path, item) in &paths {
+        for method in METHODS {
+            let Some(operation) = item.get(method) else {
+                continue;
+            };
+            let tag = operation["tags"][0].as_str().unwrap_or_default().to_owned();
+            match by_tag.iter_mut().find(|(t, _)| *t == tag) {
+                Some((_, operations)) => operations.push((path, method, operation)),
+                None => by_tag.push((tag, vec![(path, method, operation)])),
+            }
+        }
+    }
+    by_tag.sort_by_key(|(tag, _)| TAGS.iter().position(|t| t == tag).unwrap_or(TAGS.len()));
     html! {
         h1 { (words.text("api-title")) }
         p class="sub" {
             (words.text("api-lead")) " "
             a href="/api/openapi.json" { "/api/openapi.json" }
         }
-        @for (path, item) in &paths {
-            @for method in METHODS {
-                @if let Some(operation) = item.get(method) {
-                    (operation_section(words, description, path, method, operation))
-                }
+        @for (tag, operations) in &by_tag {
+            h2 id=(tag) { (tag) }
+            @for (path, method, operation) in operations {
+                (operation_section(words, description, path, method, operation))
             }
+        }
+    }
+}
+
+/// The tags in the order a reader meets them.
+const TAGS: [&str; 10] = [
+    tag::SERVERS,
+    tag::HISTORY,
+    tag::MATCHES,
+    tag::HIGHLIGHTS,
+    tag::MOMENTS,
+    tag::SPECTATE,
+    tag::DEMOS,
+    tag::ALERTS,
+    tag::OWNERS,
+    tag::RELAY,
+];
+
+/// The description's prose with its `code` spans drawn as code.
+fn prose(text: &str) -> Markup {
+    html! {
+        @for (i, part) in text.split('`').enumerate() {
+            @if i % 2 == 1 { code { (part) } } @else { (part) }
         }
     }
 }
@@ -60,9 +99,9 @@ fn operation_section(
         .map(|(status, r)| (status.clone(), r.clone()));
     html! {
         section class="operation" id=(id) {
-            h2 { code { (method.to_uppercase()) " " (path) } }
-            @if let Some(summary) = operation["summary"].as_str() { p { (summary) } }
-            @if let Some(more) = operation["description"].as_str() { p class="hint" { (more) } }
+            h3 { code { (method.to_uppercase()) " " (path) } }
+            @if let Some(summary) = operation["summary"].as_str() { p { (prose(summary)) } }
+            @if let Some(more) = operation["description"].as_str() { p class="hint" { (prose(more)) } }
             @if token { p { strong { (words.text("api-needs-token")) } } }
             @if !parameters.is_empty() {
                 table {
@@ -75,14 +114,14 @@ fn operation_section(
                     tbody { @for p in &parameters { tr {
                         td { code { (p["name"].as_str().unwrap_or_default()) } }
                         td { (p["in"].as_str().unwrap_or_default()) }
-                        td { (p["description"].as_str().unwrap_or_default()) }
+                        td { (prose(p["description"].as_str().unwrap_or_default())) }
                     } } }
                 }
             }
-            h3 { (words.text("api-example-request")) }
+            h4 { (words.text("api-example-request")) }
             pre tabindex="0" { code { (example_request(description, path, method, operation)) } }
             @if let Some((status, response)) = answer {
-                h3 { (words.text("api-example-answer")) " (" (status) ")" }
+                h4 { (words.text("api-example-answer")) " (" (status) ")" }
                 @match example_answer(description, &response) {
                     Some(example) => pre tabindex="0" { code { (example) } },
                     None => p class="hint" { (response["description"].as_str().unwrap_or_default()) },

@@ -25,7 +25,7 @@ pub fn body(words: &Catalogue, description: &Value) -> Markup {
         .as_object()
         .cloned()
         .unwrap_or_default();
-    let mut by_tag: Vec<(String, Vec<(&String, &str, &Value)>)> = Vec::new();
+    let mut by_tag: Vec<(String, Vec<Operation>)> = Vec::new();
     for (path, item) in &paths {
         for method in METHODS {
             let Some(operation) = item.get(method) else {
@@ -53,6 +53,9 @@ pub fn body(words: &Catalogue, description: &Value) -> Markup {
         }
     }
 }
+
+/// One operation as the page draws it: its path, method and what the description says of it.
+type Operation<'a> = (&'a String, &'a str, &'a Value);
 
 /// The tags in the order a reader meets them.
 const TAGS: [&str; 10] = [

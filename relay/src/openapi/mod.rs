@@ -134,6 +134,7 @@ pub fn description() -> OpenApi {
         api.merge(part);
     }
     every_operation_may_be_rate_limited(&mut api);
+    files_are_binary(&mut api);
     a_new_alert_links_to_its_subscription(&mut api);
     what_handlers_check(&mut api);
     api
@@ -146,7 +147,7 @@ pub const ADDR_PATTERN: &str = "^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\
     (6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)$";
 
 /// The names that hold a game server's address: a path's `{addr}`, a `server` parameter or
-/// field.
+/// field (a field named `addr` is left alone: a master's is `host:port`).
 const ADDRESS_NAMES: [&str; 2] = ["addr", "server"];
 
 /// Says what the handlers check of every parameter and field in one place, rather than on
@@ -177,6 +178,35 @@ fn what_handlers_check(api: &mut OpenApi) {
     }
 }
 
+/// A Rust tuple (a cvar's name and value, a gametype and its count) is `prefixItems` with
+/// `items: false`, which JSON Schema 2020-12 reads but many client generators do not: its items
+/// are said again as `items` (any of the tuple's kinds) with its length, which every reader
+/// takes and which says the same.
+fn fixed_length_items(array: &mut utoipa::openapi::schema::Array) {
+    use utoipa::openapi::schema::{AnyOf, ArrayItems};
+    use utoipa::openapi::{RefOr, Schema};
+    if !matches!(array.items, ArrayItems::False) || array.prefix_items.is_empty() {
+        return;
+    }
+    let mut kinds: Vec<Schema> = Vec::new();
+    for kind in &array.prefix_items {
+        if !kinds.contains(kind) {
+            kinds.push(kind.clone());
+        }
+    }
+    let items = match kinds.len() {
+        1 => kinds.remove(0),
+        _ => {
+            let mut any = AnyOf::new();
+            any.items = kinds.into_iter().map(RefOr::T).collect();
+            Schema::AnyOf(any)
+        }
+    };
+    array.items = ArrayItems::RefOrSchema(Box::new(RefOr::T(items)));
+    array.min_items = Some(array.prefix_items.len());
+    array.max_items = Some(array.prefix_items.len());
+}
+
 /// [`what_handlers_check`]'s work on one schema named `name` and what it holds.
 fn constrain(
     name: Option<&str>,
@@ -203,14 +233,35 @@ fn constrain(
                 Some(SchemaFormat::KnownFormat(KnownFormat::UInt64)) => Some(u64::MAX as usize),
                 _ => None,
             };
-            if let (Some(largest), None) = (largest, &object.maximum) {
-                object.maximum = Some(Number::UInt(largest));
+            if let Some(largest) = largest {
+                // The range says it all; utoipa's names for these formats (`u-int32`) are no
+                // format a reader knows.
+                object.maximum.get_or_insert(Number::UInt(largest));
+                object.format = None;
+            }
+            use utoipa::openapi::schema::AdditionalProperties;
+            if let Some(AdditionalProperties::RefOr(more)) =
+                object.additional_properties.as_deref_mut()
+            {
+                constrain(None, false, more);
             }
             for (field, inner) in object.properties.iter_mut() {
-                constrain(Some(field), false, inner);
+                // A field named `addr` may be a master's `host:port`; a `server` is a game
+                // server's address wherever it stands.
+                let named = (field == "server").then_some(field.as_str());
+                constrain(named, false, inner);
             }
         }
         Schema::Array(array) => {
+            let kinds = std::mem::take(&mut array.prefix_items);
+            for kind in kinds {
+                let mut kind = RefOr::T(kind);
+                constrain(None, false, &mut kind);
+                if let RefOr::T(kind) = kind {
+                    array.prefix_items.push(kind);
+                }
+            }
+            fixed_length_items(array);
             if let ArrayItems::RefOrSchema(items) = &mut array.items {
                 constrain(None, false, items);
             }
@@ -219,6 +270,32 @@ fn constrain(
         Schema::AllOf(all) => all.items.iter_mut().for_each(|s| constrain(name, query, s)),
         Schema::AnyOf(any) => any.items.iter_mut().for_each(|s| constrain(name, query, s)),
         _ => {}
+    }
+}
+
+/// A file an operation answers (a demo, a still) is its bytes: `string` of `format: binary`,
+/// as readers and generators take a file, where utoipa says an array of integers.
+fn files_are_binary(api: &mut OpenApi) {
+    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+    use utoipa::openapi::RefOr;
+    for operation in operations(api) {
+        for response in operation.responses.responses.values_mut() {
+            let RefOr::T(response) = response else {
+                continue;
+            };
+            for (kind, content) in response.content.iter_mut() {
+                let RefOr::T(content) = content else {
+                    continue;
+                };
+                if kind == "application/octet-stream" || kind.starts_with("image/png") {
+                    let bytes = ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
+                        .build();
+                    content.schema = Some(bytes.into());
+                }
+            }
+        }
     }
 }
 

@@ -92,10 +92,7 @@ fn operation_section(
         .as_array()
         .cloned()
         .unwrap_or_default();
-    let token = operation["security"].as_array().is_some_and(|s| {
-        s.iter()
-            .any(|s| s.as_object().is_some_and(|o| !o.is_empty()))
-    });
+    let token = needs_token(operation);
     let answer = operation["responses"]
         .as_object()
         .and_then(|r| r.iter().find(|(status, _)| status.starts_with('2')))
@@ -134,6 +131,14 @@ fn operation_section(
     }
 }
 
+/// Whether an operation names a security scheme (a token) it needs.
+fn needs_token(operation: &Value) -> bool {
+    operation["security"].as_array().is_some_and(|s| {
+        s.iter()
+            .any(|s| s.as_object().is_some_and(|o| !o.is_empty()))
+    })
+}
+
 /// An id for a path: its letters and digits, the rest as dashes.
 fn anchor(path: &str) -> String {
     path.chars()
@@ -165,10 +170,7 @@ fn example_request(description: &Value, path: &str, method: &str, operation: &Va
         url = format!("{url}?{}", query.join("&"));
     }
     let mut line = format!("curl -X {} 'http://RELAY{url}'", method.to_uppercase());
-    let token = operation["security"].as_array().is_some_and(|s| {
-        s.iter()
-            .any(|s| s.as_object().is_some_and(|o| !o.is_empty()))
-    });
+    let token = needs_token(operation);
     if token {
         line.push_str(" -H 'Authorization: Bearer TOKEN'");
     }

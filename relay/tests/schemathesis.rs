@@ -194,5 +194,87 @@ async fn schemathesis_finds_no_5xx_and_no_answer_outside_the_description() {
     // The other client was never refused while the tester ran.
     assert!(asked >= 10, "{asked} asked");
     assert_eq!(refused, Vec::<u16>::new(), "the other client refused");
+
+    let detail: Value = reqwest::get(format!("{url}/api/matches/{match_id}"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let values = json!({
+        "addr": server,
+        "id:int": match_id,
+        "id:str": "0-0",
+        "name:str": detail["scoreboard"][0]["name"],
+        "file": moment["id"],
+        "token": alert["token"],
+        "forwarded_for": "192.0.2.81",
+    });
+    a_generated_client_reads_every_answer(&url, dir.path(), values).await;
     relay.kill().await.unwrap();
+}
+
+/// A developer's client: openapi-python-client (PyPI, pinned in xtask) generates one from the
+/// relay's description with the settings `docs/openapi-python-client.yaml` gives, warning of
+/// nothing it could not model, and that client reads every `GET` operation's answer here (the
+/// lab's server, a match, a player, a moment, an alert's subscription) into the models the
+/// description names, never an answer it does not describe.
+async fn a_generated_client_reads_every_answer(url: &str, dir: &std::path::Path, values: Value) {
+    let config = dir.join("openapi-python-client.yaml");
+    // Its formatting hooks (ruff) are the developer's choice, not what is tested here.
+    let committed = include_str!("../../docs/openapi-python-client.yaml");
+    std::fs::write(&config, format!("{committed}post_hooks: []\n")).unwrap();
+    let run = tokio::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/generated_client/read_every_answer.py"
+        ))
+        .args([url, &config.display().to_string()])
+        .arg(dir.join("muster_relay_client"))
+        .arg(values.to_string())
+        .current_dir(dir)
+        .kill_on_drop(true)
+        .output();
+    let run = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the generated client ends within 2 minutes")
+        .expect("openapi-python-client runs (cargo xtask test installs it)");
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{said}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let found: Value = serde_json::from_str(said.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {said}"));
+    assert_eq!(
+        found["warnings"],
+        json!([]),
+        "the generator warned: {found:#}"
+    );
+    assert_eq!(
+        found["unread"],
+        json!({}),
+        "answers the client could not read: {found:#}"
+    );
+    // Every GET of the description was asked, and the live ones answered what they describe.
+    let description: Value = serde_json::from_str(&relay::openapi::description_json()).unwrap();
+    let gets = (description["paths"].as_object().unwrap().values())
+        .filter(|item| item.get("get").is_some())
+        .count();
+    let read = found["read"].as_object().unwrap();
+    assert_eq!(read.len(), gets, "{found:#}");
+    for (operation, model) in [
+        ("servers", "200 list[ServerInfo]"),
+        ("one_server", "200 ServerInfo"),
+        ("masters", "200 list[MasterStatusOk]"),
+        ("detail", "200 MatchDetail"),
+        ("player", "200 PlayerStats"),
+        ("moment", "200 MomentDetail"),
+        ("hub", "200 HubSummary"),
+        ("matches", "200 list[MatchSummary]"),
+        ("alerts", "200 AlertList"),
+    ] {
+        assert_eq!(read[operation], model, "{operation}: {found:#}");
+    }
 }

@@ -27,7 +27,11 @@ const TEST_NPM: &[(&str, &str)] = &[
 const AUDIT_NPM: &[(&str, &str)] = &[("lighthouse", "12.8.2")];
 /// PyPI packages the tests use: ioquake3's Huffman code, the differential oracle; Schemathesis,
 /// the API tester that tries every operation of the relay's OpenAPI description.
-const TEST_PIP: &[(&str, &str)] = &[("q3huff2", "0.4.2"), ("schemathesis", "4.32.5")];
+const TEST_PIP: &[(&str, &str)] = &[
+    ("q3huff2", "0.4.2"),
+    ("schemathesis", "4.32.5"),
+    ("openapi-python-client", "0.29.1"),
+];
 /// Debian packages the tests use, with a binary that shows each is present.
 const TEST_APT: &[(&str, &str)] = &[
     ("chromium", "chromium"),

@@ -8,6 +8,7 @@
 
 pub mod page;
 pub mod refusal;
+mod variants;
 
 use std::sync::Arc;
 
@@ -133,6 +134,7 @@ pub fn description() -> OpenApi {
     ] {
         api.merge(part);
     }
+    variants::name_every_variant(&mut api);
     every_operation_may_be_rate_limited(&mut api);
     files_are_binary(&mut api);
     a_new_alert_links_to_its_subscription(&mut api);

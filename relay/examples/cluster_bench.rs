@@ -24,7 +24,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bench_util::{cpu_seconds, free_port, relay_args, rss_kib, start, unix_us, Relays};
+use bench_util::{
+    cpu_seconds, free_port, rss_kib, start_endless_lab, unix_us, Relays, Site,
+};
 use futures_util::StreamExt;
 use protocol::relay_api::watch::WatchMessage;
 use serde_json::{json, Value};
@@ -37,50 +39,6 @@ const PLAYERS: usize = 32;
 const SERVERS: usize = 50;
 const WARM_UP: Duration = Duration::from_secs(3);
 const FAILOVER_RUNS: usize = 3;
-
-/// The site: its relays, restartable, and what they are started with.
-struct Site {
-    relays: Relays,
-    master_port: u16,
-    nats: String,
-    database: String,
-}
-
-impl Site {
-    fn start_relay(&mut self, i: usize) -> anyhow::Result<()> {
-        let mut args = relay_args(self.relays.ports[i], self.master_port, &self.relays.dir);
-        // MUSTER_BENCH_LEASE_TTL: the relays' --lease-ttl (what a death costs), theirs by default.
-        if let Ok(ttl) = std::env::var("MUSTER_BENCH_LEASE_TTL") {
-            args.extend(["--lease-ttl".to_owned(), ttl]);
-        }
-        args.extend(
-            [
-                "--spectate-delay",
-                "0",
-                "--allow-private",
-                "--cluster",
-                &self.nats,
-                "--database",
-                &self.database,
-            ]
-            .map(String::from),
-        );
-        self.relays.start(i, &args)
-    }
-
-    async fn wait_holder(&self, lease: &str, limit: Duration) -> anyhow::Result<usize> {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(i) = self.relays.holder(lease).await {
-                return Ok(i);
-            }
-            if Instant::now() > deadline {
-                anyhow::bail!("nobody holds {lease}");
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-}
 
 #[derive(Default)]
 struct Window {
@@ -285,25 +243,7 @@ async fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("muster-cluster-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let (lab_port, master_port) = (free_port(), free_port());
-    let _lab = start(
-        bin.join("muster-lab"),
-        &[
-            "--servers",
-            &SERVERS.to_string(),
-            "--players",
-            &PLAYERS.to_string(),
-            "--port",
-            &lab_port.to_string(),
-            "--master-port",
-            &master_port.to_string(),
-            "--map-time",
-            "0",
-            "--seed",
-            "5",
-        ]
-        .map(String::from),
-        "muster-lab:",
-    )?;
+    let _lab = start_endless_lab(&bin, SERVERS, PLAYERS, lab_port, master_port)?;
     let mut site = Site {
         relays: Relays::new(bin, dir.clone(), RELAYS),
         master_port,

@@ -27,15 +27,44 @@ impl Drop for Namespace {
     }
 }
 
+const USAGE: &str =
+    "usage: cargo xtask chaos [--cluster] | cargo xtask chaos --kills [--minutes M] [--lease-ttl SECS]";
+
 fn cluster_flag(args: &[String]) -> Result<bool> {
     match args {
         [] => Ok(false),
         [flag] if flag == "--cluster" => Ok(true),
-        _ => bail!("usage: cargo xtask chaos [--cluster]"),
+        _ => bail!(USAGE),
     }
 }
 
+/// `cargo xtask chaos --kills`: relay/examples/failover_chaos.rs, three relays of one site on
+/// this machine's NATS and PostgreSQL (started for the run), one of them stopped every few
+/// seconds for M minutes (10 by default). Needs no namespace: it kills processes, not links.
+fn kills(root: &Path, args: &[String]) -> Result<()> {
+    let (mut minutes, mut args) = ("10".to_owned(), args.iter());
+    while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().with_context(|| format!("{arg} {what}")).cloned();
+        match arg.as_str() {
+            "--minutes" => minutes = value("M")?,
+            "--lease-ttl" => std::env::set_var("MUSTER_BENCH_LEASE_TTL", value("SECS")?),
+            _ => bail!(USAGE),
+        }
+    }
+    minutes.parse::<f64>().context("--minutes takes a number")?;
+    tools::ensure(root, Needs::Cluster)?;
+    crate::bench::build_example(root, "failover_chaos")?;
+    let postgres = crate::postgres::Cluster::start()?;
+    let nats = crate::nats::Nats::start()?;
+    std::env::set_var("MUSTER_BENCH_POSTGRES", &postgres.url);
+    std::env::set_var("MUSTER_BENCH_NATS", &nats.url);
+    crate::status(crate::bench::example_command(root, "failover_chaos").arg(minutes))
+}
+
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
+    if args.first().is_some_and(|a| a == "--kills") {
+        return kills(root, &args[1..]);
+    }
     let cluster = cluster_flag(args)?;
     tools::ensure(root, if cluster { Needs::Cluster } else { Needs::Run })?;
     crate::bench::build_example(root, "chaos")?;

@@ -76,7 +76,11 @@ commands:
   chaos [--cluster]   the relay and the lab in two network namespaces joined by a link with
                       10% loss, 5% duplication and 100 ms +- 50 ms delay (as root): answers,
                       a hub's model against the truth, a restarted server rejoined, the
-                      master down; with --cluster, two relays and one killed; JSON";
+                      master down; with --cluster, two relays and one killed; JSON
+  chaos --kills [--minutes M] [--lease-ttl SECS]
+                      three relays of one site, one stopped every 3-6 s for M minutes
+                      (default 10; SIGKILL, one time in four SIGTERM): takeovers, double
+                      holders, each viewer's longest pause; JSON";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root()?;

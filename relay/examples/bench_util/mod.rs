@@ -346,6 +346,33 @@ pub fn followed_fleet(
     Ok((lab, bin, master_port, follow))
 }
 
+/// A lab fleet of `servers` whose first hosts an endless match of `players` (the cluster's
+/// benches).
+pub fn start_endless_lab(
+    bin: &std::path::Path,
+    servers: usize,
+    players: usize,
+    lab_port: u16,
+    master_port: u16,
+) -> anyhow::Result<Process> {
+    let args = [
+        "--servers",
+        &servers.to_string(),
+        "--players",
+        &players.to_string(),
+        "--port",
+        &lab_port.to_string(),
+        "--master-port",
+        &master_port.to_string(),
+        "--map-time",
+        "0",
+        "--seed",
+        "5",
+    ]
+    .map(String::from);
+    start(bin.join("muster-lab"), &args, "muster-lab:")
+}
+
 /// Waits until the relay at `http` lists `count` servers online.
 pub async fn wait_online(
     http: &str,
@@ -513,15 +540,69 @@ impl Relays {
             if self.processes[i].is_none() {
                 continue;
             }
-            let Ok(reply) = reqwest::get(format!("http://{}/api/cluster", self.http(i))).await
-            else {
-                continue;
-            };
-            let status: serde_json::Value = reply.json().await.unwrap_or_default();
-            if status["leases"].get(lease).is_some() {
+            if self.leases(i).await.is_some_and(|l| l.contains_key(lease)) {
                 return Some(i);
             }
         }
         None
+    }
+
+    /// The leases relay `i` says it holds, with their revisions; `None` when it does not
+    /// answer within a second.
+    pub async fn leases(&self, i: usize) -> Option<BTreeMap<String, u64>> {
+        let asked = reqwest::Client::new()
+            .get(format!("http://{}/api/cluster", self.http(i)))
+            .timeout(std::time::Duration::from_secs(1))
+            .send();
+        let status: serde_json::Value = asked.await.ok()?.json().await.ok()?;
+        serde_json::from_value(status["leases"].clone()).ok()
+    }
+}
+
+/// A site of relays on NATS and PostgreSQL: its relays, restartable, and what they are started
+/// with (`MUSTER_BENCH_LEASE_TTL` gives their `--lease-ttl`, theirs by default).
+pub struct Site {
+    pub relays: Relays,
+    pub master_port: u16,
+    pub nats: String,
+    pub database: String,
+}
+
+impl Site {
+    pub fn start_relay(&mut self, i: usize) -> anyhow::Result<()> {
+        let mut args = relay_args(self.relays.ports[i], self.master_port, &self.relays.dir);
+        if let Ok(ttl) = std::env::var("MUSTER_BENCH_LEASE_TTL") {
+            args.extend(["--lease-ttl".to_owned(), ttl]);
+        }
+        args.extend(
+            [
+                "--spectate-delay",
+                "0",
+                "--allow-private",
+                "--cluster",
+                &self.nats,
+                "--database",
+                &self.database,
+            ]
+            .map(String::from),
+        );
+        self.relays.start(i, &args)
+    }
+
+    pub async fn wait_holder(
+        &self,
+        lease: &str,
+        limit: std::time::Duration,
+    ) -> anyhow::Result<usize> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if let Some(i) = self.relays.holder(lease).await {
+                return Ok(i);
+            }
+            if std::time::Instant::now() > deadline {
+                anyhow::bail!("nobody holds {lease}");
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     }
 }

@@ -388,7 +388,7 @@ mod tests {
             "{printed}"
         );
         assert!(
-            printed.contains("\n# lease-ttl = 6  # default\n"),
+            printed.contains("\n# lease-ttl = 2  # default\n"),
             "{printed}"
         );
         assert!(

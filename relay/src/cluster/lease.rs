@@ -9,8 +9,9 @@
 //! acting as holder then, even while that renewal is still on its way, so two relays never
 //! both believe they hold it (bounded clock drift assumed; the database's fence check covers
 //! the rest). The TTL is what a dead holder costs (its key expires, then another relay's next
-//! campaign wins); a holder renews four times in it, so one that is only slow keeps its lease
-//! while three renewals in a row fail or a renewal takes three quarters of the TTL.
+//! campaign wins); a holder renews four times in it, paced from each renewal's sending, so one
+//! that is only slow keeps its lease while three renewals in a row fail or a renewal's round
+//! trip takes less than three quarters of the TTL.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,8 +23,9 @@ use tokio::time::Instant;
 use super::Cluster;
 use crate::AbortOnDrop;
 
-/// How often a relay that does not hold a lease tries to take it.
-pub const CAMPAIGN_EVERY: Duration = Duration::from_millis(500);
+/// How often a relay that does not hold a lease tries to take it: part of what a holder's death
+/// or release costs its viewers (a `create` that fails is one small request to NATS).
+pub const CAMPAIGN_EVERY: Duration = Duration::from_millis(250);
 
 /// A lease this relay campaigns for while the handle lives; released at once when dropped.
 pub struct Lease {
@@ -125,7 +127,10 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
                 renewed_at = sent_at;
                 cluster.note_lease(&key, Some(revision));
                 held.send_replace(Some(revision));
-                wait = renew_every;
+                // Paced from when it was sent, not from its answer: on a slow link a renewal
+                // follows the last at once, so a holder keeps its lease while a round trip
+                // takes up to `trust_for`.
+                wait = renew_every.saturating_sub(sent_at.elapsed());
             }
             // Someone else holds it now: our revision is no longer the key's.
             (Some(_), Err(true)) => step_down(&cluster, &held, &key, "taken by another relay"),

@@ -41,8 +41,8 @@ pub struct ClusterArgs {
     pub cluster: Vec<String>,
     /// Seconds a lease (the poller's, a hub's) lives without renewal: what a dead holder costs.
     /// Holders renew it every quarter of that and keep it while a renewal comes back within
-    /// three quarters; another relay takes over within it plus half a second.
-    #[arg(long = "lease-ttl", value_name = "SECS", default_value_t = 6)]
+    /// three quarters; another relay takes over within it plus a quarter of a second.
+    #[arg(long = "lease-ttl", value_name = "SECS", default_value_t = 2)]
     pub lease_ttl: u64,
 }
 

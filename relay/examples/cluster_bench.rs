@@ -24,9 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bench_util::{
-    cpu_seconds, free_port, rss_kib, start_endless_lab, unix_us, Relays, Site,
-};
+use bench_util::{cpu_seconds, free_port, rss_kib, start_endless_lab, unix_us, Relays, Site};
 use futures_util::StreamExt;
 use protocol::relay_api::watch::WatchMessage;
 use serde_json::{json, Value};

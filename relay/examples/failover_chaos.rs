@@ -232,12 +232,8 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         site.start_relay(victim)?;
-        bench_util::wait_online(
-            &site.relays.http(victim),
-            SERVERS,
-            Duration::from_secs(90),
-        )
-        .await?;
+        bench_util::wait_online(&site.relays.http(victim), SERVERS, Duration::from_secs(90))
+            .await?;
     }
     stop.store(true, Ordering::Relaxed);
     watcher.await?;

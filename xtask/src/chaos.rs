@@ -44,7 +44,11 @@ fn cluster_flag(args: &[String]) -> Result<bool> {
 fn kills(root: &Path, args: &[String]) -> Result<()> {
     let (mut minutes, mut args) = ("10".to_owned(), args.iter());
     while let Some(arg) = args.next() {
-        let mut value = |what: &str| args.next().with_context(|| format!("{arg} {what}")).cloned();
+        let mut value = |what: &str| {
+            args.next()
+                .with_context(|| format!("{arg} {what}"))
+                .cloned()
+        };
         match arg.as_str() {
             "--minutes" => minutes = value("M")?,
             "--lease-ttl" => std::env::set_var("MUSTER_BENCH_LEASE_TTL", value("SECS")?),

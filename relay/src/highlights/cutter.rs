@@ -63,7 +63,7 @@ pub(super) async fn run(mut plays: mpsc::Receiver<Told>, keeper: Keeper) {
                 }
             },
             _ = look.tick(), if !waiting.is_empty() || !over.is_empty() => {
-                keeper.cut_ready(&mut waiting).await;
+                keeper.cut_ready(&mut waiting, &over).await;
                 let (done, still): (Vec<MatchOf>, Vec<MatchOf>) = over
                     .drain(..)
                     .partition(|m| !waiting.iter().any(|w| w.of == *m));
@@ -129,7 +129,10 @@ impl Keeper {
     }
 
     /// Cuts every waiting play whose end the reel has reached, oldest first, and tells of it.
-    async fn cut_ready(&self, waiting: &mut VecDeque<Waiting>) {
+    /// A play of a match that is over is cut once the reel holds its last kill, up to the
+    /// reel's edge: the match's last frames may be all there will be (the next map's start a
+    /// new reel), so the two seconds after it are not waited for.
+    async fn cut_ready(&self, waiting: &mut VecDeque<Waiting>, over: &[MatchOf]) {
         let Some(cutting) = &self.cutting else {
             waiting.clear();
             return;
@@ -137,10 +140,14 @@ impl Keeper {
         let mut still = VecDeque::with_capacity(waiting.len());
         while let Some(w) = waiting.pop_front() {
             let server = w.of.0;
-            let reached = cutting
-                .edge_us(server)
-                .is_some_and(|edge| edge >= w.to_ms.saturating_mul(1000));
-            if !reached {
+            let edge_ms = cutting.edge_us(server).map(|edge| edge / 1000);
+            let last_kill_ms = w.to_ms.saturating_sub(AFTER_MS);
+            let to_ms = match edge_ms {
+                Some(edge) if edge >= w.to_ms => Some(w.to_ms),
+                Some(edge) if over.contains(&w.of) && edge >= last_kill_ms => Some(edge),
+                _ => None,
+            };
+            let Some(to_ms) = to_ms else {
                 if w.since.elapsed() < GIVE_UP {
                     still.push_back(w);
                 } else {
@@ -151,8 +158,8 @@ impl Keeper {
                     );
                 }
                 continue;
-            }
-            match cutting.cut_moment(server, w.from_ms, w.to_ms).await {
+            };
+            match cutting.cut_moment(server, w.from_ms, to_ms).await {
                 Ok(moment) => {
                     Counts::add(&self.counts.clipped);
                     let id = w.id.clone();

@@ -22,11 +22,8 @@ pub fn name_every_variant(api: &mut OpenApi) {
             name_tagged_variants(name, one, &mut named);
         }
     }
-    let flattened: Vec<String> = (schemas.iter())
-        .filter(|(_, s)| flattened_enum(s, schemas).is_some())
-        .map(|(name, _)| name.clone())
-        .collect();
-    for name in flattened {
+    let names: Vec<String> = schemas.keys().cloned().collect();
+    for name in names {
         if let Some(spread) = spread(&name, schemas, &mut named) {
             schemas.insert(name, RefOr::T(Schema::OneOf(spread)));
         }

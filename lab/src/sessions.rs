@@ -199,7 +199,7 @@ impl Sessions {
         let map = game.map(profile, config.seed as i32, config.visibility);
         let server_config = ServerConfig {
             max_clients: profile.public_slots().min(64) as u8,
-            timeout_ms: 30_000,
+            timeout_ms: ServerConfig::default().timeout_ms,
             seed: config.seed,
             password: profile.password.then(|| LAB_PASSWORD.into()),
         };

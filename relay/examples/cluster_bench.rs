@@ -111,29 +111,40 @@ async fn page(url: String, bytes: Arc<AtomicU64>, window: Arc<Window>) {
     }
 }
 
-/// A probe viewer for hub failovers: notes when it first receives a keyframe that starts the
-/// match again after `since` (a takeover jumps the sequence).
-async fn probe(url: String, restarted: Arc<Mutex<Option<Instant>>>, stop: Arc<AtomicBool>) {
+/// What a probe viewer saw of one hub failover.
+#[derive(Default)]
+struct Seen {
+    /// When it first received a frame the new hub stamped after the kill.
+    fresh: Option<Instant>,
+    /// The last sequence it held before the kill, and the first fresh frame's (kind, sequence).
+    last_seq: u64,
+    first_fresh: Option<(&'static str, u64)>,
+}
+
+/// A probe viewer for hub failovers: notes when it first receives a frame its hub stamped
+/// (`relay_us`, the hub's clock) after `killed_us`: only the relay that took the game slot
+/// over stamps frames after the kill, whatever sequence it starts from.
+async fn probe(url: String, killed_us: Arc<AtomicU64>, seen: Arc<Mutex<Seen>>) {
     let Ok((mut socket, _)) = tokio_tungstenite::connect_async(&url).await else {
         return;
     };
-    let mut seq = 0u64;
     while let Some(Ok(message)) = socket.next().await {
-        if stop.load(Ordering::Relaxed) {
-            return;
-        }
         let Message::Binary(bytes) = message else {
             continue;
         };
-        match WatchMessage::decode(&bytes) {
-            Ok(WatchMessage::Keyframe { seq: s, .. }) => {
-                if seq > 0 && s > seq + 500 {
-                    restarted.lock().unwrap().get_or_insert_with(Instant::now);
-                }
-                seq = s;
-            }
-            Ok(WatchMessage::Update { seq: s, .. }) => seq = s,
-            _ => {}
+        let (kind, seq, relay_us) = match WatchMessage::decode(&bytes) {
+            Ok(WatchMessage::Keyframe { seq, relay_us, .. }) => ("keyframe", seq, relay_us),
+            Ok(WatchMessage::Update { seq, relay_us, .. }) => ("update", seq, relay_us),
+            _ => continue,
+        };
+        let killed = killed_us.load(Ordering::Relaxed);
+        let mut seen = seen.lock().unwrap();
+        if killed == 0 || relay_us <= killed {
+            seen.last_seq = seq;
+        } else if seen.fresh.is_none() {
+            seen.fresh = Some(Instant::now());
+            seen.first_fresh = Some((kind, seq));
+            return;
         }
     }
 }
@@ -355,36 +366,55 @@ async fn main() -> anyhow::Result<()> {
         wait_online(&site.relays.http(holder), SERVERS).await?;
     }
     let mut hub_failover = Vec::new();
-    for _ in 0..FAILOVER_RUNS {
-        let stop = Arc::new(AtomicBool::new(false));
-        let restarted = Arc::new(Mutex::new(None));
+    for run in 0..FAILOVER_RUNS {
+        let killed_us = Arc::new(AtomicU64::new(0));
         let mut probes = Vec::new();
         for i in 0..RELAYS * 5 {
-            probes.push(tokio::spawn(probe(
-                url(i % RELAYS),
-                restarted.clone(),
-                stop.clone(),
-            )));
+            let seen = Arc::new(Mutex::new(Seen::default()));
+            let task = tokio::spawn(probe(url(i % RELAYS), killed_us.clone(), seen.clone()));
+            probes.push((i % RELAYS, seen, task));
         }
         let holder = site.wait_holder(&lease, Duration::from_secs(20)).await?;
+        // Measured on the relays that survive: the viewers of the killed one reconnect.
+        probes.retain(|(relay, _, task)| {
+            if *relay == holder {
+                task.abort();
+            }
+            *relay != holder
+        });
         tokio::time::sleep(WARM_UP).await;
         let killed = Instant::now();
+        killed_us.store(unix_us(), Ordering::Relaxed);
         site.relays.kill(holder);
         let deadline = killed + Duration::from_secs(30);
-        let took = loop {
-            if let Some(at) = *restarted.lock().unwrap() {
-                break Some(at.duration_since(killed).as_secs_f64());
-            }
-            if Instant::now() > deadline {
-                break None;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let all_fresh = || {
+            probes
+                .iter()
+                .all(|(_, seen, _)| seen.lock().unwrap().fresh.is_some())
         };
-        hub_failover.push(took.map(|t| round(t, 2)));
-        stop.store(true, Ordering::Relaxed);
-        for p in probes {
-            p.abort();
+        while !all_fresh() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let mut latest = Some(0.0f64);
+        let mut told = Vec::new();
+        for (relay, seen, task) in probes {
+            task.abort();
+            let seen = seen.lock().unwrap();
+            let took = seen
+                .fresh
+                .map(|at| round(at.duration_since(killed).as_secs_f64(), 2));
+            told.push(format!(
+                "relay {relay}: seq {} then {:?} at {took:?} s",
+                seen.last_seq, seen.first_fresh
+            ));
+            latest = latest.zip(took).map(|(a, b)| a.max(b));
+        }
+        told.dedup();
+        eprintln!(
+            "cluster_bench: hub failover {run}, relay {holder} killed: {}",
+            told.join("; ")
+        );
+        hub_failover.push(latest.map(|t| round(t, 2)));
         site.start_relay(holder)?;
         wait_online(&site.relays.http(holder), SERVERS).await?;
     }

@@ -105,6 +105,10 @@ pub struct Cluster {
     /// made later, and its tokens must still be above every one written before. (The tokens
     /// fit the database's signed 64 bits until 2088.)
     token_base: AtomicU64,
+    /// The lease bucket's creation time in nanoseconds: the same on every relay of this
+    /// cluster and on no other's, it names the site (see [`Cluster::hub_qport`]). 0 until the
+    /// buckets are found.
+    site: AtomicU64,
     pub counters: Counters,
 }
 
@@ -179,6 +183,7 @@ impl Cluster {
             held: std::sync::Mutex::default(),
             polling_alone: Default::default(),
             token_base: AtomicU64::new(0),
+            site: AtomicU64::new(0),
             counters: Counters::default(),
         });
         // A relay starts, and serves what it restored, even while NATS is away: its leases
@@ -236,6 +241,8 @@ impl Cluster {
             let created = status.info.created.unix_timestamp() - TOKEN_EPOCH;
             self.token_base
                 .fetch_max((created.max(0) as u64) << 32, Ordering::AcqRel);
+            let site = status.info.created.unix_timestamp_nanos() as u64;
+            self.site.store(site.max(1), Ordering::Release);
         }
         *self.buckets.locked() = Some(found.clone());
         Ok(found)
@@ -266,6 +273,27 @@ impl Cluster {
     /// and above every token of a bucket made before.
     pub fn fencing_token(&self, revision: u64) -> u64 {
         self.token_base.load(Ordering::Acquire) + revision.min(u64::from(u32::MAX))
+    }
+
+    /// The qport every relay of this cluster joins `server` with. A stock server knows a
+    /// client by its address and qport and takes a `connect` from the same address and qport
+    /// as a reconnect: it hands that client's old slot over at once. So a relay that takes a
+    /// hub over from one that died (SIGKILL, a lost host) gets the dead session's slot back
+    /// when the relays leave from one address (one host, or one NAT), instead of waiting for
+    /// the server to time the dead one out (`sv_timeout`, 240 s stock) while a full server
+    /// refuses it. Mixed from the site and the server (a fixed mix, the same in every build of
+    /// the relay), never 0; `None` before the buckets are found (a random qport then).
+    pub fn hub_qport(&self, server: std::net::SocketAddrV4) -> Option<u16> {
+        let site = self.site.load(Ordering::Acquire);
+        if site == 0 {
+            return None;
+        }
+        let mut x = site ^ (u64::from(u32::from(*server.ip())) << 16) ^ u64::from(server.port());
+        // splitmix64's finaliser: every bit of the site and the server moves the qport.
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^= x >> 31;
+        Some((x as u16).max(1))
     }
 
     /// Notes a lease won or renewed (`Some`) or lost (`None`).

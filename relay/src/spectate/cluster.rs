@@ -136,7 +136,8 @@ impl Role<'_> {
             hub.hold_lease(token);
         }
         let mut frames = hub.subscribe();
-        let mut session = AbortOnDrop(hub.start_session());
+        let qport = cluster.hub_qport(hub.addr().into());
+        let mut session = AbortOnDrop(hub.start_session(qport));
         let mut counts: HashMap<String, (Instant, u32)> = HashMap::new();
         let mut tally = tokio::time::interval(REPORT_EVERY);
         loop {

@@ -78,9 +78,10 @@ impl Replica {
         }
     }
 
-    /// Starts the game session on this relay, as a lone relay does.
-    pub(super) fn start_session(&self) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(HubTask::new(self.hub.clone(), self.hubs.clone()).run())
+    /// Starts the game session on this relay, as a lone relay does, joining with `qport`
+    /// (the cluster's for this server, so a successor reclaims a dead holder's slot).
+    pub(super) fn start_session(&self, qport: Option<u16>) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(HubTask::new(self.hub.clone(), self.hubs.clone(), qport).run())
     }
 
     /// Removes the hub if it has been idle past the grace period.

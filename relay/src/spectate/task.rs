@@ -21,6 +21,9 @@ use crate::seams::HubTap;
 /// The first and the longest wait before rejoining a server.
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A full server is asked again at this steady pace (the stock client's own handshake resend):
+/// a slot frees when anyone leaves, and the viewers are waiting for it.
+const FULL_RETRY: Duration = Duration::from_secs(3);
 
 /// The hub's session: the shared driver, and whether the server ever let it in (a refusal
 /// before that is told apart from a lost session).
@@ -30,10 +33,15 @@ struct Session {
 }
 
 impl Session {
-    async fn open(addr: ServerAddr, config: &SpectateConfig) -> std::io::Result<Self> {
+    /// Joins with `qport`, or a random one.
+    async fn open(
+        addr: ServerAddr,
+        config: &SpectateConfig,
+        qport: Option<u16>,
+    ) -> std::io::Result<Self> {
         let client = ClientConfig {
             name: config.name.clone(),
-            qport: rand::random(),
+            qport: qport.unwrap_or_else(rand::random),
             timeout_ms: config.timeout.as_millis() as u64,
             password: config.server_passwords.get(&addr).cloned(),
             ..ClientConfig::default()
@@ -56,12 +64,14 @@ pub(super) struct HubTask {
     queue: DelayQueue<(u64, Update)>,
     rejoin_at: Option<Instant>,
     backoff: Duration,
+    /// The qport every session of this task joins with (`None`: a random one each time).
+    qport: Option<u16>,
     /// What follows the session: the demo recorder, and whatever else the relay plugs in.
     taps: Vec<Box<dyn HubTap>>,
 }
 
 impl HubTask {
-    pub(super) fn new(hub: Arc<Hub>, hubs: Arc<Hubs>) -> Self {
+    pub(super) fn new(hub: Arc<Hub>, hubs: Arc<Hubs>, qport: Option<u16>) -> Self {
         let delay = hubs.config().delay;
         Self {
             session: None,
@@ -70,6 +80,7 @@ impl HubTask {
             queue: DelayQueue::new(delay),
             rejoin_at: Some(Instant::now()),
             backoff: FIRST_BACKOFF,
+            qport,
             taps: hubs
                 .config()
                 .taps
@@ -103,7 +114,7 @@ impl HubTask {
             }
             if self.session.is_none() && self.rejoin_at.is_some_and(|at| Instant::now() >= at) {
                 self.rejoin_at = None;
-                match Session::open(self.hub.addr, self.hubs.config()).await {
+                match Session::open(self.hub.addr, self.hubs.config(), self.qport).await {
                     Ok(session) => {
                         self.session = Some(session);
                         self.hub.set_status(|s| s.state = HubState::Connecting);
@@ -214,8 +225,13 @@ impl HubTask {
     /// The session ended: a refusal before it was connected, or a lost session; rejoin after
     /// the backoff.
     fn lost(&mut self, reason: String, connected: bool) {
-        let retry = self.backoff;
-        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        let retry = if reason.contains("SERVERISFULL") {
+            FULL_RETRY
+        } else {
+            let retry = self.backoff;
+            self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+            retry
+        };
         self.rejoin_at = Some(Instant::now() + retry);
         let retry_ms = retry.as_millis() as u32;
         tracing::info!(server = %self.hub.addr, %reason, "spectator session ended");

@@ -44,7 +44,8 @@ pub struct ServerConfig {
     /// `sv_maxclients`: sessions plus the clients the game holds itself (see
     /// [`Server::reserve`]).
     pub max_clients: u8,
-    /// Silence after which a client is dropped.
+    /// Silence after which a client is dropped (`sv_timeout`; stock 240 s, so a client that
+    /// died holds its slot that long unless it connects again from its address and qport).
     pub timeout_ms: u64,
     /// Seeds the challenge generator.
     pub seed: u64,
@@ -56,7 +57,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         Self {
             max_clients: 20,
-            timeout_ms: 30_000,
+            timeout_ms: 240_000,
             seed: 22,
             password: None,
         }

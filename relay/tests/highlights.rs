@@ -304,15 +304,21 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
             &checked(gametype, &BY_RECORD),
         ),
     );
-    assert_eq!(
-        reported_plays
-            .symmetric_difference(&ruled)
-            .collect::<Vec<_>>(),
-        Vec::<&Told>::new(),
-        "the rule over the match's record: reported {} plays, the rule {}",
-        reported_plays.len(),
-        ruled.len()
-    );
+    if reported_plays != ruled {
+        // What tells a lost play from a misjudged one: the plays dropped while the store was
+        // behind, and every play the relay reported of the match, with its kills' distances.
+        let metrics = common::body(format!("{url}/metrics")).await;
+        let dropped: Vec<&str> = (metrics.lines())
+            .filter(|l| l.starts_with("muster_highlights_plays_total"))
+            .collect();
+        panic!(
+            "the rule over the match's record (level start {}): only reported {:?}, only the rule's {:?}; {dropped:?}; reported {reported:#?}; the record's kills {:#?}",
+            whole.level_start,
+            reported_plays.difference(&ruled).collect::<Vec<_>>(),
+            ruled.difference(&reported_plays).collect::<Vec<_>>(),
+            whole.kill_feed
+        );
+    }
     // And the lab's own: the same plays of the same kills, each seen at most a snapshot late;
     // none differs but at the spree's gap.
     let made = truth_events(&truth, whole.level_start, next_start);

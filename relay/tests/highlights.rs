@@ -283,27 +283,36 @@ async fn a_followed_match_s_plays_are_the_lab_s_own_by_the_published_rule_across
         let next: MatchDetail = json(format!("{url}/api/matches/{}", next.unwrap().id)).await;
         next.level_start
     };
-    let reported: Vec<Highlight> = highlights(&url, &format!("match={}", whole.summary.id)).await;
-    let got = |kinds: &[HighlightKind]| -> BTreeSet<Told> {
-        (reported.iter())
-            .filter(|h| kinds.contains(&h.kind))
-            .map(told)
-            .collect()
-    };
     // Exactly the rule over the kills the relay kept of the match, with their positions.
     let recorded: Vec<(i32, MatchEvent)> = (whole.kill_feed.iter())
         .map(|k| (k.server_time, MatchEvent::Kill(k.clone())))
         .collect();
     let gametype = &whole.summary.gametype;
-    let (reported_plays, ruled) = (
-        got(&checked(gametype, &BY_RECORD)),
-        rule(
-            gametype,
-            whole.level_start,
-            recorded,
-            &checked(gametype, &BY_RECORD),
-        ),
+    let ruled = rule(
+        gametype,
+        whole.level_start,
+        recorded,
+        &checked(gametype, &BY_RECORD),
     );
+    let of_kinds = |reported: &[Highlight], kinds: &[HighlightKind]| -> BTreeSet<Told> {
+        (reported.iter())
+            .filter(|h| kinds.contains(&h.kind))
+            .map(told)
+            .collect()
+    };
+    // The relay keeps each play as it finds it, but the store may take a moment longer than the
+    // next match's first kills: read until every play of the rule is there (or a while passed).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    let reported: Vec<Highlight> = loop {
+        let reported = highlights(&url, &format!("match={}", whole.summary.id)).await;
+        let have = of_kinds(&reported, &checked(gametype, &BY_RECORD));
+        if ruled.is_subset(&have) || tokio::time::Instant::now() > deadline {
+            break reported;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let got = |kinds: &[HighlightKind]| of_kinds(&reported, kinds);
+    let reported_plays = got(&checked(gametype, &BY_RECORD));
     if reported_plays != ruled {
         // What tells a lost play from a misjudged one: the plays dropped while the store was
         // behind, and every play the relay reported of the match, with its kills' distances.

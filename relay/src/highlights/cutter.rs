@@ -51,19 +51,15 @@ pub(super) async fn run(mut plays: mpsc::Receiver<Told>, keeper: Keeper) {
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
     loop {
         tokio::select! {
+            // A play found is kept before anything is cut: the store has it at once, whatever
+            // the clips cost.
+            biased;
             told = plays.recv() => match told {
                 None => return,
-                Some(Told::Play(play)) => {
-                    if let Some(kept) = keeper.keep(play).await {
-                        waiting.push_back(kept);
-                    }
-                }
-                Some(Told::Over { server, map, level_start }) => {
-                    over.push((server, map, level_start));
-                }
+                Some(told) => keeper.take(told, &mut waiting, &mut over).await,
             },
             _ = look.tick(), if !waiting.is_empty() || !over.is_empty() => {
-                keeper.cut_ready(&mut waiting, &over).await;
+                keeper.cut_ready(&mut waiting, &mut over, &mut plays).await;
                 let (done, still): (Vec<MatchOf>, Vec<MatchOf>) = over
                     .drain(..)
                     .partition(|m| !waiting.iter().any(|w| w.of == *m));
@@ -79,6 +75,22 @@ pub(super) async fn run(mut plays: mpsc::Receiver<Told>, keeper: Keeper) {
 }
 
 impl Keeper {
+    /// What the tap told: a play is kept (and waits for its clip), a match over is noted.
+    async fn take(&self, told: Told, waiting: &mut VecDeque<Waiting>, over: &mut Vec<MatchOf>) {
+        match told {
+            Told::Play(play) => {
+                if let Some(kept) = self.keep(play).await {
+                    waiting.push_back(kept);
+                }
+            }
+            Told::Over {
+                server,
+                map,
+                level_start,
+            } => over.push((server, map, level_start)),
+        }
+    }
+
     /// Keeps a play; what is to be cut for it, unless it was kept already (or nothing cuts).
     async fn keep(&self, found: FoundPlay) -> Option<Waiting> {
         let play = &found.play;
@@ -132,13 +144,26 @@ impl Keeper {
     /// A play of a match that is over is cut once the reel holds its last kill, up to the
     /// reel's edge: the match's last frames may be all there will be (the next map's start a
     /// new reel), so the two seconds after it are not waited for.
-    async fn cut_ready(&self, waiting: &mut VecDeque<Waiting>, over: &[MatchOf]) {
+    /// Plays found while it cuts are kept between two cuts (`plays`), so a long batch of
+    /// clips never holds a play out of the store.
+    async fn cut_ready(
+        &self,
+        waiting: &mut VecDeque<Waiting>,
+        over: &mut Vec<MatchOf>,
+        plays: &mut mpsc::Receiver<Told>,
+    ) {
         let Some(cutting) = &self.cutting else {
             waiting.clear();
             return;
         };
         let mut still = VecDeque::with_capacity(waiting.len());
-        while let Some(w) = waiting.pop_front() {
+        loop {
+            while let Ok(told) = plays.try_recv() {
+                self.take(told, waiting, over).await;
+            }
+            let Some(w) = waiting.pop_front() else {
+                break;
+            };
             let server = w.of.0;
             let edge_ms = cutting.edge_us(server).map(|edge| edge / 1000);
             let last_kill_ms = w.to_ms.saturating_sub(AFTER_MS);

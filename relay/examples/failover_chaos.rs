@@ -244,7 +244,11 @@ async fn main() -> anyhow::Result<()> {
             pauses.push(longest);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("MUSTER_BENCH_KEEP").is_some() {
+        eprintln!("relay logs kept in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     let seen = seen.lock().unwrap();
     let by = |kind: &str, how: &str| summary(takeovers.get(&(kind, how)).map_or(&[][..], |v| v));

@@ -84,10 +84,12 @@ async fn watch_leases(relays: Arc<Relays>, seen: Arc<Mutex<Leases>>, stop: Arc<A
 }
 
 /// A viewer of the match on relay `first`, moving to the next relay whenever its relay goes
-/// away; returns its longest pause between two frames, in seconds.
+/// away; returns its longest pause between two frames, in seconds. Each pause over 3 s is told
+/// on stderr with when it ended (Unix ms) and on which relay, to read beside the relays' logs.
 async fn viewer(urls: Arc<Vec<String>>, first: usize, stop: Arc<AtomicBool>) -> f64 {
     let (mut relay, mut longest) = (first, Duration::ZERO);
     let mut last: Option<Instant> = None;
+    let mut moves = 0u32;
     while !stop.load(Ordering::Relaxed) {
         let Ok((mut socket, _)) = tokio_tungstenite::connect_async(&urls[relay]).await else {
             relay = (relay + 1) % urls.len();
@@ -107,13 +109,22 @@ async fn viewer(urls: Arc<Vec<String>>, first: usize, stop: Arc<AtomicBool>) -> 
             ) {
                 let now = Instant::now();
                 if let Some(last) = last {
-                    longest = longest.max(now - last);
+                    let pause = now - last;
+                    if pause > Duration::from_secs(3) {
+                        eprintln!(
+                            "failover_chaos: a viewer paused {:.2} s, until {} ms, on relay {relay} ({moves} moves)",
+                            pause.as_secs_f64(),
+                            bench_util::unix_us() / 1000
+                        );
+                    }
+                    longest = longest.max(pause);
                 }
                 last = Some(now);
             }
         }
         // Its relay went away: the next one, at once.
         relay = (relay + 1) % urls.len();
+        moves += 1;
     }
     longest.as_secs_f64()
 }

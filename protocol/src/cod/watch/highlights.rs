@@ -83,6 +83,9 @@ pub struct PlayFinder {
     scores: Option<(i32, i32)>,
     /// The best score of the match so far.
     best: u32,
+    /// Long shots of the snapshot in course, one play per player: two kills a player makes at
+    /// one server time (one snapshot's obituaries) are one moment, one long shot of both.
+    long_shots: Vec<Play>,
     found: VecDeque<Found>,
 }
 
@@ -136,6 +139,13 @@ impl PlayFinder {
 
     /// The server time has reached `server_time`: sprees whose gap has passed are over.
     pub fn elapse(&mut self, server_time: i32) {
+        if self
+            .long_shots
+            .iter()
+            .any(|p| p.start_server_time() != server_time)
+        {
+            self.end_long_shots();
+        }
         let over: Vec<String> = self
             .players
             .iter()
@@ -298,7 +308,7 @@ impl PlayFinder {
             });
         }
         if kill.distance.is_some_and(|d| d >= LONG_SHOT_UNITS) {
-            self.play(HighlightKind::LongShot, player.clone(), vec_of(kill), round);
+            self.long_shot(player.clone(), kill, round);
         }
         if self.first_blood_due {
             self.first_blood_due = false;
@@ -398,8 +408,41 @@ impl PlayFinder {
         }
     }
 
+    /// A long shot: joined to the player's long shot of the same server time, if any.
+    fn long_shot(&mut self, player: String, kill: &HighlightKill, round: Option<u32>) {
+        if self
+            .long_shots
+            .iter()
+            .any(|p| p.start_server_time() != kill.server_time)
+        {
+            self.end_long_shots();
+        }
+        let same = |p: &&mut Play| key(&p.player) == key(&player);
+        match self.long_shots.iter_mut().find(same) {
+            Some(play) => {
+                play.kills.push(kill.clone());
+                play.score = score(HighlightKind::LongShot, &play.kills);
+            }
+            None => self.long_shots.push(Play {
+                kind: HighlightKind::LongShot,
+                player,
+                kills: vec_of(kill),
+                score: score(HighlightKind::LongShot, core::slice::from_ref(kill)),
+                round,
+            }),
+        }
+    }
+
+    /// The snapshot's long shots are whole: they are found.
+    fn end_long_shots(&mut self) {
+        for play in core::mem::take(&mut self.long_shots) {
+            self.found(play);
+        }
+    }
+
     /// The match is over (or another begins): every spree in course ends.
     fn finish(&mut self) {
+        self.end_long_shots();
         let keys: Vec<String> = self.players.keys().cloned().collect();
         for key in keys {
             self.end_spree(&key);
@@ -524,11 +567,17 @@ mod tests {
     }
 
     fn run(finder: &mut PlayFinder, events: &[MatchEvent]) -> Vec<Found> {
+        let mut last = None;
         for e in events {
             if let MatchEvent::Kill(k) = e {
                 finder.elapse(k.server_time);
+                last = Some(k.server_time);
             }
             finder.told(e);
+        }
+        // The next snapshot, a moment on: the last one's long shots are whole.
+        if let Some(t) = last {
+            finder.elapse(t + 1);
         }
         core::iter::from_fn(|| finder.poll()).collect()
     }
@@ -648,6 +697,28 @@ mod tests {
         assert_eq!(found[0].play.kills[0].distance, Some(2500));
         assert_eq!(found[0].play.score, 20 + 10 + 10);
         assert_eq!(found[1].play.score, 20 + 10 + 20);
+        // Two long shots of one player at one server time (one snapshot) are one play of both;
+        // another player's at that time is theirs.
+        let mut finder = PlayFinder::new([]);
+        let found = run(
+            &mut finder,
+            &[
+                began("tdm", 60_000),
+                kill(20_000, "a.one", "b.one", 3000),
+                kill(20_000, "b.two", "a.two", 2600),
+                kill(20_000, "a.one", "b.three", 4000),
+                kill(20_050, "a.one", "b.four", 2600),
+            ],
+        );
+        assert_eq!(
+            kinds(&found),
+            [
+                (HighlightKind::LongShot, "a.one", 2),
+                (HighlightKind::LongShot, "b.two", 1),
+                (HighlightKind::LongShot, "a.one", 1)
+            ]
+        );
+        assert_eq!(found[0].play.score, 20 + 2 * 10 + 4000 / 250);
         assert_eq!(distance([0, 0, 0], [3, 4, 0]), 5);
         assert_eq!(
             distance([-2_000_000_000, 0, 0], [2_000_000_000, 0, 0]),

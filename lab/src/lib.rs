@@ -23,6 +23,7 @@ use rand::{Rng, SeedableRng};
 use tokio::net::UdpSocket;
 use tokio::task::JoinSet;
 
+pub use game::Pace;
 pub use profile::{LabPlayer, ServerProfile};
 pub use server::Fault;
 use server::ServerTiming;
@@ -68,6 +69,8 @@ pub struct LabConfig {
     pub truth: Option<Truth>,
     /// Give every server exactly this many players (bots and humans) and keep the roster.
     pub players: Option<usize>,
+    /// How fast every server's match plays.
+    pub pace: Pace,
     /// Masters besides the lab's own that every server heartbeats, as a stock server heartbeats
     /// its `sv_master` list (every `heartbeat`, a full status every `status_every`, `flatline`
     /// on shutdown).
@@ -149,6 +152,7 @@ impl Default for LabConfig {
             inactivity_spectator: None,
             truth: None,
             players: None,
+            pace: Pace::default(),
             heartbeat_to: Vec::new(),
             status_every: Duration::from_secs(600),
             rcon_password: None,
@@ -164,6 +168,9 @@ pub struct LabServer {
     pub fault: Fault,
     /// Every `connect` the server accepted.
     pub connects: Arc<AtomicU64>,
+    /// Every datagram a session's slot took from another port of its address (stock's
+    /// "fixing up a translated port").
+    pub translated_ports: Arc<AtomicU64>,
     /// When each rcon datagram arrived, accepted or dropped by the throttle.
     pub rcon_arrivals: server::Arrivals,
 }
@@ -171,6 +178,11 @@ pub struct LabServer {
 impl LabServer {
     pub fn connects(&self) -> u64 {
         self.connects.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn translated_ports(&self) -> u64 {
+        self.translated_ports
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -240,6 +252,7 @@ impl Lab {
                     .map_or(0, |d| d.as_millis() as u64),
                 truth: config.truth.clone(),
                 intermission_ms: config.intermission.as_millis() as u64,
+                pace: config.pace,
                 ..SessionConfig::default()
             },
             rcon_password: config.rcon_password.clone(),
@@ -259,10 +272,12 @@ impl Lab {
             let profile = Arc::new(Mutex::new(generated));
             let fault = config.faults.pick(fault_rng.random());
             let connects = Arc::new(AtomicU64::new(0));
+            let translated_ports = Arc::new(AtomicU64::new(0));
             let rcon_arrivals = server::Arrivals::default();
             let mut timing = timing.clone();
             timing.sessions.label = addr.to_string();
             timing.sessions.connects = connects.clone();
+            timing.sessions.translated_ports = translated_ports.clone();
             timing.rcon_arrivals = rcon_arrivals.clone();
             let mut masters = vec![SocketAddr::V4(master_addr)];
             masters.extend(&config.heartbeat_to);
@@ -280,6 +295,7 @@ impl Lab {
                 profile,
                 fault,
                 connects,
+                translated_ports,
                 rcon_arrivals,
             });
         }

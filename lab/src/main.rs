@@ -80,6 +80,10 @@ struct Args {
     /// Give every server exactly N players and keep its roster.
     #[arg(long)]
     players: Option<usize>,
+    /// How fast matches play: `busy` (a kill a second, any two foes: plays within seconds, for
+    /// tests) or `public` (each soldier kills about once a minute, the nearest foe).
+    #[arg(long, default_value = "busy", value_parser = ["busy", "public"])]
+    pace: String,
     /// Also heartbeat this master, as a stock server does its sv_master list: every
     /// --heartbeat seconds, a full status every 600 s, `flatline` on exit; repeat for more.
     #[arg(long = "heartbeat-to", value_name = "HOST:PORT")]
@@ -144,6 +148,11 @@ async fn main() -> anyhow::Result<()> {
             None => None,
         },
         players: args.players,
+        pace: if args.pace == "public" {
+            lab::Pace::Public
+        } else {
+            lab::Pace::Busy
+        },
         heartbeat_to: {
             let mut masters = Vec::new();
             for name in &args.heartbeat_to {

@@ -29,7 +29,7 @@ use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 
-use crate::game::{angle, chat_command, client_state, Match, ARENA, TEAM_SPECTATOR};
+use crate::game::{angle, chat_command, client_state, Match, Pace, ARENA, TEAM_SPECTATOR};
 use crate::profile::{ServerProfile, MAPS};
 
 /// Stock's default server frame rate.
@@ -87,6 +87,10 @@ pub struct SessionConfig {
     pub label: String,
     /// Counts every accepted `connect`.
     pub connects: Arc<AtomicU64>,
+    /// Counts every datagram a session's slot took from another port of its address.
+    pub translated_ports: Arc<AtomicU64>,
+    /// How fast the match plays.
+    pub pace: Pace,
 }
 
 impl Default for SessionConfig {
@@ -100,6 +104,8 @@ impl Default for SessionConfig {
             truth: None,
             label: String::new(),
             connects: Arc::default(),
+            translated_ports: Arc::default(),
+            pace: Pace::default(),
         }
     }
 }
@@ -195,7 +201,7 @@ const SPAWN_WARMUP_MS: i32 = 3 * 100;
 
 impl Sessions {
     pub fn new(profile: &ServerProfile, config: SessionConfig, now: u64) -> Self {
-        let game = Match::new(profile, config.seed, SPAWN_WARMUP_MS);
+        let game = Match::new(profile, config.seed, SPAWN_WARMUP_MS, config.pace);
         let map = game.map(profile, config.seed as i32, config.visibility);
         let server_config = ServerConfig {
             max_clients: profile.public_slots().min(64) as u8,
@@ -423,6 +429,7 @@ impl Sessions {
             profile,
             self.config.seed ^ now,
             self.game.time() + SPAWN_WARMUP_MS,
+            self.config.pace,
         );
         let map = self.game.map(
             profile,
@@ -518,6 +525,9 @@ impl Sessions {
                     self.server
                         .broadcast(&format!("e \"\x15{name}^7 \x14GAME_CONNECTED\""));
                     self.watchers.insert(client, Watcher::new(name, now));
+                }
+                ServerEvent::PortTranslated { .. } => {
+                    self.config.translated_ports.fetch_add(1, Ordering::Relaxed);
                 }
                 ServerEvent::Active { client } => {
                     let name = self.name(client);

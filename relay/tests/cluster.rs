@@ -315,6 +315,79 @@ async fn viewers_on_three_relays_share_one_game_slot_which_moves_when_its_relay_
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
+async fn a_frozen_hub_holder_wakes_and_leaves_the_game_slot_to_its_successor() {
+    let (lab, server, nats, database) = watched_match().await;
+    let args = relay_args(
+        &lab,
+        &nats,
+        &database,
+        &["--spectate-delay", "0", "--spectate-grace", "2"],
+    );
+    let relays = relays(2, &args).await;
+    for relay in &relays {
+        eventually(LIMIT, "the server listed", || async {
+            all_online(&lab, &listed(relay).await)
+        })
+        .await;
+    }
+    let lease = format!("hub.{}", server.replace(['.', ':'], "-"));
+    let first = Viewer::open_at(relays[0].addr, &server).await;
+    read_until(vec![(0, first)], |v| v.seq >= 1).await;
+    let frozen = wait_holder(&relays, &lease, LIMIT).await;
+    let other = 1 - frozen;
+    let viewer = Viewer::open_at(relays[other].addr, &server).await;
+    let mut viewers = read_until(vec![(other, viewer)], |v| v.seq >= 20).await;
+
+    // A pause longer than the lease (a stop-the-world, a stalled VM): the other relay takes the
+    // slot over as the same client (the cluster's qport) and its viewer goes on.
+    relays[frozen].signal("STOP");
+    let before = viewers[0].1.seq;
+    viewers = read_until(viewers, move |v| {
+        let restarted = v
+            .received
+            .iter()
+            .any(|(_, m)| matches!(m, WatchMessage::Keyframe { seq, .. } if *seq > before + 500));
+        restarted && v.seq > before + 520
+    })
+    .await;
+    assert_eq!(lab.servers[0].connects(), 2, "the successor joined once");
+    let translated = lab.servers[0].translated_ports();
+
+    // The frozen relay wakes with its session's datagrams due. The server credits a datagram
+    // from that address and qport to the successor's session and drops the session on a
+    // `disconnect`: the woken relay must leave the slot alone, saying nothing more.
+    relays[frozen].signal("CONT");
+    eventually(LIMIT, "the woken relay steps down", || async {
+        relays[frozen].logged("hub lease lost")
+    })
+    .await;
+    let woke = Instant::now();
+    let at_wake = viewers[0].1.seq;
+    // Five seconds of the match (20 updates a second) on the successor, without a break.
+    read_until(viewers, move |v| v.seq > at_wake + 100).await;
+    assert!(
+        woke.elapsed() < FAILOVER,
+        "the successor's viewer waited {:?} for 100 updates after the holder woke",
+        woke.elapsed()
+    );
+    assert_eq!(
+        lab.servers[0].connects(),
+        2,
+        "the successor never had to join again"
+    );
+    // Stock would have credited any of them to the successor (its address and qport) and
+    // moved its snapshots to the woken relay's port; a `disconnect` would have dropped it.
+    assert_eq!(
+        lab.servers[0].translated_ports(),
+        translated,
+        "a datagram from the woken relay reached the successor's slot"
+    );
+    assert!(relays[other].leases().await.contains(&lease));
+    assert!(!relays[other].logged("spectator session ended"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs nats-server and PostgreSQL: `cargo xtask test` provides both"]
 async fn a_recording_asked_of_any_relay_is_made_by_the_hub_and_follows_it() {
     let (lab, server, nats, database) = watched_match().await;
     let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();

@@ -27,9 +27,31 @@ use crate::AbortOnDrop;
 /// or release costs its viewers (a `create` that fails is one small request to NATS).
 pub const CAMPAIGN_EVERY: Duration = Duration::from_millis(250);
 
+/// Until when this relay may act as a lease's holder: the last renewal's sending plus three
+/// quarters of the TTL, or not at all. Read against the clock, so a relay that was paused (a
+/// stop-the-world, a stalled VM) finds it over the moment it runs again, before the lease's
+/// own task has had its turn to step down: whatever acts on the holder's behalf outside the
+/// store (a game session whose slot a successor takes over as the same client) asks it before
+/// each act.
+#[derive(Clone, Debug, Default)]
+pub struct Trust(Arc<std::sync::Mutex<Option<std::time::Instant>>>);
+
+impl Trust {
+    /// Whether this relay holds the lease at this instant.
+    pub fn holds_now(&self) -> bool {
+        let until = *self.0.lock().unwrap_or_else(|e| e.into_inner());
+        until.is_some_and(|until| std::time::Instant::now() < until)
+    }
+
+    fn set(&self, until: Option<Instant>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = until.map(Instant::into_std);
+    }
+}
+
 /// A lease this relay campaigns for while the handle lives; released at once when dropped.
 pub struct Lease {
     held: watch::Receiver<Option<u64>>,
+    trust: Trust,
     _task: AbortOnDrop,
     release: Option<(Arc<Cluster>, String)>,
 }
@@ -38,9 +60,11 @@ impl Lease {
     /// Starts campaigning for `key`.
     pub fn campaign(cluster: Arc<Cluster>, key: String) -> Self {
         let (tx, held) = watch::channel(None);
-        let task = tokio::spawn(run(cluster.clone(), key.clone(), tx));
+        let trust = Trust::default();
+        let task = tokio::spawn(run(cluster.clone(), key.clone(), tx, trust.clone()));
         Self {
             held,
+            trust,
             _task: AbortOnDrop(task),
             release: Some((cluster, key)),
         }
@@ -49,6 +73,11 @@ impl Lease {
     /// The lease's revision while this relay holds it.
     pub fn held(&self) -> Option<u64> {
         *self.held.borrow()
+    }
+
+    /// Until when this relay holds the lease, by the clock.
+    pub fn trust(&self) -> Trust {
+        self.trust.clone()
     }
 
     /// Changes whenever the lease is won, renewed or lost.
@@ -61,6 +90,7 @@ impl Drop for Lease {
     /// A lease let go on purpose is deleted at once, so another relay does not wait out the
     /// TTL (only if it is still ours: the delete names our revision).
     fn drop(&mut self) {
+        self.trust.set(None);
         let (Some(revision), Some((cluster, key))) = (self.held(), self.release.take()) else {
             return;
         };
@@ -75,7 +105,7 @@ impl Drop for Lease {
     }
 }
 
-async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>>) {
+async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>>, trust: Trust) {
     let ttl = cluster.config.lease_ttl;
     let renew_every = ttl / 4;
     // Renewed no later than this, or the holder steps down before the key can expire.
@@ -90,7 +120,13 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
             None => match tokio::time::timeout(ttl, cluster.leases()).await {
                 Ok(Ok(store)) => bucket.insert(store),
                 _ => {
-                    step_down(&cluster, &held, &key, "the lease bucket is unreachable");
+                    step_down(
+                        &cluster,
+                        &held,
+                        &trust,
+                        &key,
+                        "the lease bucket is unreachable",
+                    );
                     tokio::time::sleep(CAMPAIGN_EVERY).await;
                     continue;
                 }
@@ -125,6 +161,7 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
                     tracing::info!(%key, revision, relay = %cluster.relay, "lease won");
                 }
                 renewed_at = sent_at;
+                trust.set(Some(sent_at + trust_for));
                 cluster.note_lease(&key, Some(revision));
                 held.send_replace(Some(revision));
                 // Paced from when it was sent, not from its answer: on a slow link a renewal
@@ -133,9 +170,11 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
                 wait = renew_every.saturating_sub(sent_at.elapsed());
             }
             // Someone else holds it now: our revision is no longer the key's.
-            (Some(_), Err(true)) => step_down(&cluster, &held, &key, "taken by another relay"),
+            (Some(_), Err(true)) => {
+                step_down(&cluster, &held, &trust, &key, "taken by another relay");
+            }
             (Some(_), Err(false)) if renewed_at.elapsed() >= trust_for => {
-                step_down(&cluster, &held, &key, "not renewed in time");
+                step_down(&cluster, &held, &trust, &key, "not renewed in time");
             }
             // Another relay holds it; or a failed round, retried soon (a renewal while the
             // trust lasts).
@@ -150,7 +189,14 @@ async fn run(cluster: Arc<Cluster>, key: String, held: watch::Sender<Option<u64>
     }
 }
 
-fn step_down(cluster: &Cluster, held: &watch::Sender<Option<u64>>, key: &str, why: &str) {
+fn step_down(
+    cluster: &Cluster,
+    held: &watch::Sender<Option<u64>>,
+    trust: &Trust,
+    key: &str,
+    why: &str,
+) {
+    trust.set(None);
     cluster.note_lease(key, None);
     if held.borrow().is_some() {
         tracing::warn!(%key, "lease lost: {why}");

@@ -21,7 +21,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 
 use super::replica::{Mirrored, Replica};
-use crate::cluster::{lease::Lease, token, Cluster, Counters};
+use crate::cluster::lease::{Lease, Trust};
+use crate::cluster::{token, Cluster, Counters};
 use crate::net::ServerAddr;
 use crate::seams::{Clip, ClipRefused, Clipping, HubTap, Rewinding};
 use crate::AbortOnDrop;
@@ -80,10 +81,12 @@ pub(super) async fn run(hub: Replica, cluster: Arc<Cluster>) {
     let mut held = lease.watch();
     // The first campaign round decides whether this relay starts the session or mirrors.
     let _ = tokio::time::timeout(Duration::from_secs(1), held.changed()).await;
+    let trust = lease.trust();
     let role = Role {
         hub: &hub,
         cluster: &cluster,
         subjects: &subjects,
+        trust: &trust,
     };
     loop {
         let ended = if held.borrow_and_update().is_some() {
@@ -105,6 +108,8 @@ struct Role<'a> {
     hub: &'a Replica,
     cluster: &'a Arc<Cluster>,
     subjects: &'a Subjects,
+    /// The hub lease by the clock: the session sends nothing once it is over.
+    trust: &'a Trust,
 }
 
 impl Role<'_> {
@@ -114,6 +119,7 @@ impl Role<'_> {
             hub,
             cluster,
             subjects,
+            trust,
         } = *self;
         let client = &cluster.client;
         let (Ok(mut keyframes), Ok(mut reports), Ok(mut records), Ok(mut moments)) = (
@@ -137,12 +143,16 @@ impl Role<'_> {
         }
         let mut frames = hub.subscribe();
         let qport = cluster.hub_qport(hub.addr().into());
-        let mut session = AbortOnDrop(hub.start_session(qport));
+        let mut session = AbortOnDrop(hub.start_session(qport, Some(trust.clone())));
         let mut counts: HashMap<String, (Instant, u32)> = HashMap::new();
         let mut tally = tokio::time::interval(REPORT_EVERY);
         loop {
             tokio::select! {
-                _ = &mut session.0 => return Ended::Retired,
+                // A session fenced off by the clock (this relay was paused past its lease)
+                // left the slot to whoever holds it now; the hub stays, to mirror.
+                _ = &mut session.0 => {
+                    return if trust.holds_now() { Ended::Retired } else { Ended::LeaseLost };
+                }
                 changed = held.changed() => {
                     if let Some(token) = token(held) {
                         hub.hold_lease(token);
@@ -213,6 +223,7 @@ impl Role<'_> {
             hub,
             cluster,
             subjects,
+            ..
         } = *self;
         let Ok(mut frames) = cluster.client.subscribe(subjects.frames.clone()).await else {
             tokio::time::sleep(REPORT_EVERY).await;

@@ -111,7 +111,7 @@ impl Hubs {
                         Replica::new(hub.clone(), self.clone()),
                         cluster.clone(),
                     )),
-                    None => tokio::spawn(HubTask::new(hub.clone(), self.clone(), None).run()),
+                    None => tokio::spawn(HubTask::new(hub.clone(), self.clone(), None, None).run()),
                 };
                 hub
             }

@@ -14,6 +14,7 @@ use super::hub::{tell, Frame, FrameKind, Hub};
 use super::registry::Hubs;
 use super::task::HubTask;
 
+use crate::cluster::lease::Trust;
 use crate::net::ServerAddr;
 use crate::seams::HubTap;
 
@@ -79,9 +80,14 @@ impl Replica {
     }
 
     /// Starts the game session on this relay, as a lone relay does, joining with `qport`
-    /// (the cluster's for this server, so a successor reclaims a dead holder's slot).
-    pub(super) fn start_session(&self, qport: Option<u16>) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(HubTask::new(self.hub.clone(), self.hubs.clone(), qport).run())
+    /// (the cluster's for this server, so a successor reclaims a dead holder's slot) and
+    /// sending only while `trust` holds.
+    pub(super) fn start_session(
+        &self,
+        qport: Option<u16>,
+        trust: Option<Trust>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(HubTask::new(self.hub.clone(), self.hubs.clone(), qport, trust).run())
     }
 
     /// Removes the hub if it has been idle past the grace period.

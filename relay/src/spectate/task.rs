@@ -14,6 +14,7 @@ use super::config::SpectateConfig;
 use super::delay::DelayQueue;
 use super::hub::{tell, Hub, STATUS_EVERY};
 use super::registry::Hubs;
+use crate::cluster::lease::Trust;
 use crate::game_link::{Arrival, GameLink};
 use crate::net::{unix_us, ServerAddr};
 use crate::seams::HubTap;
@@ -66,12 +67,20 @@ pub(super) struct HubTask {
     backoff: Duration,
     /// The qport every session of this task joins with (`None`: a random one each time).
     qport: Option<u16>,
+    /// In a cluster, the hub lease by the clock: once it is over another relay may hold the
+    /// game slot, so this session sends nothing more.
+    trust: Option<Trust>,
     /// What follows the session: the demo recorder, and whatever else the relay plugs in.
     taps: Vec<Box<dyn HubTap>>,
 }
 
 impl HubTask {
-    pub(super) fn new(hub: Arc<Hub>, hubs: Arc<Hubs>, qport: Option<u16>) -> Self {
+    pub(super) fn new(
+        hub: Arc<Hub>,
+        hubs: Arc<Hubs>,
+        qport: Option<u16>,
+        trust: Option<Trust>,
+    ) -> Self {
         let delay = hubs.config().delay;
         Self {
             session: None,
@@ -81,6 +90,7 @@ impl HubTask {
             rejoin_at: Some(Instant::now()),
             backoff: FIRST_BACKOFF,
             qport,
+            trust,
             taps: hubs
                 .config()
                 .taps
@@ -99,9 +109,15 @@ impl HubTask {
         self.hubs.running.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// Whether the lease this session holds the slot under is over.
+    fn fenced_off(&self) -> bool {
+        self.trust.as_ref().is_some_and(|t| !t.holds_now())
+    }
+
     async fn session_loop(&mut self) {
         loop {
-            if self.hub.handing_over() || self.hub.closing() {
+            // Asked before anything is sent: after a pause the clock says it first.
+            if self.fenced_off() || self.hub.handing_over() || self.hub.closing() {
                 break;
             }
             if self
@@ -141,11 +157,16 @@ impl HubTask {
             self.release(Instant::now());
             self.hub.refresh_viewers();
         }
-        let handing_over = self.hub.handing_over();
+        let fenced_off = self.fenced_off();
+        let handing_over = self.hub.handing_over() || fenced_off;
         if !handing_over {
             self.hub.set_recording(false);
         }
-        if let Some(session) = self.session.as_mut() {
+        // A successor joins as this very client (the cluster's qport from the same address):
+        // the server would credit a goodbye, or any datagram, to the successor's session and
+        // drop it. The slot is left as it is; the successor takes it over.
+        let silent = fenced_off && self.qport.is_some();
+        if let Some(session) = self.session.as_mut().filter(|_| !silent) {
             session.link.farewell().await;
             // The goodbye ends a recording: its file gets its end marker.
             self.turn_taps();

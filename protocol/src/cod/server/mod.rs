@@ -113,6 +113,12 @@ pub enum ServerEvent {
         client: u8,
         reason: String,
     },
+    /// A client's datagram came from another port of its address (stock prints
+    /// `SV_PacketEvent: fixing up a translated port`): a NAT moved it, or another process
+    /// on that address sent as the same client (same qport). Snapshots follow it there.
+    PortTranslated {
+        client: u8,
+    },
     /// A snapshot went out (for tests and tools that check what clients decode).
     SnapshotSent {
         client: u8,
@@ -271,6 +277,10 @@ impl Server {
         let Some(slot) = self.slots.get_mut(&number) else {
             return;
         };
+        if slot.addr != from {
+            self.events
+                .push_back(ServerEvent::PortTranslated { client: number });
+        }
         slot.addr = from;
         let outcome = slot.handle_datagram(
             now,

@@ -708,4 +708,61 @@ mod tests {
             u32::from(game.numbers()[0])
         );
     }
+
+    /// Ten minutes of a 12-soldier match at `pace`: (kills a second, the mean distance of a
+    /// kill, the share of kills over 2,500 units).
+    fn ten_minutes(pace: Pace) -> (f64, f32, f64) {
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut profile = ServerProfile::generate(0, &mut rng);
+        profile.players.truncate(12);
+        while profile.players.len() < 12 {
+            profile.churn(&mut rng);
+        }
+        let mut game = Match::new(&profile, 9, 0, pace);
+        let (mut kills, mut apart, mut long) = (0usize, 0f32, 0usize);
+        let frames = 10 * 60 * 20;
+        for _ in 0..frames {
+            let step = game.step(50, &mut profile, &[]);
+            for (killer, victim) in step.kills {
+                // The victim lies where they fell until the respawn.
+                let at = |n| {
+                    game.soldiers
+                        .iter()
+                        .find(|s| s.number == n)
+                        .map(|s| s.origin)
+                };
+                let (Some(k), Some(v)) = (at(killer), at(victim)) else {
+                    continue;
+                };
+                let d = ((k[0] - v[0]).powi(2) + (k[1] - v[1]).powi(2)).sqrt();
+                kills += 1;
+                apart += d;
+                long += usize::from(d >= 2500.0);
+            }
+        }
+        let seconds = f64::from(frames) / 20.0;
+        (
+            kills as f64 / seconds,
+            apart / kills.max(1) as f32,
+            long as f64 / kills.max(1) as f64,
+        )
+    }
+
+    #[test]
+    fn a_public_pace_kills_about_once_a_soldier_minute_and_at_the_nearest_foe() {
+        let (busy_rate, busy_apart, busy_long) = ten_minutes(Pace::Busy);
+        let (rate, apart, long) = ten_minutes(Pace::Public);
+        // A kill a second whatever the field; at a public pace the living (most of the 12:
+        // 3 s a death) kill once a minute each.
+        assert!((0.85..1.15).contains(&busy_rate), "{busy_rate}");
+        assert!((0.13..0.22).contains(&rate), "{rate}");
+        assert!(
+            apart < busy_apart * 0.75,
+            "the nearest foe: {apart} against {busy_apart}"
+        );
+        assert!(
+            long < busy_long / 2.0,
+            "long shots {long} against {busy_long}"
+        );
+    }
 }

@@ -308,7 +308,8 @@ async fn measure_relay(
 /// The live half: LIVE lab matches followed at once, against the same relay following none.
 async fn live(matches: usize) -> anyhow::Result<Value> {
     let dir = tempfile::tempdir()?;
-    let (_lab, bin, master_port, follow) = bench_util::followed_fleet(matches, 47_960, dir.path())?;
+    let (_lab, bin, master_port, follow) =
+        bench_util::followed_fleet(matches, 47_960, dir.path(), "busy")?;
     let (idle_cpu, idle_rss, _, _) = measure_relay(&bin, master_port, &[]).await?;
     let (cpu, rss, followed, kills_per_s) = measure_relay(&bin, master_port, &follow).await?;
     let per = |v: f64| v / followed.max(1) as f64;

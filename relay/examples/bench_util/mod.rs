@@ -316,12 +316,14 @@ pub fn follow_fleet(base: u16, count: usize, dir: &std::path::Path) -> anyhow::R
 }
 
 /// A lab fleet of `matches` servers from `base` as the live benches follow it (12 players a
-/// server, no churn, 2-minute maps), the release binaries' folder, its master's port, and the
-/// relay's flags to follow every one (`dir` keeps the lab's password).
+/// server, no churn, 2-minute maps, matches played at the lab's `pace`: `busy` or `public`),
+/// the release binaries' folder, its master's port, and the relay's flags to follow every one
+/// (`dir` keeps the lab's password).
 pub fn followed_fleet(
     matches: usize,
     base: u16,
     dir: &std::path::Path,
+    pace: &str,
 ) -> anyhow::Result<(Process, PathBuf, u16, Vec<String>)> {
     let bin =
         PathBuf::from(std::env::var("MUSTER_BIN_DIR").unwrap_or_else(|_| "target/release".into()));
@@ -340,6 +342,8 @@ pub fn followed_fleet(
             "120",
             "--seed",
             "5",
+            "--pace",
+            pace,
         ],
     )?;
     let follow = follow_fleet(base, matches, dir)?;

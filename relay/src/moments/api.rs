@@ -4,7 +4,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use protocol::cod::watch::timeline::Timeline;
+use protocol::cod::watch::timeline::still_of;
 use protocol::relay_api::moments::{
     is_moment_id, MomentAsk, MomentCreated, MomentDetail, MomentTime,
 };
@@ -195,8 +195,6 @@ impl Moments {
         clip: Clip,
         now: u64,
     ) -> Option<(MomentDetail, Vec<u8>, Vec<u8>)> {
-        let mut timeline = Timeline::open(clip.demo.clone()).ok()?;
-        let summary = timeline.summary().clone();
         // The still shows the last kill of the span, else its middle.
         let still_time = clip.kills.last().map_or(
             clip.first_server_time + (clip.last_server_time - clip.first_server_time) / 2,
@@ -205,9 +203,10 @@ impl Moments {
                     .clamp(clip.first_server_time, clip.last_server_time)
             },
         );
-        timeline.advance_to(still_time.saturating_sub(summary.first_server_time).max(0) as u32);
-        let view = timeline.view();
-        let map = summary.maps.first().cloned().unwrap_or_default();
+        // The clip read back as far as its still: one pass, no seeking laid out.
+        let summary = still_of(&clip.demo, still_time).ok()?;
+        let view = summary.view;
+        let map = summary.map.unwrap_or_default();
         let marked: Vec<u8> = clip
             .kills
             .last()
@@ -231,9 +230,9 @@ impl Moments {
         let detail = MomentDetail {
             id: crate::secrets::random_id(10),
             server: server.to_string(),
-            hostname: summary.hostname.clone(),
+            hostname: summary.hostname,
             map,
-            gametype: summary.gametype.clone(),
+            gametype: summary.gametype,
             created_ms: now,
             from_ms: clip.from_us / 1000,
             to_ms: clip.to_us / 1000,

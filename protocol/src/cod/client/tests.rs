@@ -566,6 +566,7 @@ fn a_recorded_timeline_seeks_to_the_same_view_as_playing_through() {
     }
     link.client.stop_recording();
     let (_, file) = demo_files(&mut link.client).remove(0);
+    let file_bytes = file.clone();
     let mut timeline = Timeline::open(file.clone()).unwrap();
     let summary = timeline.summary().clone();
     assert!(
@@ -596,6 +597,19 @@ fn a_recorded_timeline_seeks_to_the_same_view_as_playing_through() {
             timeline.view().server_time,
             summary.first_server_time + timeline.position() as i32
         );
+        // A still's one pass that stops at that moment sees the same match.
+        let still = crate::cod::watch::timeline::still_of(&file_bytes, view.server_time).unwrap();
+        assert_eq!(&still.view, view, "still at {at}");
+        assert_eq!(
+            (still.hostname.as_str(), still.gametype.as_str()),
+            (summary.hostname.as_str(), summary.gametype.as_str())
+        );
+        assert_eq!(still.map.as_ref(), summary.maps.first());
     }
     assert!(CHECKPOINT_MS < summary.duration_ms);
+    let before = crate::cod::watch::timeline::still_of(&file_bytes, i32::MIN).unwrap();
+    assert_eq!(
+        before.view, views[0].1,
+        "before the first snapshot: the first"
+    );
 }

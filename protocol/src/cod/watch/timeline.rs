@@ -375,6 +375,73 @@ impl Timeline {
     }
 }
 
+/// What a still of a demo needs: its hostname, gametype and first map, and the match as it
+/// stood at a moment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StillOf {
+    pub hostname: String,
+    pub gametype: String,
+    pub map: Option<String>,
+    pub view: MatchView,
+}
+
+/// The match in `data` as it stood at its last snapshot at or before server time `at` (or at
+/// its first, if that comes later), read in one pass that stops there. A clip just cut needs
+/// this once: [`Timeline::open`] decodes the whole file and keeps a position every
+/// [`CHECKPOINT_MS`] for seeking, which a highlight's still never does (in a relay cutting
+/// clips, that layout was a fifth of its CPU). Refused as `open` refuses: no record, or a first
+/// record without the gamestate; a bad record later ends the read there.
+pub fn still_of(data: &[u8], at: i32) -> Result<StillOf, DemoError> {
+    let mut playback = Playback::new();
+    let mut model = MatchModel::new();
+    let (mut map, mut header) = (None, None);
+    for (index, record) in Records::new(data).enumerate() {
+        let heard = match record.and_then(|r| playback.read(&r)) {
+            Ok(heard) => heard,
+            Err(e) if index == 0 => return Err(e),
+            Err(_) => break,
+        };
+        if index == 0
+            && !heard
+                .iter()
+                .any(|h| matches!(h, Heard::Said(Said::Gamestate(_))))
+        {
+            return Err(DemoError::NoGamestate);
+        }
+        let active =
+            |said: &Said| matches!(said, Said::Snapshot(s) if s.flags & SNAPFLAG_NOT_ACTIVE == 0);
+        let past = heard
+            .iter()
+            .any(|h| matches!(h, Heard::Said(s) if active(s) && matches!(s, Said::Snapshot(s) if s.server_time > at)));
+        if past && header.is_some() {
+            break;
+        }
+        for h in heard {
+            let Heard::Said(said) = h else { continue };
+            if matches!(&said, Said::Snapshot(_)) && !active(&said) {
+                continue;
+            }
+            let event = Event::from(said);
+            if let Event::Gamestate(g) = &event {
+                map.get_or_insert_with(|| map_name(g));
+            }
+            let snapshot = matches!(event, Event::Snapshot(_));
+            model.handle(&event);
+            if snapshot && header.is_none() {
+                let view = model.view();
+                header = Some((view.header.hostname, view.header.gametype));
+            }
+        }
+    }
+    let (hostname, gametype) = header.unwrap_or_default();
+    Ok(StillOf {
+        hostname,
+        gametype,
+        map,
+        view: model.view(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -282,14 +282,7 @@ async fn viewers_on_three_relays_share_one_game_slot_which_moves_when_its_relay_
     let survivors: Vec<(usize, Viewer)> =
         viewers.into_iter().filter(|(at, _)| *at != owner).collect();
     assert!(survivors.len() >= 133);
-    let resumed = read_until(survivors, move |v| {
-        let restarted = v
-            .received
-            .iter()
-            .any(|(_, m)| matches!(m, WatchMessage::Keyframe { seq, .. } if *seq > before + 500));
-        restarted && v.seq > before + 520
-    })
-    .await;
+    let resumed = read_until(survivors, move |v| taken_over(v, before)).await;
     // Long before the server times the dead session out (240 s, as stock): its slot was handed over, not
     // waited out.
     assert!(
@@ -342,14 +335,7 @@ async fn a_frozen_hub_holder_wakes_and_leaves_the_game_slot_to_its_successor() {
     // slot over as the same client (the cluster's qport) and its viewer goes on.
     relays[frozen].signal("STOP");
     let before = viewers[0].1.seq;
-    viewers = read_until(viewers, move |v| {
-        let restarted = v
-            .received
-            .iter()
-            .any(|(_, m)| matches!(m, WatchMessage::Keyframe { seq, .. } if *seq > before + 500));
-        restarted && v.seq > before + 520
-    })
-    .await;
+    viewers = read_until(viewers, move |v| taken_over(v, before)).await;
     assert_eq!(lab.servers[0].connects(), 2, "the successor joined once");
     let translated = lab.servers[0].translated_ports();
 
@@ -522,6 +508,16 @@ async fn a_nats_that_lost_its_store_still_issues_tokens_above_the_old_ones() {
         !other.logged("is stale"),
         "the new holder's writes were refused"
     );
+}
+
+/// Whether a viewer that held update `before` has started again from a takeover's keyframe
+/// (its sequence jumps past anything a viewer held) and read 20 updates after it.
+fn taken_over(v: &Viewer, before: u64) -> bool {
+    let restarted = v
+        .received
+        .iter()
+        .any(|(_, m)| matches!(m, WatchMessage::Keyframe { seq, .. } if *seq > before + 500));
+    restarted && v.seq > before + 520
 }
 
 /// Reads every viewer concurrently until `done` holds for each.

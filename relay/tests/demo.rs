@@ -185,7 +185,16 @@ async fn muster_record_demo_info_and_wire_demo_agree() {
     assert!(error.contains("not a demo record"), "{error}");
     let cut = dir.path().join("cut.dm_3");
     let whole = std::fs::read(&out).unwrap();
-    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    // Cut inside the payload of the record that holds the file's middle: a cut that fell on a
+    // record boundary (as half the length once did) is a whole file without its end marker.
+    let middle = protocol::cod::demo::Records::new(&whole)
+        .map_while(Result::ok)
+        .filter(|r| r.offset <= whole.len() / 2 && r.payload.len() >= 2)
+        .last()
+        .expect("a record before the middle");
+    // Its 8-byte header (sequence, length), then half its payload.
+    let inside = middle.offset + 8 + middle.payload.len() / 2;
+    std::fs::write(&cut, &whole[..inside]).unwrap();
     let info = muster_json(&["demo", "info", &cut.display().to_string(), "--json"]);
     assert_eq!(info["ended"], false);
     assert!(info["problem"]

@@ -4,11 +4,11 @@
 //! match (24 names, a kill a second, runs as a lab soldier makes them, 20 snapshots a second
 //! each an `elapse`): nanoseconds per kill and per snapshot, and plays found per 1,000 kills.
 //!
-//! Then live, side by side: the relay (its own process, SQLite history) following MATCHES lab
-//! matches at once (the lab its own process, 12 players a server, 2-minute maps, the default
-//! 30 s broadcast delay), with highlights on and with `--no-highlights`: the relay's CPU and
-//! resident memory each way, per followed match, and with them on the plays found and the
-//! clips cut per second. Twice: with the lab's matches at its busy pace (a kill a second
+//! Then live, side by side: two relays (each its own process and SQLite history), one with
+//! highlights and one with `--no-highlights`, following the same MATCHES lab matches at the same
+//! time (the lab its own process, 12 players a server, 2-minute maps, the default 30 s broadcast
+//! delay): each relay's CPU in three windows and resident memory, per followed match, and with
+//! highlights the plays found and the clips cut per second. Twice: with the lab's matches at its busy pace (a kill a second
 //! between any two foes: some twenty times a real match's plays, the rule's worst case), then
 //! at a public server's pace (`--pace public`: each soldier kills about once a minute, the
 //! nearest foe). Goal, at the public pace: highlights cost at most 10% more CPU than
@@ -27,7 +27,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 
-use bench_util::{cpu_seconds, free_tcp_port, relay_args, rss_kib, start};
+use bench_util::{cpu_seconds, free_tcp_port, relay_args, rss_kib, start, Process};
 
 mod bench_util;
 
@@ -113,8 +113,13 @@ fn detection(kills: usize) -> (f64, f64, f64) {
     (kill_ns, snapshot_ns, plays as f64 * 1000.0 / kills as f64)
 }
 
-/// Seconds each relay is measured for.
-const WINDOW: Duration = Duration::from_secs(90);
+/// The relays' warm-up: joined, the broadcast delay filled, before the first window opens.
+const WARM_UP: Duration = Duration::from_secs(40);
+
+/// Each window both relays are measured over, and how many: the on/off ratio of each window
+/// says how far one measurement can be trusted.
+const WINDOW: Duration = Duration::from_secs(40);
+const WINDOWS: usize = 3;
 
 async fn json_of(url: String) -> anyhow::Result<Value> {
     Ok(reqwest::get(url).await?.json().await?)
@@ -147,69 +152,135 @@ async fn hubs(http: &str) -> anyhow::Result<usize> {
         .count())
 }
 
-/// One relay on the lab for [`WINDOW`]: CPU (cores), resident KiB, hubs, and its highlights'
-/// counts over the window (`waiting` as at its end).
-async fn measure(
-    bin: &std::path::Path,
-    master_port: u16,
-    extra: &[String],
-) -> anyhow::Result<(f64, f64, usize, BTreeMap<String, f64>)> {
-    let data = tempfile::tempdir()?;
-    let http_port = free_tcp_port();
-    let http = format!("127.0.0.1:{http_port}");
-    let mut args = relay_args(http_port, master_port, data.path());
-    args.extend(["--data-dir".to_owned(), data.path().display().to_string()]);
-    args.extend(extra.iter().cloned());
-    let relay = start(bin.join("muster"), &args, "muster: serving")?;
-    let pid = relay.0.id();
-    // Joined, the delay filled, before the window opens.
-    tokio::time::sleep(Duration::from_secs(40)).await;
-    let cpu_before = cpu_seconds(pid);
-    let counts_before = highlight_counts(&http).await?;
+/// One relay following the lab, with its own SQLite history.
+struct Relay {
+    process: Process,
+    http: String,
+    _data: tempfile::TempDir,
+}
+
+impl Relay {
+    fn start(bin: &std::path::Path, master_port: u16, extra: &[String]) -> anyhow::Result<Self> {
+        let data = tempfile::tempdir()?;
+        let http_port = free_tcp_port();
+        let mut args = relay_args(http_port, master_port, data.path());
+        args.extend(["--data-dir".to_owned(), data.path().display().to_string()]);
+        args.extend(extra.iter().cloned());
+        let process = start(bin.join("muster"), &args, "muster: serving")?;
+        Ok(Self {
+            process,
+            http: format!("127.0.0.1:{http_port}"),
+            _data: data,
+        })
+    }
+
+    fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(self.process.0.id())
+    }
+}
+
+/// Both relays' CPU (cores) in each window, in the same seconds on the same lab.
+struct Windows {
+    off: Vec<f64>,
+    on: Vec<f64>,
+    seconds: f64,
+}
+
+impl Windows {
+    /// On over off over the whole measurement.
+    fn ratio(&self) -> f64 {
+        let (on, off): (f64, f64) = (self.on.iter().sum(), self.off.iter().sum());
+        if off > 0.0 {
+            on / off
+        } else {
+            f64::NAN
+        }
+    }
+
+    fn each_ratio(&self) -> Vec<f64> {
+        self.on
+            .iter()
+            .zip(&self.off)
+            .map(|(on, off)| round(on / off, 2))
+            .collect()
+    }
+
+    fn mean(v: &[f64]) -> f64 {
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    }
+}
+
+/// Measures the two relays over [`WINDOWS`] windows at once.
+async fn measure(off: &Relay, on: &Relay) -> Windows {
     let began = Instant::now();
-    tokio::time::sleep(WINDOW).await;
-    let elapsed = began.elapsed().as_secs_f64();
-    let cpu = (cpu_seconds(pid) - cpu_before) / elapsed;
-    let mut counts = highlight_counts(&http).await?;
+    let mut last = (off.cpu_seconds(), on.cpu_seconds(), Instant::now());
+    let mut windows = Windows {
+        off: Vec::new(),
+        on: Vec::new(),
+        seconds: 0.0,
+    };
+    for _ in 0..WINDOWS {
+        tokio::time::sleep(WINDOW).await;
+        let now = (off.cpu_seconds(), on.cpu_seconds(), Instant::now());
+        let elapsed = now.2.duration_since(last.2).as_secs_f64();
+        windows.off.push((now.0 - last.0) / elapsed);
+        windows.on.push((now.1 - last.1) / elapsed);
+        last = now;
+    }
+    windows.seconds = began.elapsed().as_secs_f64();
+    windows
+}
+
+fn round(v: f64, places: i32) -> f64 {
+    (v * 10f64.powi(places)).round() / 10f64.powi(places)
+}
+
+/// The relay with highlights and the relay without them follow the same lab matches at the
+/// same time, so both see the same kills in the same seconds and share the machine alike:
+/// one after the other, the matches (and what else ran) differed by more than the effect.
+async fn live(matches: usize, pace: &str) -> anyhow::Result<Value> {
+    let dir = tempfile::tempdir()?;
+    let (_lab, bin, master_port, follow) =
+        bench_util::followed_fleet(matches, 48_960, dir.path(), pace)?;
+    let mut no_highlights = follow.clone();
+    no_highlights.push("--no-highlights".to_owned());
+    let off = Relay::start(&bin, master_port, &no_highlights)?;
+    let on = Relay::start(&bin, master_port, &follow)?;
+    tokio::time::sleep(WARM_UP).await;
+    let counts_before = highlight_counts(&on.http).await?;
+    let windows = measure(&off, &on).await;
+    let mut counts = highlight_counts(&on.http).await?;
     for (key, value) in counts.iter_mut() {
         if key != "waiting" {
             *value -= counts_before.get(key).copied().unwrap_or(0.0);
         }
     }
-    Ok((cpu, rss_kib(pid), hubs(&http).await?, counts))
-}
-
-async fn live(matches: usize, pace: &str) -> anyhow::Result<Value> {
-    let dir = tempfile::tempdir()?;
-    let (_lab, bin, master_port, follow) =
-        bench_util::followed_fleet(matches, 48_960, dir.path(), pace)?;
-    let mut off = follow.clone();
-    off.push("--no-highlights".to_owned());
-    let (off_cpu, off_rss, off_hubs, _) = measure(&bin, master_port, &off).await?;
-    let (on_cpu, on_rss, on_hubs, counts) = measure(&bin, master_port, &follow).await?;
+    let (off_hubs, on_hubs) = (hubs(&off.http).await?, hubs(&on.http).await?);
+    let (off_cpu, on_cpu) = (Windows::mean(&windows.off), Windows::mean(&windows.on));
     let per = |v: f64, n: usize| v / n.max(1) as f64;
-    let window = WINDOW.as_secs_f64();
+    let seconds = windows.seconds;
     let count = |key: &str| counts.get(key).copied().unwrap_or(0.0);
     let clipped = count("clips_clipped");
-    let round = |v: f64, places: i32| (v * 10f64.powi(places)).round() / 10f64.powi(places);
     Ok(json!({
         "pace": pace,
         "matches_asked": matches,
         "matches_followed": on_hubs.min(off_hubs),
+        "seconds_measured": round(seconds, 1),
         "relay_cpu_cores_highlights_off": round(off_cpu, 3),
         "relay_cpu_cores_highlights_on": round(on_cpu, 3),
         "cpu_share_of_a_core_per_match_on": round(per(on_cpu, on_hubs), 4),
-        "relay_rss_mib_highlights_off": round(off_rss / 1024.0, 1),
-        "relay_rss_mib_highlights_on": round(on_rss / 1024.0, 1),
-        "plays_kept_per_s": round(count("plays_kept") / window, 2),
+        "relay_rss_mib_highlights_off": round(rss_kib(off.process.0.id()) / 1024.0, 1),
+        "relay_rss_mib_highlights_on": round(rss_kib(on.process.0.id()) / 1024.0, 1),
+        "plays_kept_per_s": round(count("plays_kept") / seconds, 2),
         "plays_dropped": count("plays_dropped"),
-        "clips_cut_per_s": round(clipped / window, 2),
+        "clips_cut_per_s": round(clipped / seconds, 2),
         "clips_failed": count("clips_failed"),
         "clips_reel_gone": count("clips_reel_gone"),
         "waiting_at_the_end": count("waiting"),
         // What highlights add, spread over the clips cut (detection included).
-        "cpu_ms_per_clip": if clipped > 0.0 { round((on_cpu - off_cpu) * window * 1000.0 / clipped, 2) } else { f64::NAN },
-        "cpu_ratio_on_to_off": if off_cpu > 0.0 { (on_cpu / off_cpu * 100.0).round() / 100.0 } else { f64::NAN },
+        "cpu_ms_per_clip": if clipped > 0.0 { round((on_cpu - off_cpu) * seconds * 1000.0 / clipped, 2) } else { f64::NAN },
+        "cpu_ratio_on_to_off": round(windows.ratio(), 3),
+        "cpu_ratio_each_window": windows.each_ratio(),
     }))
 }
 

@@ -138,6 +138,10 @@ async fn claims_and_edits(history: relay::history::HistoryConfig) {
             "#rrggbb",
         ),
         (json!({"description": "d".repeat(501)}), "500 characters"),
+        (
+            json!({"banner": {"background": "#ffffff", "text": "#ffe14d", "accent": "#000000"}}),
+            "the text colour reads at 1.3:1 on the background, at least 4.5:1",
+        ),
     ] {
         let (status, said) = edit(&base, &addr, Some(token), bad).await;
         assert_eq!(status, 400, "{said}");
@@ -158,7 +162,7 @@ async fn claims_and_edits(history: relay::history::HistoryConfig) {
         json!({
             "description": "Clan server: sd every night",
             "links": [{"title": "Forum", "url": "https://clan.example/forum"}],
-            "banner": {"background": "#102030", "text": "#f0f0f0", "accent": "#ff8800"},
+            "banner": {"background": "#fafafa", "text": "#202020", "accent": "#a04000"},
             "discord_webhook": discord,
             "follow": true,
         }),
@@ -186,9 +190,29 @@ async fn claims_and_edits(history: relay::history::HistoryConfig) {
         .await
         .unwrap();
     assert!(
-        svg.contains("fill=\"#102030\"") && svg.contains("#ff8800"),
+        svg.contains("fill=\"#fafafa\"") && svg.contains("#a04000"),
         "{svg}"
     );
+    // On a pale banner the game's pale colours are darkened until they read; the widget too.
+    let embed = reqwest::get(format!("{base}/embed/{addr}"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let css_colours: Vec<&str> = embed
+        .split("color:")
+        .skip(1)
+        .map(|rest| &rest[..7])
+        .collect();
+    assert!(css_colours.len() >= 9, "{embed}");
+    for colour in css_colours {
+        let read = relay::banners::contrast::ratio(colour, "#fafafa").unwrap();
+        assert!(
+            read >= relay::banners::contrast::AA,
+            "{colour}: {read} in {embed}"
+        );
+    }
 
     // The server fills up: its owner's Discord hears of it, once. First the rules learn the
     // server as it is now (a rule fires on a change, not on what it finds at its first look):

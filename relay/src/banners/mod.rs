@@ -4,6 +4,7 @@
 //! A banner is drawn once per change of what it shows and kept (bounded), so a popular
 //! banner costs a lookup per request.
 
+pub mod contrast;
 pub mod png;
 pub mod svg;
 
@@ -25,6 +26,7 @@ use protocol::relay_api::ServerInfo;
 use crate::seams::{OwnerProfiles, ServerRecords};
 use crate::site::language::{lang_of, words_for, VARY};
 use crate::sync::Locked;
+use contrast::readable;
 use i18n::Lang;
 use svg::{Colours, Size};
 
@@ -239,12 +241,17 @@ async fn embed(
         return (StatusCode::NOT_FOUND, words.text("not-listed")).into_response();
     };
     let colours = banners.colours(&addr);
+    let background = &colours.background;
+    // The game's colours, each readable on the owner's background, as the banner draws them.
+    let game: String = (0..=9)
+        .filter_map(|code| Some((code, svg::game_colour(code)?)))
+        .map(|(code, colour)| format!(".c{code}{{color:{}}}", readable(colour, background)))
+        .collect();
     let style = format!(
-        "body{{margin:0;font:13px/1.4 system-ui,sans-serif;background:{};color:{}}}\
-         a{{color:{};text-decoration:none}}div{{padding:6px 10px}}b{{font-size:15px}}\
-         .c0{{color:#8c8c8c}}.c1{{color:#ff5c5c}}.c2{{color:#5cd65c}}.c3{{color:#ffe14d}}\
-         .c4{{color:#6f8cff}}.c5{{color:#4de1ff}}.c6{{color:#ff66ff}}",
-        colours.background, colours.text, colours.accent
+        "body{{margin:0;font:13px/1.4 system-ui,sans-serif;background:{background};color:{}}}\
+         a{{color:{};text-decoration:none}}div{{padding:6px 10px}}b{{font-size:15px}}{game}",
+        readable(&colours.text, background),
+        readable(&colours.accent, background)
     );
     let script = format!(
         "setInterval(async()=>{{try{{const r=await fetch('/api/servers/{addr}');if(!r.ok)return;\

@@ -3,6 +3,8 @@
 //! condensed one, so a glyph is at most ~0.62 em wide): the same input gives the same bytes.
 
 use i18n::Catalogue;
+
+use super::contrast::{muted, readable};
 use protocol::browse::escape_markup;
 use protocol::cod::text::spans;
 use protocol::relay_api::{Reachability, ServerInfo};
@@ -59,8 +61,9 @@ pub fn is_colour(colour: &str) -> bool {
 }
 
 /// The game's `^0`..`^7` as the page draws them (style.css `.c0`..`.c7`); `None` for the
-/// default colour, which takes the banner's text colour.
-fn game_colour(code: u8) -> Option<&'static str> {
+/// default colour, which takes the banner's text colour. Drawn [`readable`] on the banner's
+/// background.
+pub(crate) fn game_colour(code: u8) -> Option<&'static str> {
     match code {
         0 => Some("#8c8c8c"),
         1 => Some("#ff5c5c"),
@@ -83,8 +86,9 @@ fn cut(text: &str, max: usize) -> String {
     out
 }
 
-/// The name's `tspan`s in its colours, at most `max` characters in all.
-fn coloured_name(hostname: &str, max: usize) -> String {
+/// The name's `tspan`s in its colours, each readable on `background`, at most `max`
+/// characters in all.
+fn coloured_name(hostname: &str, max: usize, background: &str) -> String {
     let mut out = String::new();
     let mut left = max;
     let plain: usize = spans(hostname).iter().map(|s| s.text.chars().count()).sum();
@@ -101,7 +105,8 @@ fn coloured_name(hostname: &str, max: usize) -> String {
         left = left.saturating_sub(count);
         match game_colour(span.colour) {
             Some(fill) => out.push_str(&format!(
-                "<tspan fill=\"{fill}\">{}</tspan>",
+                "<tspan fill=\"{}\">{}</tspan>",
+                readable(fill, background),
                 escape_markup(&text)
             )),
             None => out.push_str(&format!("<tspan>{}</tspan>", escape_markup(&text))),
@@ -133,7 +138,8 @@ fn mode(server: &ServerInfo) -> String {
     }
 }
 
-/// The banner of `server` at `size` in `colours`, its words in `words`' language.
+/// The banner of `server` at `size` in `colours`, its words in `words`' language. Every word is
+/// drawn readable on the background (see [`super::contrast`]), the owner's colours included.
 pub fn banner(server: &ServerInfo, size: Size, colours: &Colours, words: &Catalogue) -> String {
     let (w, h) = size.pixels();
     let players = format!("{}/{}", server.clients, server.max_clients);
@@ -146,18 +152,22 @@ pub fn banner(server: &ServerInfo, size: Size, colours: &Colours, words: &Catalo
         (None, Some(_)) => "LAN",
         (None, None) => "--",
     };
-    let (bg, fg, accent) = (&colours.background, &colours.text, &colours.accent);
+    let bg = &colours.background;
+    let (fg, accent) = (readable(&colours.text, bg), readable(&colours.accent, bg));
+    // The address line and the signature are quieter than the name, never unreadable.
+    let (quiet, quieter) = (muted(&colours.text, bg, 0.2), muted(&colours.text, bg, 0.3));
+    let state_fill = readable(state_fill, bg);
     let body = match size {
         Size::Wide => format!(
             "<rect x=\"0.5\" y=\"0.5\" width=\"{bw}\" height=\"{bh}\" rx=\"4\" fill=\"{bg}\" stroke=\"{accent}\"/>\
 <text x=\"12\" y=\"30\" font-size=\"20\" fill=\"{fg}\">{name}</text>\
 <text x=\"12\" y=\"56\" font-size=\"15\" fill=\"{fg}\">{map} · {mode}</text>\
-<text x=\"12\" y=\"82\" font-size=\"13\" fill=\"{fg}\" opacity=\"0.8\">{addr} · {country} · <tspan fill=\"{state_fill}\">{state}</tspan></text>\
+<text x=\"12\" y=\"82\" font-size=\"13\" fill=\"{quiet}\">{addr} · {country} · <tspan fill=\"{state_fill}\">{state}</tspan></text>\
 <text x=\"548\" y=\"64\" font-size=\"30\" fill=\"{accent}\" text-anchor=\"end\">{players}</text>\
-<text x=\"548\" y=\"82\" font-size=\"11\" fill=\"{fg}\" opacity=\"0.7\" text-anchor=\"end\">{players_word} · Muster</text>",
+<text x=\"548\" y=\"82\" font-size=\"11\" fill=\"{quieter}\" text-anchor=\"end\">{players_word} · Muster</text>",
             bw = w - 1,
             bh = h - 1,
-            name = coloured_name(&server.hostname, 40),
+            name = coloured_name(&server.hostname, 40, bg),
             map = escape_markup(&cut(&server.map, 28)),
             mode = escape_markup(&cut(&mode(server), 12)),
             addr = escape_markup(&server.addr),
@@ -167,7 +177,7 @@ pub fn banner(server: &ServerInfo, size: Size, colours: &Colours, words: &Catalo
 <rect x=\"3\" y=\"6\" width=\"8\" height=\"8\" rx=\"4\" fill=\"{state_fill}\"/>\
 <text x=\"16\" y=\"14.5\" font-size=\"12\" fill=\"{fg}\">{name}</text>\
 <text x=\"{right}\" y=\"14.5\" font-size=\"12\" fill=\"{accent}\" text-anchor=\"end\">{players} · {map}</text>",
-            name = coloured_name(&server.hostname, 30),
+            name = coloured_name(&server.hostname, 30, bg),
             right = w - 4,
             map = escape_markup(&cut(&server.map, 14)),
         ),
@@ -240,5 +250,58 @@ mod tests {
         assert!(!is_colour("#12345\""));
         assert_eq!(Size::parse("560x95"), Some(Size::Wide));
         assert_eq!(Size::parse("1x1"), None);
+    }
+
+    /// Every `fill` of a `text` or `tspan` in `svg` (a `tspan` without one takes its text's).
+    fn text_fills(svg: &str) -> Vec<String> {
+        svg.split('<')
+            .filter(|tag| tag.starts_with("text ") || tag.starts_with("tspan "))
+            .filter_map(|tag| {
+                let at = tag.find("fill=\"")? + 6;
+                Some(tag[at..at + 7].to_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_word_of_a_banner_reads_at_aa_on_any_background_an_owner_chooses() {
+        let mut s = server();
+        s.hostname = "^0Grey^1Red^2Green^3Yellow^4Blue^5Cyan^6Pink^7White".into();
+        let english = i18n::catalogue(i18n::Lang::En);
+        let owners = [
+            Colours::default(),
+            // White, as many forum themes are: the game's yellow and cyan vanish on it.
+            Colours {
+                background: "#ffffff".into(),
+                text: "#333333".into(),
+                accent: "#ffe14d".into(),
+            },
+            // A mid grey that neither black nor white text sets off by much.
+            Colours {
+                background: "#777777".into(),
+                text: "#8c8c8c".into(),
+                accent: "#6f8cff".into(),
+            },
+            Colours {
+                background: "#ff5c5c".into(),
+                text: "#ff0000".into(),
+                accent: "#ff66ff".into(),
+            },
+        ];
+        for colours in owners {
+            for (size, texts) in [(Size::Wide, 13), (Size::Small, 9)] {
+                let svg = banner(&s, size, &colours, english);
+                let fills = text_fills(&svg);
+                assert_eq!(fills.len(), texts, "{svg}");
+                for fill in fills {
+                    let read = super::super::contrast::ratio(&fill, &colours.background).unwrap();
+                    assert!(
+                        read >= super::super::contrast::AA,
+                        "{fill} on {} at {read:.2}:1 in {svg}",
+                        colours.background
+                    );
+                }
+            }
+        }
     }
 }

@@ -238,6 +238,18 @@ fn check(edit: &OwnerEdit) -> Result<(), Refusal> {
         if !all.iter().all(|c| crate::banners::svg::is_colour(c)) {
             return bad("banner: each colour is #rrggbb".into());
         }
+        // The banner would make them readable anyway; the owner hears why rather than see
+        // other colours than they chose.
+        use crate::banners::contrast::{ratio, AA};
+        for (name, colour) in [("text", &colours.text), ("accent", &colours.accent)] {
+            let read = ratio(colour, &colours.background).unwrap_or(1.0);
+            if read < AA {
+                return bad(format!(
+                    "banner: the {name} colour reads at {read:.1}:1 on the background, \
+                     at least {AA}:1 is needed (WCAG AA)"
+                ));
+            }
+        }
     }
     Ok(())
 }

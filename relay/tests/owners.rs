@@ -183,23 +183,17 @@ async fn claims_and_edits(history: relay::history::HistoryConfig) {
         .unwrap();
     assert_eq!(shown.description, "Clan server: sd every night");
     assert_eq!(shown.links[0].url, "https://clan.example/forum");
-    let svg = reqwest::get(format!("{base}/banner/{addr}.svg"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = |path: String| {
+        let url = format!("{base}{path}");
+        async move { reqwest::get(url).await.unwrap().text().await.unwrap() }
+    };
+    let svg = page(format!("/banner/{addr}.svg")).await;
     assert!(
         svg.contains("fill=\"#fafafa\"") && svg.contains("#a04000"),
         "{svg}"
     );
     // On a pale banner the game's pale colours are darkened until they read; the widget too.
-    let embed = reqwest::get(format!("{base}/embed/{addr}"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let embed = page(format!("/embed/{addr}")).await;
     let css_colours: Vec<&str> = embed
         .split("color:")
         .skip(1)

@@ -7,9 +7,12 @@
 /// WCAG 2.1's minimum for normal text (1.4.3, AA); every word of a banner is held to it.
 pub const AA: f64 = 4.5;
 
-/// `#rrggbb` as its three channels; `None` for anything else.
-fn channels(colour: &str) -> Option<[u8; 3]> {
-    let hex = colour.strip_prefix('#').filter(|h| h.len() == 6)?;
+/// `#rrggbb` as its three channels; `None` for anything else (the one reading of a banner's
+/// colour: [`super::svg::is_colour`] asks it too).
+pub(crate) fn channels(colour: &str) -> Option<[u8; 3]> {
+    let hex = colour
+        .strip_prefix('#')
+        .filter(|h| h.len() == 6 && h.bytes().all(|b| b.is_ascii_hexdigit()))?;
     let channel = |at: usize| u8::from_str_radix(hex.get(at..at + 2)?, 16).ok();
     Some([channel(0)?, channel(2)?, channel(4)?])
 }

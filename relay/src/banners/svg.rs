@@ -55,9 +55,7 @@ impl Default for Colours {
 
 /// Whether `colour` is `#rrggbb`: only such go into a banner.
 pub fn is_colour(colour: &str) -> bool {
-    colour.len() == 7
-        && colour.starts_with('#')
-        && colour[1..].bytes().all(|b| b.is_ascii_hexdigit())
+    super::contrast::channels(colour).is_some()
 }
 
 /// The game's `^0`..`^7` as the page draws them (style.css `.c0`..`.c7`); `None` for the
@@ -252,6 +250,8 @@ mod tests {
         assert_eq!(Size::parse("1x1"), None);
     }
 
+    use crate::banners::contrast::{ratio, AA};
+
     /// Every `fill` of a `text` or `tspan` in `svg` (a `tspan` without one takes its text's).
     fn text_fills(svg: &str) -> Vec<String> {
         svg.split('<')
@@ -294,9 +294,9 @@ mod tests {
                 let fills = text_fills(&svg);
                 assert_eq!(fills.len(), texts, "{svg}");
                 for fill in fills {
-                    let read = super::super::contrast::ratio(&fill, &colours.background).unwrap();
+                    let read = ratio(&fill, &colours.background).unwrap();
                     assert!(
-                        read >= super::super::contrast::AA,
+                        read >= AA,
                         "{fill} on {} at {read:.2}:1 in {svg}",
                         colours.background
                     );
